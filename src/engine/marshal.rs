@@ -1,0 +1,404 @@
+//! Copying data into and out of a realm, with caps on depth, nodes and bytes.
+//!
+//! `Data` is the engine's neutral value tree: the napi layer converts host values to and from it,
+//! and this module converts it to and from guest values. Objects are built with
+//! define-own-property semantics, so keys like `__proto__` are plain data on both sides.
+
+use super::raw;
+use rquickjs::{Array, Ctx, Object, Value};
+
+/// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Text {
+    Utf8(String),
+    Utf16(Vec<u16>),
+}
+
+impl Text {
+    pub fn byte_len(&self) -> usize {
+        match self {
+            Text::Utf8(s) => s.len(),
+            Text::Utf16(u) => u.len() * 2,
+        }
+    }
+    pub fn to_lossy(&self) -> String {
+        match self {
+            Text::Utf8(s) => s.clone(),
+            Text::Utf16(u) => String::from_utf16_lossy(u),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BytesKind {
+    ArrayBuffer,
+    /// A typed array; the value is QuickJS's `JSTypedArrayEnum`.
+    Typed(u8),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(f64),
+    /// Decimal digits with an optional leading '-'.
+    BigInt(String),
+    String(Text),
+    Array(Vec<Data>),
+    Object(Vec<(String, Data)>),
+    Date(f64),
+    Map(Vec<(Data, Data)>),
+    Set(Vec<Data>),
+    Bytes(BytesKind, Vec<u8>),
+}
+
+impl Data {
+    pub fn str(s: impl Into<String>) -> Data {
+        Data::String(Text::Utf8(s.into()))
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CopyLimits {
+    pub max_depth: usize,
+    pub max_nodes: usize,
+    pub max_bytes: usize,
+}
+
+impl Default for CopyLimits {
+    fn default() -> Self {
+        CopyLimits {
+            max_depth: 256,
+            max_nodes: 1_000_000,
+            max_bytes: 64 << 20,
+        }
+    }
+}
+
+/// Tracks what a copy has used so far against its caps.
+pub struct CopyBudget {
+    limits: CopyLimits,
+    nodes: usize,
+    bytes: usize,
+}
+
+impl CopyBudget {
+    pub fn new(limits: CopyLimits) -> Self {
+        CopyBudget {
+            limits,
+            nodes: 0,
+            bytes: 0,
+        }
+    }
+
+    pub fn node(&mut self, bytes: usize, depth: usize, path: &str) -> Result<(), String> {
+        self.nodes += 1;
+        self.bytes = self.bytes.saturating_add(bytes);
+        if depth > self.limits.max_depth {
+            return Err(format!(
+                "nesting deeper than {} levels at {path}",
+                self.limits.max_depth
+            ));
+        }
+        if self.nodes > self.limits.max_nodes {
+            return Err(format!("more than {} values", self.limits.max_nodes));
+        }
+        if self.bytes > self.limits.max_bytes {
+            return Err(format!("more than {} bytes", self.limits.max_bytes));
+        }
+        Ok(())
+    }
+}
+
+pub fn child_path(path: &str, key: &str) -> String {
+    if path.len() > 200 {
+        return path.to_string();
+    }
+    if !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && !key.starts_with(|c: char| c.is_ascii_digit())
+    {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{key:?}]")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data -> guest
+
+pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>> {
+    Ok(match data {
+        Data::Undefined => Value::new_undefined(ctx.clone()),
+        Data::Null => Value::new_null(ctx.clone()),
+        Data::Bool(b) => Value::new_bool(ctx.clone(), *b),
+        Data::Number(n) => Value::new_number(ctx.clone(), *n),
+        Data::BigInt(digits) => {
+            let ctor: rquickjs::Function = ctx.globals().get("BigInt")?;
+            ctor.call((digits.as_str(),))?
+        }
+        Data::String(Text::Utf8(s)) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
+        Data::String(Text::Utf16(u)) => raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?,
+        Data::Array(items) => {
+            let arr = Array::new(ctx.clone())?;
+            for (i, item) in items.iter().enumerate() {
+                arr.set(i, to_guest(ctx, item)?)?;
+            }
+            arr.into_value()
+        }
+        Data::Object(entries) => {
+            let obj = Object::new(ctx.clone())?;
+            for (k, v) in entries {
+                let gv = to_guest(ctx, v)?;
+                if !raw::define_data(ctx, &obj, k, gv) {
+                    return Err(ctx.throw(rquickjs::String::from_str(ctx.clone(), "define failed")?.into_value()));
+                }
+            }
+            obj.into_value()
+        }
+        Data::Date(ms) => raw::new_date(ctx, *ms).ok_or(rquickjs::Error::Unknown)?,
+        Data::Map(entries) => {
+            let ctor: rquickjs::function::Constructor = ctx.globals().get("Map")?;
+            let map: Object = ctor.construct(())?;
+            let set: rquickjs::Function = map.get("set")?;
+            for (k, v) in entries {
+                set.call::<_, Value>((rquickjs::function::This(map.clone()), to_guest(ctx, k)?, to_guest(ctx, v)?))?;
+            }
+            map.into_value()
+        }
+        Data::Set(items) => {
+            let ctor: rquickjs::function::Constructor = ctx.globals().get("Set")?;
+            let set_obj: Object = ctor.construct(())?;
+            let add: rquickjs::Function = set_obj.get("add")?;
+            for v in items {
+                add.call::<_, Value>((rquickjs::function::This(set_obj.clone()), to_guest(ctx, v)?))?;
+            }
+            set_obj.into_value()
+        }
+        Data::Bytes(kind, bytes) => {
+            let ab = rquickjs::ArrayBuffer::new_copy(ctx.clone(), bytes.as_slice())?;
+            match kind {
+                BytesKind::ArrayBuffer => ab.into_value(),
+                BytesKind::Typed(k) => {
+                    let name = typed_array_name(*k);
+                    let ctor: rquickjs::function::Constructor = ctx.globals().get(name)?;
+                    ctor.construct((ab,))?
+                }
+            }
+        }
+    })
+}
+
+pub fn typed_array_name(kind: u8) -> &'static str {
+    match kind {
+        0 => "Uint8ClampedArray",
+        1 => "Int8Array",
+        2 => "Uint8Array",
+        3 => "Int16Array",
+        4 => "Uint16Array",
+        5 => "Int32Array",
+        6 => "Uint32Array",
+        7 => "BigInt64Array",
+        8 => "BigUint64Array",
+        9 => "Float16Array",
+        10 => "Float32Array",
+        11 => "Float64Array",
+        _ => "Uint8Array",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// guest -> Data
+
+/// Why a guest value could not be copied out.
+#[derive(Debug)]
+pub enum CopyOutError {
+    /// A structural problem (cycle, caps); the message says where.
+    Invalid(String),
+    /// Guest code (a getter or proxy trap) threw, or the engine stopped it.
+    Guest(rquickjs::Error),
+}
+
+impl From<rquickjs::Error> for CopyOutError {
+    fn from(e: rquickjs::Error) -> Self {
+        CopyOutError::Guest(e)
+    }
+}
+
+pub fn text_of<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Text> {
+    let s = v.as_string()?;
+    match s.to_string() {
+        Ok(s) => Some(Text::Utf8(s)),
+        Err(_) => raw::string_utf16(ctx, v).map(Text::Utf16),
+    }
+}
+
+pub struct Copier<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    budget: CopyBudget,
+    stack: Vec<usize>,
+}
+
+impl<'a, 'js> Copier<'a, 'js> {
+    pub fn new(ctx: &'a Ctx<'js>, limits: CopyLimits) -> Self {
+        Copier {
+            ctx,
+            budget: CopyBudget::new(limits),
+            stack: Vec::new(),
+        }
+    }
+
+    /// Copies a value; functions and symbols become `Undefined` (and are skipped as properties).
+    pub fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+        let depth = self.stack.len();
+        if let Some(b) = v.as_bool() {
+            self.budget.node(1, depth, path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::Bool(b));
+        }
+        if let Some(n) = v.as_number() {
+            self.budget.node(8, depth, path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::Number(n));
+        }
+        if v.is_undefined() || v.is_function() || v.is_symbol() {
+            return Ok(Data::Undefined);
+        }
+        if v.is_null() {
+            return Ok(Data::Null);
+        }
+        if v.is_string() {
+            let t = text_of(self.ctx, v).ok_or(CopyOutError::Invalid(format!("unreadable string at {path}")))?;
+            self.budget.node(t.byte_len(), depth, path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::String(t));
+        }
+        if v.is_big_int() {
+            let digits = raw::to_display_string(self.ctx, v)
+                .ok_or(CopyOutError::Invalid(format!("unreadable bigint at {path}")))?;
+            self.budget.node(digits.len(), depth, path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::BigInt(digits));
+        }
+        let Some(obj) = v.as_object() else {
+            return Ok(Data::Undefined);
+        };
+        self.budget.node(16, depth, path).map_err(CopyOutError::Invalid)?;
+        let id = raw::identity(v);
+        if self.stack.contains(&id) {
+            return Err(CopyOutError::Invalid(format!("a cycle at {path}")));
+        }
+        self.stack.push(id);
+        let out = self.copy_object(obj, v, path);
+        self.stack.pop();
+        out
+    }
+
+    fn copy_object(&mut self, obj: &Object<'js>, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+        let ctx = self.ctx;
+        if raw::is_date(v) {
+            let get_time: rquickjs::Function = obj.get("getTime")?;
+            let ms: f64 = get_time.call((rquickjs::function::This(obj.clone()),))?;
+            return Ok(Data::Date(ms));
+        }
+        if let Some(kind) = raw::typed_array_kind(v) {
+            let bytes = raw::view_bytes(ctx, v).ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
+            self.budget.node(bytes.len(), self.stack.len(), path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::Bytes(BytesKind::Typed(kind), bytes));
+        }
+        if raw::is_array_buffer(v) {
+            let bytes = raw::view_bytes(ctx, v).ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
+            self.budget.node(bytes.len(), self.stack.len(), path).map_err(CopyOutError::Invalid)?;
+            return Ok(Data::Bytes(BytesKind::ArrayBuffer, bytes));
+        }
+        if raw::is_map(v) || raw::is_set(v) {
+            let is_map = raw::is_map(v);
+            let entries = self.collection_entries(obj, is_map)?;
+            if is_map {
+                let mut out = Vec::with_capacity(entries.len() / 2);
+                let mut it = entries.into_iter();
+                let mut i = 0usize;
+                while let (Some(k), Some(val)) = (it.next(), it.next()) {
+                    let p = format!("{path}<entry {i}>");
+                    out.push((self.copy(&k, &p)?, self.copy(&val, &p)?));
+                    i += 1;
+                }
+                return Ok(Data::Map(out));
+            }
+            let mut out = Vec::with_capacity(entries.len());
+            for (i, item) in entries.iter().enumerate() {
+                out.push(self.copy(item, &format!("{path}<item {i}>"))?);
+            }
+            return Ok(Data::Set(out));
+        }
+        if raw::is_error(v) {
+            let name = obj.get::<_, Value>("name").ok().and_then(|n| text_of(ctx, &n)).map(|t| t.to_lossy());
+            let message = obj.get::<_, Value>("message").ok().and_then(|n| text_of(ctx, &n)).map(|t| t.to_lossy());
+            return Ok(Data::Object(vec![
+                ("name".into(), Data::str(name.unwrap_or_else(|| "Error".into()))),
+                ("message".into(), Data::str(message.unwrap_or_default())),
+            ]));
+        }
+        if v.is_array() {
+            let len: Value = obj.get("length")?;
+            let len = len.as_number().unwrap_or(0.0);
+            if !(0.0..=self.budget.limits.max_nodes as f64).contains(&len) {
+                return Err(CopyOutError::Invalid(format!("an array of {len} elements at {path}")));
+            }
+            let mut items = Vec::with_capacity((len as usize).min(4096));
+            for i in 0..len as usize {
+                let item: Value = obj.get(i as u32)?;
+                let d = self.copy(&item, &format!("{path}[{i}]"))?;
+                items.push(if matches!(d, Data::Undefined) && (item.is_function() || item.is_symbol()) {
+                    Data::Null
+                } else {
+                    d
+                });
+            }
+            return Ok(Data::Array(items));
+        }
+        let keys = raw::own_keys(ctx, obj, false, true).ok_or_else(|| match ctx.catch() {
+            e if e.is_exception() || e.is_undefined() => CopyOutError::Invalid(format!("unreadable keys at {path}")),
+            e => CopyOutError::Guest(ctx.throw(e)),
+        })?;
+        let mut entries = Vec::with_capacity(keys.len());
+        for key in keys {
+            let Some(name) = text_of(ctx, &key).map(|t| t.to_lossy()) else {
+                continue;
+            };
+            let item: Value = obj.get(key)?;
+            if item.is_function() || item.is_symbol() {
+                continue;
+            }
+            let p = child_path(path, &name);
+            let d = self.copy(&item, &p)?;
+            entries.push((name, d));
+        }
+        Ok(Data::Object(entries))
+    }
+
+    /// Map entries as a flat [k0, v0, k1, v1, ...] list, or Set values, read through the
+    /// realm's own (frozen) iteration methods.
+    fn collection_entries(&mut self, obj: &Object<'js>, is_map: bool) -> Result<Vec<Value<'js>>, CopyOutError> {
+        let ctx = self.ctx;
+        let ctor_name = if is_map { "Map" } else { "Set" };
+        let ctor: Object = ctx.globals().get(ctor_name)?;
+        let proto: Object = ctor.get("prototype")?;
+        let for_each: rquickjs::Function = proto.get("forEach")?;
+        let collected = Array::new(ctx.clone())?;
+        let sink = collected.clone();
+        let push = rquickjs::Function::new(ctx.clone(), move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
+            let n = sink.len();
+            if is_map {
+                sink.set(n, key)?;
+                sink.set(n + 1, value)?;
+            } else {
+                sink.set(n, value)?;
+            }
+            Ok(())
+        })?;
+        for_each.call::<_, ()>((rquickjs::function::This(obj.clone()), push))?;
+        let mut out = Vec::with_capacity(collected.len());
+        for i in 0..collected.len() {
+            out.push(collected.get(i)?);
+        }
+        Ok(out)
+    }
+}

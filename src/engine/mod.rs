@@ -1,0 +1,18 @@
+//! The engine: one run is one fresh QuickJS runtime and context, with hard limits.
+
+pub mod alloc;
+pub mod console;
+pub mod errors;
+pub mod limits;
+pub mod marshal;
+pub mod raw;
+pub mod realm;
+pub mod run;
+
+pub use errors::{ErrorCode, ErrorInfo};
+pub use limits::{CancelToken, LimitOverrides, Limits};
+pub use marshal::Data;
+pub use realm::{ConsoleMode, LogEntry};
+pub use run::{execute, Mode, RunOutcome, RunRequest};
+#[cfg(test)]
+mod tests;

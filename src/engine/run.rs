@@ -1,0 +1,456 @@
+//! One run: a fresh runtime and context, injected data, evaluation in the requested mode,
+//! the job loop under the deadline, and the copied-out result.
+
+use super::alloc::{HeapMeter, MeteredAllocator};
+use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
+use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
+use super::marshal::{to_guest, CopyLimits, CopyOutError, Copier, Data};
+use super::realm::{self, Bindings, ConsoleMode, LogEntry, OutputSink};
+use super::raw;
+use rquickjs::context::EvalOptions;
+use rquickjs::{qjs, Context, Ctx, Module, Runtime, Value};
+use std::cell::RefCell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
+use std::time::Duration;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The body of an async function: `return` and top-level `await` both work.
+    Function,
+    /// A classic script; the result is its completion value.
+    Script,
+    /// An ES module; the result is its exports namespace.
+    Module,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub source: String,
+    pub mode: Mode,
+    pub filename: String,
+    pub input: Option<String>,
+    pub data: Vec<(String, Data)>,
+    pub limits: Limits,
+    pub console: ConsoleMode,
+}
+
+impl RunRequest {
+    pub fn new(source: impl Into<String>) -> Self {
+        RunRequest {
+            source: source.into(),
+            mode: Mode::Function,
+            filename: "sandbox.js".into(),
+            input: None,
+            data: Vec::new(),
+            limits: Limits::default(),
+            console: ConsoleMode::Capture,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stats {
+    pub wall_ms: f64,
+    pub heap_bytes: usize,
+    pub host_calls: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub ok: bool,
+    pub value: Option<Data>,
+    pub output: String,
+    pub logs: Vec<LogEntry>,
+    pub error: Option<ErrorInfo>,
+    pub stats: Stats,
+}
+
+impl RunOutcome {
+    pub fn failed(error: ErrorInfo) -> Self {
+        RunOutcome {
+            ok: false,
+            value: None,
+            output: String::new(),
+            logs: Vec::new(),
+            error: Some(error),
+            stats: Stats::default(),
+        }
+    }
+}
+
+/// Prefix for function mode; it shares the first line with the caller's source so line numbers
+/// match, and columns on line 1 are shifted back by its length.
+const FN_PREFIX: &str = "(async function () { ";
+const FN_SUFFIX: &str = "\n})";
+const MAX_UNHANDLED_REPORTED: usize = 10;
+
+pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
+    if req.source.len() > MAX_SOURCE_BYTES {
+        return Err(ErrorInfo::invalid(format!(
+            "source is {} bytes; the limit is {MAX_SOURCE_BYTES}",
+            req.source.len()
+        )));
+    }
+    if req.source.contains('\0') {
+        return Err(ErrorInfo::invalid("source contains a NUL character"));
+    }
+    if req.filename.is_empty() || req.filename.len() > 256 || req.filename.contains(['\0', '\n']) {
+        return Err(ErrorInfo::invalid("filename must be 1 to 256 characters on one line"));
+    }
+    for (name, _) in &req.data {
+        if name.is_empty() || name.contains('\0') {
+            return Err(ErrorInfo::invalid("data keys must be non-empty strings"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs guest code to completion in a fresh realm. Never panics: a panic inside becomes an
+/// `INTERNAL` error.
+pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
+    if let Err(e) = validate(req) {
+        return RunOutcome::failed(e);
+    }
+    match catch_unwind(AssertUnwindSafe(|| execute_inner(req, cancel))) {
+        Ok(out) => out,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            RunOutcome::failed(ErrorInfo::internal(format!("quickrealm bug: {what}")))
+        }
+    }
+}
+
+struct Unhandled {
+    entries: Vec<(usize, String)>,
+    dropped: usize,
+}
+
+fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
+    let limits = req.limits;
+    let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
+    let meter = HeapMeter::new(limits.memory_bytes);
+    let rt = match Runtime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
+        Ok(rt) => rt,
+        Err(e) => return RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}"))),
+    };
+    rt.set_max_stack_size(limits.stack_bytes);
+    {
+        let wd = watchdog.clone();
+        let meter = meter.clone();
+        rt.set_interrupt_handler(Some(Box::new(move || {
+            if meter.exhausted() {
+                return true;
+            }
+            wd.should_stop()
+        })));
+    }
+    let unhandled = Rc::new(RefCell::new(Unhandled { entries: Vec::new(), dropped: 0 }));
+    {
+        let unhandled = unhandled.clone();
+        rt.set_host_promise_rejection_tracker(Some(Box::new(
+            move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
+                let id = raw::identity(&promise);
+                let mut u = unhandled.borrow_mut();
+                if handled {
+                    u.entries.retain(|(p, _)| *p != id);
+                } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
+                    let (name, message, _) = describe_exception(&ctx, &reason);
+                    u.entries.push((id, format!("{name}: {message}")));
+                } else {
+                    u.dropped += 1;
+                }
+            },
+        )));
+    }
+    let context = match Context::full(&rt) {
+        Ok(c) => c,
+        Err(e) => return RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}"))),
+    };
+    let sink = Rc::new(RefCell::new(OutputSink::new(limits.output_bytes)));
+    let bindings = Bindings {
+        input: req.input.clone(),
+        console: req.console,
+        sink: sink.clone(),
+        watchdog: watchdog.clone(),
+    };
+
+    let (value, error, main_promise) = context.with(|ctx| {
+        let setup = || -> rquickjs::Result<()> {
+            realm::disable_codegen(&ctx)?;
+            realm::install_bindings(&ctx, &bindings)?;
+            realm::lockdown(&ctx)?;
+            Ok(())
+        };
+        if let Err(e) = setup() {
+            let detail = exception_text(&ctx, e);
+            return (None, Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))), None);
+        }
+        if let Err(info) = inject_data(&ctx, &req.data) {
+            return (None, Some(info), None);
+        }
+        GuestRun { ctx: &ctx, req, watchdog: &watchdog }.evaluate()
+    });
+
+    // Work out the outcome: engine stops first, then memory, then the guest's own error.
+    let stop = watchdog.reason();
+    let error = match stop {
+        StopReason::Timeout => Some(ErrorInfo::new(
+            ErrorCode::Timeout,
+            "TimeoutError",
+            format!("execution exceeded {} ms", limits.timeout_ms),
+        )),
+        StopReason::Cancelled => Some(ErrorInfo::new(ErrorCode::Cancelled, "AbortError", "the run was cancelled")),
+        StopReason::Output => Some(ErrorInfo::new(
+            ErrorCode::OutputLimit,
+            "RangeError",
+            format!("output exceeded {} bytes", limits.output_bytes),
+        )),
+        StopReason::None if meter.exhausted() => Some(ErrorInfo::new(
+            ErrorCode::MemoryLimit,
+            "RangeError",
+            format!("memory limit of {} bytes exceeded", limits.memory_bytes),
+        )),
+        StopReason::None => error,
+    };
+    let mut logs = std::mem::take(&mut sink.borrow_mut().logs);
+    let output = std::mem::take(&mut sink.borrow_mut().output);
+    {
+        let u = unhandled.borrow();
+        for (id, text) in &u.entries {
+            if Some(*id) != main_promise {
+                logs.push(LogEntry { level: "error", message: format!("Unhandled promise rejection: {text}") });
+            }
+        }
+        if u.dropped > 0 {
+            logs.push(LogEntry { level: "error", message: format!("... and {} more unhandled rejections", u.dropped) });
+        }
+    }
+    let heap = meter.peak();
+    drop(context);
+    drop(rt);
+    let ok = error.is_none();
+    RunOutcome {
+        ok,
+        value: if ok { value } else { None },
+        output,
+        logs,
+        error,
+        stats: Stats { wall_ms: watchdog.elapsed_ms(), heap_bytes: heap, host_calls: 0 },
+    }
+}
+
+fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    if matches!(e, rquickjs::Error::Exception) {
+        let exc = ctx.catch();
+        let (name, message, _) = describe_exception(ctx, &exc);
+        format!("{name}: {message}")
+    } else {
+        e.to_string()
+    }
+}
+
+fn inject_data(ctx: &Ctx<'_>, data: &[(String, Data)]) -> Result<(), ErrorInfo> {
+    let global = ctx.globals();
+    for (name, value) in data {
+        if raw::own_descriptor(ctx, &global, &rquickjs::String::from_str(ctx.clone(), name).map_err(|e| ErrorInfo::internal(e.to_string()))?.into_value()).is_some() {
+            return Err(ErrorInfo::invalid(format!("data key '{name}' collides with a built-in global")));
+        }
+        let v = to_guest(ctx, value).map_err(|e| ErrorInfo::invalid(format!("data.{name} could not be copied in: {}", exception_text(ctx, e))))?;
+        if !raw::define_data(ctx, &global, name, v) {
+            let _ = ctx.catch();
+            return Err(ErrorInfo::invalid(format!("data key '{name}' could not be defined")));
+        }
+    }
+    Ok(())
+}
+
+struct GuestRun<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    req: &'a RunRequest,
+    watchdog: &'a Watchdog,
+}
+
+type Evaluated = (Option<Data>, Option<ErrorInfo>, Option<usize>);
+
+impl<'a, 'js> GuestRun<'a, 'js> {
+    fn evaluate(&self) -> Evaluated {
+        let (started, module) = match self.start() {
+            Ok(v) => v,
+            Err(e) => return (None, Some(self.guest_error(e)), None),
+        };
+        // A promise result is awaited; in every mode the job queue is drained to empty.
+        let promise = started.as_promise().cloned();
+        let promise_id = promise.as_ref().map(|p| raw::identity(p.as_value()));
+        if let Err(e) = self.drain_jobs() {
+            return (None, Some(e), promise_id);
+        }
+        if self.watchdog.reason() != StopReason::None {
+            return (None, None, promise_id);
+        }
+        let settled = match &promise {
+            None => started,
+            Some(p) => match p.state() {
+                rquickjs::promise::PromiseState::Resolved => match p.result::<Value>() {
+                    Some(Ok(v)) => v,
+                    Some(Err(e)) => return (None, Some(self.guest_error(e)), promise_id),
+                    None => Value::new_undefined(self.ctx.clone()),
+                },
+                rquickjs::promise::PromiseState::Rejected => {
+                    let reason = match p.result::<Value>() {
+                        Some(Err(rquickjs::Error::Exception)) => self.ctx.catch(),
+                        _ => Value::new_undefined(self.ctx.clone()),
+                    };
+                    return (None, Some(self.error_from_value(&reason)), promise_id);
+                }
+                rquickjs::promise::PromiseState::Pending => {
+                    let info = ErrorInfo::new(
+                        ErrorCode::Timeout,
+                        "TimeoutError",
+                        "the awaited promise can never settle: no pending work is left that could settle it",
+                    );
+                    return (None, Some(info), promise_id);
+                }
+            },
+        };
+        let result = match module {
+            Some(m) => match m.namespace() {
+                Ok(ns) => ns.into_value(),
+                Err(e) => return (None, Some(self.guest_error(e)), promise_id),
+            },
+            None => settled,
+        };
+        let mut copier = Copier::new(self.ctx, CopyLimits::default());
+        match copier.copy(&result, "value") {
+            Ok(d) => (Some(d), None, promise_id),
+            Err(CopyOutError::Invalid(why)) => {
+                let info = ErrorInfo::new(
+                    ErrorCode::EvalError,
+                    "ResultError",
+                    format!("the result cannot be copied out: {why}"),
+                );
+                (None, Some(info), promise_id)
+            }
+            Err(CopyOutError::Guest(e)) => (None, Some(self.guest_error(e)), promise_id),
+        }
+    }
+
+    fn eval_options(&self) -> EvalOptions {
+        let mut opts = EvalOptions::default();
+        opts.global = true;
+        opts.strict = true;
+        opts.filename = Some(self.req.filename.clone());
+        opts
+    }
+
+    /// Compiles and starts the guest code; returns its first value (maybe a promise).
+    #[allow(clippy::type_complexity)]
+    fn start(&self) -> rquickjs::Result<(Value<'js>, Option<Module<'js, rquickjs::module::Evaluated>>)> {
+        let ctx = self.ctx;
+        match self.req.mode {
+            Mode::Function => {
+                let wrapped = format!("{FN_PREFIX}{}{FN_SUFFIX}", self.req.source);
+                let f: rquickjs::Function = ctx.eval_with_options(wrapped, self.eval_options())?;
+                let v: Value = f.call(())?;
+                Ok((v, None))
+            }
+            Mode::Script => {
+                let v: Value = ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?;
+                Ok((v, None))
+            }
+            Mode::Module => {
+                let declared = Module::declare(ctx.clone(), self.req.filename.as_str(), self.req.source.as_str())?;
+                let (module, promise) = declared.eval()?;
+                Ok((promise.into_value(), Some(module)))
+            }
+        }
+    }
+
+    /// Runs queued promise jobs until none is left or the watchdog stops the run.
+    fn drain_jobs(&self) -> Result<(), ErrorInfo> {
+        let c = self.ctx.as_raw().as_ptr();
+        loop {
+            if self.watchdog.should_stop() {
+                return Ok(());
+            }
+            // SAFETY: the runtime outlives this call; the job context pointer is only used
+            // to fetch the pending exception of the job that failed.
+            unsafe {
+                let rt = qjs::JS_GetRuntime(c);
+                if !qjs::JS_IsJobPending(rt) {
+                    return Ok(());
+                }
+                let mut job_ctx: *mut qjs::JSContext = std::ptr::null_mut();
+                if qjs::JS_ExecutePendingJob(rt, &mut job_ctx) < 0 {
+                    let exc = self.ctx.catch();
+                    if self.watchdog.reason() != StopReason::None || exc.is_uncatchable_error() {
+                        continue;
+                    }
+                    return Err(self.error_from_value(&exc));
+                }
+            }
+        }
+    }
+
+    fn guest_error(&self, e: rquickjs::Error) -> ErrorInfo {
+        match e {
+            rquickjs::Error::Exception => {
+                let exc = self.ctx.catch();
+                self.error_from_value(&exc)
+            }
+            other => ErrorInfo::new(ErrorCode::EvalError, "TypeError", other.to_string()),
+        }
+    }
+
+    /// Turns a thrown guest value into a report located in the caller's source.
+    fn error_from_value(&self, exc: &Value<'js>) -> ErrorInfo {
+        let (name, message, stack) = describe_exception(self.ctx, exc);
+        let _ = self.ctx.catch();
+        let mut info = ErrorInfo::new(ErrorCode::EvalError, &name, message);
+        let filename = &self.req.filename;
+        let Some(stack) = stack else {
+            return info;
+        };
+        let stack = if self.req.mode == Mode::Function {
+            shift_first_line_columns(&stack, filename, FN_PREFIX.len() as u32)
+        } else {
+            stack
+        };
+        let guest = guest_stack(&stack, filename);
+        if let Some((line, column)) = first_location(&stack, filename) {
+            let last_line = self.req.source.split('\n').count() as u32;
+            let (line, column) = if line > last_line {
+                let last = self.req.source.rsplit('\n').next().unwrap_or("");
+                (last_line, last.chars().count() as u32 + 1)
+            } else {
+                (line, column)
+            };
+            info = info.at(&self.req.source, line, column);
+        }
+        if !guest.is_empty() {
+            info.stack = Some(guest);
+        }
+        info
+    }
+}
+
+/// In function mode the wrapper shares line 1 with the caller's code; shift those columns back.
+fn shift_first_line_columns(stack: &str, filename: &str, by: u32) -> String {
+    let needle = format!("{filename}:1:");
+    let mut out = String::with_capacity(stack.len());
+    let mut rest = stack;
+    while let Some(pos) = rest.find(&needle) {
+        let (head, tail) = rest.split_at(pos + needle.len());
+        out.push_str(head);
+        let digits: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let col = digits.parse::<u32>().unwrap_or(1);
+        out.push_str(&col.saturating_sub(by).max(1).to_string());
+        rest = &tail[digits.len()..];
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,250 @@
+//! Engine behaviour tests (run with `cargo test`).
+
+use super::limits::CancelToken;
+use super::marshal::{Data, Text};
+use super::run::{execute, Mode, RunOutcome, RunRequest};
+use super::{ConsoleMode, ErrorCode};
+use std::time::Instant;
+
+fn run_mode(src: &str, mode: Mode) -> RunOutcome {
+    let mut req = RunRequest::new(src);
+    req.mode = mode;
+    execute(&req, &CancelToken::new())
+}
+
+fn run(src: &str) -> RunOutcome {
+    run_mode(src, Mode::Function)
+}
+
+fn with_timeout(src: &str, ms: u64) -> RunOutcome {
+    let mut req = RunRequest::new(src);
+    req.limits.timeout_ms = ms;
+    execute(&req, &CancelToken::new())
+}
+
+fn code(o: &RunOutcome) -> Option<ErrorCode> {
+    o.error.as_ref().map(|e| e.code)
+}
+
+#[test]
+fn function_mode_returns_and_awaits() {
+    let o = run("const x = await Promise.resolve(20); return x + 1 + 1;");
+    assert!(o.ok, "{o:?}");
+    assert_eq!(o.value, Some(Data::Number(22.0)));
+}
+
+#[test]
+fn script_mode_gives_the_completion_value() {
+    let o = run_mode("let a = 2; a * 21", Mode::Script);
+    assert_eq!(o.value, Some(Data::Number(42.0)), "{o:?}");
+}
+
+#[test]
+fn module_mode_gives_the_exports() {
+    let o = run_mode("export const a = 1; export default 'd'; await 0;", Mode::Module);
+    assert!(o.ok, "{o:?}");
+    let Some(Data::Object(entries)) = o.value else { panic!("{o:?}") };
+    assert!(entries.contains(&("a".into(), Data::Number(1.0))));
+    assert!(entries.contains(&("default".into(), Data::str("d"))));
+}
+
+#[test]
+fn eval_and_function_constructors_throw() {
+    for src in [
+        "return eval('1')",
+        "return Function('return 1')()",
+        "return (function(){}).constructor('return 1')()",
+        "return (async function(){}).constructor('return 1')",
+        "return (function*(){}).constructor('yield 1')",
+        "return (async function*(){}).constructor('yield 1')",
+        "return new Function('return 1')",
+    ] {
+        let o = run(src);
+        assert!(!o.ok, "{src} succeeded: {o:?}");
+        let e = o.error.unwrap();
+        assert_eq!(e.code, ErrorCode::EvalError, "{src}");
+        assert!(
+            e.message.contains("disabled") || e.message.contains("not defined"),
+            "{src}: {}",
+            e.message
+        );
+    }
+}
+
+#[test]
+fn intrinsics_are_frozen() {
+    let o = run("Object.prototype.x = 1");
+    let e = o.error.expect("should fail");
+    assert_eq!(e.name, "TypeError");
+    assert!(e.message.contains("not extensible"), "{}", e.message);
+    let o = run("Array.prototype.push = null");
+    assert!(!o.ok);
+    let o = run("return [typeof require, typeof process, typeof module, typeof Buffer, typeof setTimeout, typeof fetch].join()");
+    assert_eq!(o.value, Some(Data::str("undefined,undefined,undefined,undefined,undefined,undefined")));
+}
+
+#[test]
+fn globals_can_still_be_declared() {
+    let o = run_mode("var a = 1; let b = 2; globalThis.c = 3; a + b + c", Mode::Script);
+    assert_eq!(o.value, Some(Data::Number(6.0)), "{o:?}");
+}
+
+#[test]
+fn errors_point_at_the_callers_source() {
+    let o = run("const a = 1;\nconst b = null;\nreturn b.x;");
+    let e = o.error.unwrap();
+    assert_eq!(e.code, ErrorCode::EvalError);
+    assert_eq!(e.name, "TypeError");
+    assert_eq!(e.line, Some(3), "{e:?}");
+    assert!(e.frame.as_deref().unwrap().contains("> 3 | return b.x;"), "{e:?}");
+    let o = run("throw new RangeError('bad')");
+    let e = o.error.unwrap();
+    assert_eq!((e.line, e.column), (Some(1), Some(11)), "{e:?}");
+    assert_eq!(e.name, "RangeError");
+    let o = run("let x = 1;\nlet = = 2;");
+    let e = o.error.unwrap();
+    assert_eq!(e.name, "SyntaxError");
+    assert_eq!(e.line, Some(2), "{e:?}");
+    for mode in [Mode::Script, Mode::Module] {
+        let o = run_mode("1;\n  null.x", mode);
+        let e = o.error.unwrap();
+        assert_eq!((e.line, e.column), (Some(2), Some(3)), "{mode:?} {e:?}");
+    }
+}
+
+#[test]
+fn timeouts_stop_every_kind_of_loop() {
+    let cases = [
+        "for(;;){}",
+        "for(;;){ try { for(;;){} } catch (e) {} }",
+        "try { for(;;){} } finally { for(;;){} }",
+        "/(a+)+$/.test('a'.repeat(40) + '!')",
+        "const o = { get x() { for(;;){} } }; return o.x",
+        "[3,2,1].sort(() => { for(;;){} })",
+        "(async () => { for(;;) await 0 })(); return 1",
+        "await new Promise(() => {}); for(;;){}",
+    ];
+    for src in cases {
+        let t = Instant::now();
+        let o = with_timeout(src, 150);
+        let ms = t.elapsed().as_millis();
+        assert_eq!(code(&o), Some(ErrorCode::Timeout), "{src}: {o:?}");
+        assert!(ms < 2000, "{src} took {ms} ms");
+    }
+}
+
+#[test]
+fn never_settling_await_is_reported_without_hanging() {
+    let t = Instant::now();
+    let o = with_timeout("await new Promise(() => {})", 10_000);
+    assert_eq!(code(&o), Some(ErrorCode::Timeout));
+    assert!(t.elapsed().as_millis() < 2000);
+}
+
+#[test]
+fn memory_limit_is_reported_even_if_caught() {
+    let mut req = RunRequest::new("try { const a = []; for(;;) a.push('x'.repeat(1000) + a.length) } catch (e) {} return 'survived'");
+    req.limits.memory_bytes = 8 << 20;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(code(&o), Some(ErrorCode::MemoryLimit), "{o:?}");
+}
+
+#[test]
+fn deep_recursion_is_an_error_and_the_next_run_works() {
+    let o = run("function f(n) { return f(n + 1) + 1 } return f(0)");
+    let e = o.error.unwrap();
+    assert_eq!(e.code, ErrorCode::EvalError);
+    assert_eq!(e.name, "RangeError", "{e:?}");
+    assert_eq!(run("return 1").value, Some(Data::Number(1.0)));
+}
+
+#[test]
+fn output_is_truncated_exactly_at_the_cap() {
+    let mut req = RunRequest::new("emit('a'.repeat(1500)); emit('more')");
+    req.limits.output_bytes = 1024;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(code(&o), Some(ErrorCode::OutputLimit));
+    assert_eq!(o.output.len(), 1024);
+    let mut req = RunRequest::new("for(;;) { try { emit('x') } catch (e) {} }");
+    req.limits.output_bytes = 10;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(code(&o), Some(ErrorCode::OutputLimit), "{o:?}");
+    assert_eq!(o.output, "x".repeat(10));
+}
+
+#[test]
+fn console_is_captured_and_formatted() {
+    let o = run("console.log('a', 1, {b: [1, 'x']}, null); console.error(new TypeError('t'))");
+    assert!(o.ok, "{o:?}");
+    assert_eq!(o.logs[0].level, "log");
+    assert_eq!(o.logs[0].message, "a 1 { b: [ 1, 'x' ] } null");
+    assert_eq!(o.logs[1].level, "error");
+    assert!(o.logs[1].message.starts_with("TypeError: t"), "{:?}", o.logs[1]);
+}
+
+#[test]
+fn console_can_be_absent() {
+    let mut req = RunRequest::new("return typeof console");
+    req.console = ConsoleMode::Absent;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(o.value, Some(Data::str("undefined")));
+}
+
+#[test]
+fn emit_and_read_input() {
+    let mut req = RunRequest::new("emit(read_input().toUpperCase())");
+    req.input = Some("hello".into());
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(o.output, "HELLO");
+}
+
+#[test]
+fn data_is_copied_in_and_results_out() {
+    let mut req = RunRequest::new("data.list.push(3); return { n: data.list.length, big: 2n ** 70n, neg: -0, nan: NaN, m: new Map([[1, 'a']]), proto: JSON.parse('{\"__proto__\": {\"x\": 1}}') }");
+    req.data = vec![("data".into(), Data::Object(vec![("list".into(), Data::Array(vec![Data::Number(1.0), Data::Number(2.0)]))]))];
+    let o = execute(&req, &CancelToken::new());
+    assert!(o.ok, "{o:?}");
+    let Some(Data::Object(e)) = o.value else { panic!() };
+    assert_eq!(e[0], ("n".into(), Data::Number(3.0)));
+    assert_eq!(e[1], ("big".into(), Data::BigInt("1180591620717411303424".into())));
+    assert!(matches!(e[2].1, Data::Number(z) if z == 0.0 && z.is_sign_negative()));
+    assert!(matches!(e[3].1, Data::Number(z) if z.is_nan()));
+    assert_eq!(e[4].1, Data::Map(vec![(Data::Number(1.0), Data::str("a"))]));
+    assert_eq!(e[5].1, Data::Object(vec![("__proto__".into(), Data::Object(vec![("x".into(), Data::Number(1.0))]))]));
+}
+
+#[test]
+fn lone_surrogates_survive() {
+    let o = run("return '\\ud800x'");
+    assert_eq!(o.value, Some(Data::String(Text::Utf16(vec![0xd800, 'x' as u16]))));
+}
+
+#[test]
+fn cycles_and_depth_in_results_are_errors() {
+    let o = run("const a = {}; a.self = a; return a");
+    let e = o.error.unwrap();
+    assert!(e.message.contains("cycle"), "{e:?}");
+    let o = run("let v = 0; for (let i = 0; i < 1e5; i++) v = [v]; return v");
+    let e = o.error.unwrap();
+    assert!(e.message.contains("nesting deeper"), "{e:?}");
+}
+
+#[test]
+fn unhandled_rejections_are_reported_in_logs() {
+    let o = run("Promise.reject(new Error('lost')); return 1");
+    assert!(o.ok);
+    assert!(o.logs.iter().any(|l| l.message.contains("Unhandled promise rejection: Error: lost")), "{o:?}");
+}
+
+#[test]
+fn cancellation_stops_a_running_loop() {
+    let token = CancelToken::new();
+    let t2 = token.clone();
+    let h = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        t2.cancel();
+    });
+    let o = execute(&RunRequest::new("for(;;){}"), &token);
+    h.join().unwrap();
+    assert_eq!(code(&o), Some(ErrorCode::Cancelled));
+}
