@@ -1,1 +1,4 @@
+//! quickrealm: run model-written JavaScript in fresh, frozen QuickJS realms from Node.js.
+
 pub mod engine;
+pub mod napi;

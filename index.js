@@ -1,0 +1,70 @@
+'use strict';
+// Public entry point: a small layer over the native binding that connects AbortSignal to
+// cancellation. Everything else (validation, limits, marshalling) happens in Rust.
+
+const binding = require('./binding.js');
+
+function invalidResult(message) {
+  return {
+    ok: false,
+    output: '',
+    logs: [],
+    error: { code: 'INVALID_INPUT', name: 'TypeError', message },
+    stats: { wallMs: 0, heapBytes: 0, hostCalls: 0 },
+  };
+}
+
+function isAbortSignalLike(signal) {
+  return (
+    signal !== null &&
+    typeof signal === 'object' &&
+    typeof signal.aborted === 'boolean' &&
+    typeof signal.addEventListener === 'function' &&
+    typeof signal.removeEventListener === 'function'
+  );
+}
+
+/** Reads `options.signal`; returns a native cancel handle, null, or an error message. */
+function cancelHandleFor(options) {
+  if (options === null || typeof options !== 'object' || options.signal == null) return { handle: null };
+  const signal = options.signal;
+  if (!isAbortSignalLike(signal)) return { error: 'signal must be an AbortSignal' };
+  const handle = new binding.CancelHandle();
+  if (signal.aborted) handle.cancel();
+  return { handle, signal };
+}
+
+function runSync(source, options) {
+  const { handle, error } = cancelHandleFor(options);
+  if (error) return invalidResult(error);
+  return binding.runSync(source, options, handle ?? undefined);
+}
+
+function run(source, options) {
+  const { handle, signal, error } = cancelHandleFor(options);
+  if (error) return Promise.resolve(invalidResult(error));
+  if (!handle) return binding.run(source, options);
+  const onAbort = () => handle.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return binding.run(source, options, handle).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/** Sets how many worker threads `run()` uses (default: one per core). */
+function configure(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('INVALID_INPUT: configure() takes an options object');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'workers') throw new TypeError(`INVALID_INPUT: unknown configure() option '${key}'`);
+  }
+  if (options.workers !== undefined) {
+    const n = options.workers;
+    if (!Number.isInteger(n) || n < 1 || n > 256) {
+      throw new RangeError('INVALID_INPUT: workers must be an integer between 1 and 256');
+    }
+    binding.configureWorkers(n);
+  }
+  return { workers: binding.workerCount() };
+}
+
+module.exports = { run, runSync, configure };

@@ -1,0 +1,158 @@
+//! Reading `run`/`runSync` options from host values, with clear INVALID_INPUT messages.
+
+use super::host::{Host, HostReader, Raw};
+use crate::engine::limits::LimitOverrides;
+use crate::engine::marshal::{child_path, CopyLimits};
+use crate::engine::{ConsoleMode, ErrorInfo, Mode, RunRequest};
+use napi::sys;
+
+pub const RUN_OPTION_KEYS: &[&str] = &["mode", "filename", "input", "data", "globals", "limits", "signal", "console"];
+const LIMIT_KEYS: &[&str] = &["timeoutMs", "memoryBytes", "stackBytes", "outputBytes"];
+
+pub struct ParsedRun {
+    pub request: RunRequest,
+    /// Print captured console lines to the host console when the run ends.
+    pub inherit_console: bool,
+}
+
+fn invalid(msg: impl Into<String>) -> ErrorInfo {
+    ErrorInfo::invalid(msg)
+}
+
+fn type_name(h: Host, v: Raw) -> &'static str {
+    match h.type_of(v) {
+        sys::ValueType::napi_undefined => "undefined",
+        sys::ValueType::napi_null => "null",
+        sys::ValueType::napi_boolean => "a boolean",
+        sys::ValueType::napi_number => "a number",
+        sys::ValueType::napi_string => "a string",
+        sys::ValueType::napi_symbol => "a symbol",
+        sys::ValueType::napi_object => "an object",
+        sys::ValueType::napi_function => "a function",
+        sys::ValueType::napi_bigint => "a bigint",
+        _ => "an unsupported value",
+    }
+}
+
+fn expect_string(h: Host, v: Raw, what: &str) -> Result<String, ErrorInfo> {
+    if h.type_of(v) != sys::ValueType::napi_string {
+        return Err(invalid(format!("{what} must be a string, got {}", type_name(h, v))));
+    }
+    h.string(v).map_err(|e| invalid(format!("{what}: {e}")))
+}
+
+/// Own enumerable keys of an options object, refusing any key not in `allowed`.
+fn checked_keys(h: Host, obj: Raw, allowed: &[&str], what: &str) -> Result<Vec<(String, Raw)>, ErrorInfo> {
+    if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
+        return Err(invalid(format!("{what} must be an object, got {}", type_name(h, obj))));
+    }
+    let keys = h.own_keys(obj).map_err(invalid)?;
+    let mut out = Vec::new();
+    for k in keys {
+        let name = h.string(k).map_err(invalid)?;
+        if !allowed.contains(&name.as_str()) {
+            return Err(invalid(format!("unknown {what} key '{name}' (expected one of: {})", allowed.join(", "))));
+        }
+        let v = h.property(obj, k).map_err(invalid)?;
+        if !h.is_nullish(v) || name == "input" {
+            out.push((name, v));
+        }
+    }
+    Ok(out)
+}
+
+pub fn read_source(h: Host, source: Raw) -> Result<String, ErrorInfo> {
+    expect_string(h, source, "source")
+}
+
+pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
+    let mut o = LimitOverrides::default();
+    for (name, val) in checked_keys(h, v, LIMIT_KEYS, "limits")? {
+        if h.type_of(val) != sys::ValueType::napi_number {
+            return Err(invalid(format!("limits.{name} must be a number, got {}", type_name(h, val))));
+        }
+        let n = h.number(val).map_err(invalid)?;
+        match name.as_str() {
+            "timeoutMs" => o.timeout_ms = Some(n),
+            "memoryBytes" => o.memory_bytes = Some(n),
+            "stackBytes" => o.stack_bytes = Some(n),
+            _ => o.output_bytes = Some(n),
+        }
+    }
+    Ok(o)
+}
+
+pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun, ErrorInfo> {
+    let mut request = RunRequest::new(read_source(h, source)?);
+    let mut inherit_console = false;
+    let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
+        crate::engine::run::validate(&request)?;
+        return Ok(ParsedRun { request, inherit_console });
+    };
+    let mut limits = LimitOverrides::default();
+    for (name, v) in checked_keys(h, options, RUN_OPTION_KEYS, "option")? {
+        match name.as_str() {
+            "mode" => {
+                request.mode = match expect_string(h, v, "mode")?.as_str() {
+                    "function" => Mode::Function,
+                    "script" => Mode::Script,
+                    "module" => Mode::Module,
+                    other => return Err(invalid(format!("mode must be 'function', 'script' or 'module', got '{other}'"))),
+                }
+            }
+            "filename" => request.filename = expect_string(h, v, "filename")?,
+            "input" => {
+                if !h.is_nullish(v) {
+                    request.input = Some(expect_string(h, v, "input")?);
+                }
+            }
+            "console" => {
+                request.console = match expect_string(h, v, "console")?.as_str() {
+                    "capture" => ConsoleMode::Capture,
+                    "inherit" => {
+                        inherit_console = true;
+                        ConsoleMode::Capture
+                    }
+                    "off" => ConsoleMode::Discard,
+                    "none" => ConsoleMode::Absent,
+                    other => {
+                        return Err(invalid(format!(
+                            "console must be 'capture', 'inherit', 'off' or 'none', got '{other}'"
+                        )))
+                    }
+                }
+            }
+            "limits" => limits = parse_limits(h, v)?,
+            "data" => {
+                let entries = read_all_keys(h, v)?;
+                let mut reader = HostReader::new(h, CopyLimits::default());
+                for (key, value) in entries {
+                    let d = reader
+                        .read(value, &child_path("data", &key))
+                        .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
+                    request.data.push((key, d));
+                }
+            }
+            "globals" => {
+                return Err(invalid("globals (live host values) are not available in this build; copy values with `data`"));
+            }
+            _ => {} // signal: handled by the JavaScript wrapper
+        }
+    }
+    request.limits = limits.resolve().map_err(invalid)?;
+    crate::engine::run::validate(&request)?;
+    Ok(ParsedRun { request, inherit_console })
+}
+
+fn read_all_keys(h: Host, obj: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
+    if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
+        return Err(invalid(format!("data must be an object, got {}", type_name(h, obj))));
+    }
+    let mut out = Vec::new();
+    for k in h.own_keys(obj).map_err(invalid)? {
+        let name = h.string(k).map_err(invalid)?;
+        let v = h.property(obj, k).map_err(invalid)?;
+        out.push((name, v));
+    }
+    Ok(out)
+}
