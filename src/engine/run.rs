@@ -112,6 +112,9 @@ pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     if let Err(e) = validate(req) {
         return RunOutcome::failed(e);
     }
+    if cancel.is_cancelled() {
+        return RunOutcome::failed(ErrorInfo::new(ErrorCode::Cancelled, "AbortError", "the run was cancelled"));
+    }
     match catch_unwind(AssertUnwindSafe(|| execute_inner(req, cancel))) {
         Ok(out) => out,
         Err(panic) => {

@@ -1,0 +1,1095 @@
+//! Linear history of workspace changes: list, diff, undo, redo, restore.
+//!
+//! Every entry stores, for each path it touched, the state before and after (absent, a
+//! directory, or a file with its bytes). Undo puts the "before" states back, redo the
+//! "after" states; both first check that the tree still holds the states they expect, so a
+//! tree changed behind history's back is reported instead of corrupted.
+//!
+//! The newest [`HistoryConfig::keep_full`] entries keep their contents. Older ones are
+//! compacted: their contents are dropped and only metadata stays, so undo stops there.
+//! Contents are also dropped, oldest first, while the kept bytes exceed
+//! [`HistoryConfig::max_full_bytes`]. At most [`HistoryConfig::max_entries`] entries are
+//! kept in all.
+//!
+//! History is saved inside the workspace archive under `.time/`: `log.json` holds the
+//! entries and `pack-NNNNN.bin` files hold the contents they refer to (each distinct
+//! content stored once).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{WsError, WsResult};
+use super::path::{self, display};
+use super::tools;
+use super::vfs::{Content, Vfs};
+
+/// Path of the history log inside an archive.
+pub const LOG_FILE: &str = ".time/log.json";
+/// A compacted entry keeps at most this many of its paths (its `path_count` stays exact).
+pub const MAX_KEPT_PATHS: usize = 100;
+const PACK_TARGET_BYTES: usize = 32 * 1024 * 1024;
+const LOG_FORMAT: u32 = 1;
+
+fn pack_name(index: usize) -> String {
+    format!(".time/pack-{index:05}.bin")
+}
+
+/// How much history is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryConfig {
+    /// Newest entries that keep their contents (and so can be undone).
+    pub keep_full: usize,
+    /// Most entries kept in all; the oldest are dropped beyond it.
+    pub max_entries: usize,
+    /// Most content bytes kept by entries (undo and redo together); older entries are
+    /// compacted beyond it.
+    pub max_full_bytes: u64,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> Self {
+        HistoryConfig {
+            keep_full: 50,
+            max_entries: 200,
+            max_full_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// The change one entry made to one path. `None` means the path did not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Normalized path.
+    pub path: String,
+    /// State before the operation.
+    pub before: Option<Content>,
+    /// State after the operation.
+    pub after: Option<Content>,
+}
+
+impl Change {
+    fn bytes(&self) -> u64 {
+        self.before.as_ref().map_or(0, Content::size) + self.after.as_ref().map_or(0, Content::size)
+    }
+}
+
+/// Public view of one history entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryEntry {
+    /// Monotonic id, starting at 1.
+    pub id: u64,
+    /// What was done, e.g. `write src/a.js`.
+    pub op: String,
+    /// Paths the entry changed, sorted (a compacted entry keeps only the first
+    /// [`MAX_KEPT_PATHS`]).
+    pub paths: Vec<String>,
+    /// How many paths the entry changed.
+    pub path_count: usize,
+    /// When, in milliseconds since the Unix epoch.
+    pub time: u64,
+    /// Whether the entry's contents were dropped (it can no longer be undone or diffed).
+    pub compacted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Record {
+    id: u64,
+    op: String,
+    time: u64,
+    paths: Vec<String>,
+    path_count: usize,
+    /// `None` once compacted.
+    changes: Option<Vec<Change>>,
+}
+
+impl Record {
+    fn bytes(&self) -> u64 {
+        self.changes
+            .as_ref()
+            .map_or(0, |c| c.iter().map(Change::bytes).sum())
+    }
+
+    fn compact(&mut self) {
+        self.changes = None;
+        self.paths.truncate(MAX_KEPT_PATHS);
+    }
+
+    fn entry(&self) -> HistoryEntry {
+        HistoryEntry {
+            id: self.id,
+            op: self.op.clone(),
+            paths: self.paths.clone(),
+            path_count: self.path_count,
+            time: self.time,
+            compacted: self.changes.is_none(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Back,
+    Forward,
+}
+
+/// Applies one record to `vfs` in the given direction, after checking that every path
+/// holds the state the record expects. Nothing changes if the check fails.
+fn apply(vfs: &mut Vfs, record: &Record, direction: Direction) -> WsResult<()> {
+    let Some(changes) = &record.changes else {
+        return Err(WsError::history(format!(
+            "entry #{} was compacted; its contents are no longer kept",
+            record.id
+        )));
+    };
+    for c in changes {
+        let expected = match direction {
+            Direction::Back => &c.after,
+            Direction::Forward => &c.before,
+        };
+        if vfs.content(&c.path) != *expected {
+            return Err(WsError::history(format!(
+                "{} no longer matches entry #{} ({}); it was changed outside history",
+                display(&c.path),
+                record.id,
+                record.op
+            )));
+        }
+    }
+    for c in changes {
+        let target = match direction {
+            Direction::Back => &c.before,
+            Direction::Forward => &c.after,
+        };
+        vfs.set_content(&c.path, target.clone());
+    }
+    Ok(())
+}
+
+/// The recorded history of a workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryState {
+    /// Applied entries, oldest first.
+    done: VecDeque<Record>,
+    /// Undone entries; the last one is the next to redo.
+    redo: Vec<Record>,
+    next_id: u64,
+    config: HistoryConfig,
+}
+
+impl Default for HistoryState {
+    fn default() -> Self {
+        HistoryState::new()
+    }
+}
+
+impl HistoryState {
+    /// Empty history with the default configuration.
+    pub fn new() -> Self {
+        Self::with_config(HistoryConfig::default())
+    }
+
+    /// Empty history with the given configuration.
+    pub fn with_config(config: HistoryConfig) -> Self {
+        HistoryState {
+            done: VecDeque::new(),
+            redo: Vec::new(),
+            next_id: 1,
+            config,
+        }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> HistoryConfig {
+        self.config
+    }
+
+    /// Changes the configuration and compacts to fit it.
+    pub fn set_config(&mut self, config: HistoryConfig) {
+        self.config = config;
+        self.compact();
+    }
+
+    /// Number of applied entries kept.
+    pub fn len(&self) -> usize {
+        self.done.len()
+    }
+
+    /// Whether no applied entry is kept.
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty()
+    }
+
+    /// How many entries can be undone now.
+    pub fn undo_depth(&self) -> usize {
+        self.done
+            .iter()
+            .rev()
+            .take_while(|r| r.changes.is_some())
+            .count()
+    }
+
+    /// How many entries can be redone now.
+    pub fn redo_depth(&self) -> usize {
+        self.redo.len()
+    }
+
+    /// Id of the newest applied entry.
+    pub fn last_id(&self) -> Option<u64> {
+        self.done.back().map(|r| r.id)
+    }
+
+    /// Records an operation. Changes whose before and after states are equal are dropped;
+    /// if none is left nothing is recorded and `None` is returned. Otherwise the new
+    /// entry's id is returned and the redo stack is cleared.
+    pub fn record(&mut self, changes: Vec<Change>, op: &str, time: u64) -> Option<u64> {
+        let mut changes: Vec<Change> = changes
+            .into_iter()
+            .filter(|c| c.before != c.after)
+            .collect();
+        if changes.is_empty() {
+            return None;
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes.dedup_by(|later, earlier| later.path == earlier.path);
+        let id = self.next_id;
+        self.next_id += 1;
+        self.done.push_back(Record {
+            id,
+            op: op.to_string(),
+            time,
+            paths: changes.iter().map(|c| c.path.clone()).collect(),
+            path_count: changes.len(),
+            changes: Some(changes),
+        });
+        self.redo.clear();
+        self.compact();
+        Some(id)
+    }
+
+    fn compact(&mut self) {
+        let mut full = self.done.iter().filter(|r| r.changes.is_some()).count();
+        let mut bytes: u64 = self
+            .done
+            .iter()
+            .chain(self.redo.iter())
+            .map(Record::bytes)
+            .sum();
+        for record in self.done.iter_mut() {
+            if full <= self.config.keep_full && bytes <= self.config.max_full_bytes {
+                break;
+            }
+            if record.changes.is_some() {
+                bytes -= record.bytes();
+                record.compact();
+                full -= 1;
+            }
+        }
+        while self.done.len() > self.config.max_entries {
+            self.done.pop_front();
+        }
+    }
+
+    /// The newest `n` applied entries, newest first.
+    pub fn entries(&self, n: usize) -> Vec<HistoryEntry> {
+        self.done.iter().rev().take(n).map(Record::entry).collect()
+    }
+
+    /// Entries that were undone and can be redone, next to redo first.
+    pub fn redo_entries(&self) -> Vec<HistoryEntry> {
+        self.redo.iter().rev().map(Record::entry).collect()
+    }
+
+    fn find(&self, id: u64) -> WsResult<&Record> {
+        self.done
+            .iter()
+            .chain(self.redo.iter())
+            .find(|r| r.id == id)
+            .ok_or_else(|| self.unknown(id))
+    }
+
+    fn unknown(&self, id: u64) -> WsError {
+        match (self.done.front(), self.done.back()) {
+            (Some(first), Some(last)) => WsError::history(format!(
+                "no history entry #{id}; kept entries are #{} to #{}",
+                first.id, last.id
+            )),
+            _ => WsError::history(format!("no history entry #{id}; history is empty")),
+        }
+    }
+
+    /// A unified diff of the text changes made by entry `id` (applied or undone).
+    /// Binary files and directories are summarized on one line each.
+    pub fn diff(&self, id: u64) -> WsResult<String> {
+        let record = self.find(id)?;
+        let Some(changes) = &record.changes else {
+            return Err(WsError::history(format!(
+                "entry #{id} ({}) was compacted; only its metadata is kept",
+                record.op
+            )));
+        };
+        let mut out = String::new();
+        for c in changes {
+            describe_change(c, &mut out);
+        }
+        Ok(out)
+    }
+
+    /// Undoes the newest `n` entries (fewer if fewer can be undone) and returns their ids,
+    /// newest first. Fails with `HISTORY` when nothing can be undone; nothing changes on
+    /// failure.
+    pub fn undo(&mut self, vfs: &mut Vfs, n: usize) -> WsResult<Vec<u64>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let count = n.min(self.undo_depth());
+        if count == 0 {
+            return Err(match self.done.back() {
+                None => WsError::history("nothing to undo"),
+                Some(r) => WsError::history(format!(
+                    "cannot undo entry #{} ({}): it was compacted and its contents are no longer kept",
+                    r.id, r.op
+                )),
+            });
+        }
+        let mut work = vfs.clone();
+        let mut ids = Vec::with_capacity(count);
+        for record in self.done.iter().rev().take(count) {
+            apply(&mut work, record, Direction::Back)?;
+            ids.push(record.id);
+        }
+        *vfs = work;
+        for _ in 0..count {
+            if let Some(record) = self.done.pop_back() {
+                self.redo.push(record);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Redoes the last `n` undone entries (fewer if fewer exist) and returns their ids in
+    /// the order they were redone. Fails with `HISTORY` when nothing can be redone; nothing
+    /// changes on failure.
+    pub fn redo(&mut self, vfs: &mut Vfs, n: usize) -> WsResult<Vec<u64>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let count = n.min(self.redo.len());
+        if count == 0 {
+            return Err(WsError::history("nothing to redo"));
+        }
+        let mut work = vfs.clone();
+        let mut ids = Vec::with_capacity(count);
+        for record in self.redo.iter().rev().take(count) {
+            apply(&mut work, record, Direction::Forward)?;
+            ids.push(record.id);
+        }
+        *vfs = work;
+        for _ in 0..count {
+            if let Some(record) = self.redo.pop() {
+                self.done.push_back(record);
+            }
+        }
+        self.compact();
+        Ok(ids)
+    }
+
+    /// Brings `vfs` back to the state right after entry `id` (an applied or an undone
+    /// entry) and records that as a new entry, whose id is returned (`None` if the tree
+    /// already is in that state). Every entry between now and `id` must still keep its
+    /// contents.
+    pub fn restore(&mut self, vfs: &mut Vfs, id: u64, time: u64) -> WsResult<Option<u64>> {
+        let mut work = vfs.clone();
+        let mut touched: BTreeSet<String> = BTreeSet::new();
+        if let Some(pos) = self.done.iter().position(|r| r.id == id) {
+            for record in self.done.iter().skip(pos + 1).rev() {
+                apply(&mut work, record, Direction::Back).map_err(|e| restore_error(id, e))?;
+                touched.extend(record.paths.iter().cloned());
+            }
+        } else if let Some(pos) = self.redo.iter().position(|r| r.id == id) {
+            for record in self.redo[pos..].iter().rev() {
+                apply(&mut work, record, Direction::Forward).map_err(|e| restore_error(id, e))?;
+                touched.extend(record.paths.iter().cloned());
+            }
+        } else {
+            return Err(self.unknown(id));
+        }
+        let changes = touched
+            .into_iter()
+            .map(|p| Change {
+                before: vfs.content(&p),
+                after: work.content(&p),
+                path: p,
+            })
+            .collect();
+        *vfs = work;
+        Ok(self.record(changes, &format!("restore #{id}"), time))
+    }
+
+    /// Files that carry this history inside an archive (empty for a fresh history).
+    pub fn to_files(&self) -> Vec<(String, Vec<u8>)> {
+        if self.done.is_empty() && self.redo.is_empty() && self.next_id == 1 {
+            return Vec::new();
+        }
+        let mut packer = Packer::default();
+        let log = LogDto {
+            format: LOG_FORMAT,
+            next_id: self.next_id,
+            entries: self.done.iter().map(|r| packer.record(r)).collect(),
+            redo: self.redo.iter().map(|r| packer.record(r)).collect(),
+        };
+        let json =
+            serde_json::to_vec(&log).expect("the history log holds only strings and integers");
+        let mut files = vec![(LOG_FILE.to_string(), json)];
+        files.extend(
+            packer
+                .packs
+                .into_iter()
+                .enumerate()
+                .map(|(i, bytes)| (pack_name(i), bytes)),
+        );
+        files
+    }
+
+    /// Reads history back from the `.time/` files of an archive (keyed by their path
+    /// inside the archive). Without a log the history is empty. Malformed history is
+    /// `ZIP_INVALID`.
+    pub fn from_files(files: &BTreeMap<String, Vec<u8>>) -> WsResult<Self> {
+        let Some(log) = files.get(LOG_FILE) else {
+            return Ok(HistoryState::new());
+        };
+        let log: LogDto = serde_json::from_slice(log)
+            .map_err(|e| invalid_log(format!("it is not valid: {e}")))?;
+        if log.format != LOG_FORMAT {
+            return Err(invalid_log(format!(
+                "format {} is not supported",
+                log.format
+            )));
+        }
+        let mut loader = Loader {
+            files,
+            blobs: HashMap::new(),
+        };
+        let done = log
+            .entries
+            .iter()
+            .map(|r| loader.record(r))
+            .collect::<WsResult<VecDeque<Record>>>()?;
+        let redo = log
+            .redo
+            .iter()
+            .map(|r| loader.record(r))
+            .collect::<WsResult<Vec<Record>>>()?;
+        if redo.iter().any(|r| r.changes.is_none()) {
+            return Err(invalid_log("an undone entry has no contents"));
+        }
+        let ids_in_order = done
+            .iter()
+            .map(|r| r.id)
+            .chain(redo.iter().rev().map(|r| r.id));
+        let mut previous = 0;
+        for id in ids_in_order {
+            if id <= previous {
+                return Err(invalid_log("entry ids are not in increasing order"));
+            }
+            previous = id;
+        }
+        if log.next_id <= previous {
+            return Err(invalid_log("next id is not above every entry id"));
+        }
+        let mut state = HistoryState {
+            done,
+            redo,
+            next_id: log.next_id,
+            config: HistoryConfig::default(),
+        };
+        state.compact();
+        Ok(state)
+    }
+}
+
+fn restore_error(id: u64, e: WsError) -> WsError {
+    WsError::history(format!("cannot restore to entry #{id}: {}", e.message))
+}
+
+fn invalid_log(why: impl std::fmt::Display) -> WsError {
+    WsError::zip_invalid(format!(
+        "the workspace history in {LOG_FILE} is unusable: {why}"
+    ))
+}
+
+fn text_of(content: &Option<Content>) -> Option<&str> {
+    match content {
+        Some(Content::File(data)) if !tools::is_binary(data) => std::str::from_utf8(data).ok(),
+        Some(Content::File(_)) => None,
+        _ => Some(""),
+    }
+}
+
+fn describe_change(c: &Change, out: &mut String) {
+    let shown = display(&c.path);
+    match (&c.before, &c.after) {
+        (Some(Content::Dir), None) => out.push_str(&format!("deleted directory {shown}\n")),
+        (None, Some(Content::Dir)) => out.push_str(&format!("created directory {shown}\n")),
+        (Some(Content::Dir), Some(Content::File(_))) => {
+            out.push_str(&format!("deleted directory {shown}\n"));
+            describe_file(c, out);
+        }
+        (Some(Content::File(_)), Some(Content::Dir)) => {
+            describe_file(c, out);
+            out.push_str(&format!("created directory {shown}\n"));
+        }
+        _ => describe_file(c, out),
+    }
+}
+
+fn describe_file(c: &Change, out: &mut String) {
+    let is_file = |s: &Option<Content>| matches!(s, Some(Content::File(_)));
+    let old_name = if is_file(&c.before) {
+        format!("a/{}", c.path)
+    } else {
+        "/dev/null".to_string()
+    };
+    let new_name = if is_file(&c.after) {
+        format!("b/{}", c.path)
+    } else {
+        "/dev/null".to_string()
+    };
+    match (text_of(&c.before), text_of(&c.after)) {
+        (Some(old), Some(new)) => {
+            out.push_str(&tools::unified_diff(&old_name, &new_name, old, new, 3));
+        }
+        _ => {
+            let size = |s: &Option<Content>| match s {
+                Some(Content::File(d)) => d.len(),
+                _ => 0,
+            };
+            out.push_str(&format!(
+                "binary file {} changed ({} -> {} bytes)\n",
+                display(&c.path),
+                size(&c.before),
+                size(&c.after)
+            ));
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct LogDto {
+    format: u32,
+    next_id: u64,
+    entries: Vec<RecordDto>,
+    redo: Vec<RecordDto>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RecordDto {
+    id: u64,
+    op: String,
+    time: u64,
+    path_count: usize,
+    paths: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    changes: Option<Vec<ChangeDto>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct ChangeDto {
+    path: String,
+    before: StateDto,
+    after: StateDto,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum StateDto {
+    Absent,
+    Dir,
+    File { pack: usize, offset: u64, len: u64 },
+}
+
+/// Collects distinct contents into pack files while the log is written.
+#[derive(Default)]
+struct Packer<'a> {
+    packs: Vec<Vec<u8>>,
+    seen: HashMap<&'a [u8], StateDto>,
+}
+
+impl<'a> Packer<'a> {
+    fn state(&mut self, content: &'a Option<Content>) -> StateDto {
+        match content {
+            None => StateDto::Absent,
+            Some(Content::Dir) => StateDto::Dir,
+            Some(Content::File(data)) => {
+                if let Some(state) = self.seen.get(&data[..]) {
+                    return *state;
+                }
+                let start_new = match self.packs.last() {
+                    None => true,
+                    Some(last) => !last.is_empty() && last.len() + data.len() > PACK_TARGET_BYTES,
+                };
+                if start_new {
+                    self.packs.push(Vec::new());
+                }
+                let pack = self.packs.len() - 1;
+                let bytes = &mut self.packs[pack];
+                let state = StateDto::File {
+                    pack,
+                    offset: bytes.len() as u64,
+                    len: data.len() as u64,
+                };
+                bytes.extend_from_slice(data);
+                self.seen.insert(&data[..], state);
+                state
+            }
+        }
+    }
+
+    fn record(&mut self, r: &'a Record) -> RecordDto {
+        RecordDto {
+            id: r.id,
+            op: r.op.clone(),
+            time: r.time,
+            path_count: r.path_count,
+            paths: r.paths.clone(),
+            changes: r.changes.as_ref().map(|changes| {
+                changes
+                    .iter()
+                    .map(|c| ChangeDto {
+                        path: c.path.clone(),
+                        before: self.state(&c.before),
+                        after: self.state(&c.after),
+                    })
+                    .collect()
+            }),
+        }
+    }
+}
+
+/// Resolves log entries against the pack files, sharing equal contents.
+struct Loader<'a> {
+    files: &'a BTreeMap<String, Vec<u8>>,
+    blobs: HashMap<StateDto, Arc<[u8]>>,
+}
+
+impl Loader<'_> {
+    fn state(&mut self, state: StateDto) -> WsResult<Option<Content>> {
+        let (pack, offset, len) = match state {
+            StateDto::Absent => return Ok(None),
+            StateDto::Dir => return Ok(Some(Content::Dir)),
+            StateDto::File { pack, offset, len } => (pack, offset, len),
+        };
+        if let Some(data) = self.blobs.get(&state) {
+            return Ok(Some(Content::File(Arc::clone(data))));
+        }
+        let name = pack_name(pack);
+        let bytes = self
+            .files
+            .get(&name)
+            .ok_or_else(|| invalid_log(format!("{name} is missing")))?;
+        let range = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(len).ok())
+            .and_then(|(start, len)| Some(start..start.checked_add(len)?))
+            .filter(|r| r.end <= bytes.len())
+            .ok_or_else(|| invalid_log(format!("a content lies outside {name}")))?;
+        let data: Arc<[u8]> = Arc::from(&bytes[range]);
+        self.blobs.insert(state, Arc::clone(&data));
+        Ok(Some(Content::File(data)))
+    }
+
+    fn record(&mut self, r: &RecordDto) -> WsResult<Record> {
+        let check_path = |p: &str| -> WsResult<()> {
+            match path::normalize(p) {
+                Ok(n) if n == p && !n.is_empty() => Ok(()),
+                _ => Err(invalid_log(format!(
+                    "entry #{} names an invalid path {p:?}",
+                    r.id
+                ))),
+            }
+        };
+        for p in &r.paths {
+            check_path(p)?;
+        }
+        let changes = match &r.changes {
+            None => None,
+            Some(list) => {
+                let mut changes = Vec::with_capacity(list.len());
+                for c in list {
+                    check_path(&c.path)?;
+                    changes.push(Change {
+                        path: c.path.clone(),
+                        before: self.state(c.before)?,
+                        after: self.state(c.after)?,
+                    });
+                }
+                if changes.windows(2).any(|w| w[0].path >= w[1].path) {
+                    return Err(invalid_log(format!(
+                        "entry #{} lists its paths out of order",
+                        r.id
+                    )));
+                }
+                Some(changes)
+            }
+        };
+        let (paths, path_count) = match &changes {
+            Some(c) => (c.iter().map(|c| c.path.clone()).collect(), c.len()),
+            None => (r.paths.clone(), r.path_count.max(r.paths.len())),
+        };
+        Ok(Record {
+            id: r.id,
+            op: r.op.clone(),
+            time: r.time,
+            paths,
+            path_count,
+            changes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(s: &str) -> Option<Content> {
+        Some(Content::File(Arc::from(s.as_bytes())))
+    }
+
+    fn clock() -> u64 {
+        42
+    }
+
+    /// Writes through the vfs and records the change, like the workspace does.
+    fn write(h: &mut HistoryState, v: &mut Vfs, p: &str, text: &str) -> Option<u64> {
+        let before = v.content(p);
+        v.set_content(p, file(text));
+        let after = v.content(p);
+        h.record(
+            vec![Change {
+                path: p.into(),
+                before,
+                after,
+            }],
+            &format!("write {p}"),
+            v.now(),
+        )
+    }
+
+    fn text(v: &Vfs, p: &str) -> String {
+        v.read_file(p)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn record_skips_no_ops_and_numbers_entries() {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new().with_clock(clock);
+        assert_eq!(h.record(Vec::new(), "nothing", 1), None);
+        let same = Change {
+            path: "a".into(),
+            before: file("x"),
+            after: file("x"),
+        };
+        assert_eq!(h.record(vec![same], "same", 1), None);
+        assert_eq!(write(&mut h, &mut v, "a", "1"), Some(1));
+        assert_eq!(write(&mut h, &mut v, "b", "2"), Some(2));
+        let e = h.entries(10);
+        assert_eq!(e.iter().map(|e| e.id).collect::<Vec<_>>(), vec![2, 1]);
+        assert_eq!(e[0].op, "write b");
+        assert_eq!(e[0].paths, vec!["b"]);
+        assert_eq!(e[0].time, 42);
+        assert!(!e[0].compacted);
+        assert_eq!(h.entries(1).len(), 1);
+    }
+
+    #[test]
+    fn undo_redo_roundtrip() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "1");
+        write(&mut h, &mut v, "a", "2");
+        write(&mut h, &mut v, "b", "3");
+        assert_eq!(h.undo(&mut v, 2)?, vec![3, 2]);
+        assert_eq!(text(&v, "a"), "1");
+        assert!(!v.exists("b"));
+        assert_eq!(h.redo_depth(), 2);
+        assert_eq!(h.redo(&mut v, 1)?, vec![2]);
+        assert_eq!(text(&v, "a"), "2");
+        assert_eq!(h.redo(&mut v, 5)?, vec![3]);
+        assert_eq!(text(&v, "b"), "3");
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.undo(&mut v, 10)?, vec![3, 2, 1]);
+        assert!(!v.exists("a"));
+        assert_eq!(h.undo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.undo(&mut v, 0)?, Vec::<u64>::new());
+        Ok(())
+    }
+
+    #[test]
+    fn new_record_clears_redo() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "1");
+        write(&mut h, &mut v, "a", "2");
+        h.undo(&mut v, 1)?;
+        write(&mut h, &mut v, "c", "x");
+        assert_eq!(h.redo_depth(), 0);
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.last_id(), Some(3));
+        Ok(())
+    }
+
+    #[test]
+    fn outside_changes_are_detected() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "1");
+        v.set_content("a", file("tampered"));
+        let e = h.undo(&mut v, 1).map_err(|e| e.code);
+        assert_eq!(e, Err("HISTORY"));
+        assert_eq!(text(&v, "a"), "tampered");
+        assert_eq!(h.undo_depth(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn compaction_by_count_and_cap() -> WsResult<()> {
+        let config = HistoryConfig {
+            keep_full: 3,
+            max_entries: 5,
+            max_full_bytes: u64::MAX,
+        };
+        let mut h = HistoryState::with_config(config);
+        let mut v = Vfs::new();
+        for i in 0..7 {
+            write(&mut h, &mut v, "a", &i.to_string());
+        }
+        let e = h.entries(100);
+        assert_eq!(e.len(), 5);
+        assert_eq!(
+            e.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![7, 6, 5, 4, 3]
+        );
+        assert_eq!(e.iter().filter(|e| e.compacted).count(), 2);
+        assert_eq!(h.undo_depth(), 3);
+        assert_eq!(h.undo(&mut v, 10)?, vec![7, 6, 5]);
+        assert_eq!(text(&v, "a"), "3");
+        let err = h.undo(&mut v, 1).map_err(|e| e.code);
+        assert_eq!(err, Err("HISTORY"));
+        assert_eq!(h.diff(4).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.diff(1).map_err(|e| e.code), Err("HISTORY"));
+        Ok(())
+    }
+
+    #[test]
+    fn compaction_by_bytes() {
+        let config = HistoryConfig {
+            keep_full: 50,
+            max_entries: 200,
+            max_full_bytes: 25,
+        };
+        let mut h = HistoryState::with_config(config);
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "0123456789");
+        write(&mut h, &mut v, "b", "0123456789");
+        // Entry 1 holds 10 bytes, entry 2 10 bytes: 20 <= 25.
+        assert_eq!(h.undo_depth(), 2);
+        write(&mut h, &mut v, "c", "0123456789");
+        assert_eq!(h.undo_depth(), 2);
+        assert!(h.entries(3)[2].compacted);
+    }
+
+    #[test]
+    fn compacted_entries_keep_limited_paths() {
+        let config = HistoryConfig {
+            keep_full: 0,
+            max_entries: 10,
+            max_full_bytes: u64::MAX,
+        };
+        let mut h = HistoryState::with_config(config);
+        let changes: Vec<Change> = (0..150)
+            .map(|i| Change {
+                path: format!("f{i:03}"),
+                before: None,
+                after: file("x"),
+            })
+            .collect();
+        h.record(changes, "batch", 1);
+        let e = &h.entries(1)[0];
+        assert!(e.compacted);
+        assert_eq!(e.paths.len(), MAX_KEPT_PATHS);
+        assert_eq!(e.path_count, 150);
+    }
+
+    #[test]
+    fn diff_text_binary_and_dirs() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let changes = vec![
+            Change {
+                path: "d".into(),
+                before: None,
+                after: Some(Content::Dir),
+            },
+            Change {
+                path: "d/t.txt".into(),
+                before: file("a\nb\n"),
+                after: file("a\nc\n"),
+            },
+            Change {
+                path: "bin".into(),
+                before: None,
+                after: Some(Content::File(Arc::from(&b"\0\x01"[..]))),
+            },
+            Change {
+                path: "new.txt".into(),
+                before: None,
+                after: file("hi\n"),
+            },
+            Change {
+                path: "old".into(),
+                before: Some(Content::Dir),
+                after: None,
+            },
+        ];
+        let id = h.record(changes, "batch", 1).unwrap_or_default();
+        let d = h.diff(id)?;
+        assert!(
+            d.contains("binary file ~/bin changed (0 -> 2 bytes)"),
+            "{d}"
+        );
+        assert!(d.contains("created directory ~/d\n"), "{d}");
+        assert!(
+            d.contains("--- a/d/t.txt\n+++ b/d/t.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"),
+            "{d}"
+        );
+        assert!(
+            d.contains("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"),
+            "{d}"
+        );
+        assert!(d.contains("deleted directory ~/old\n"), "{d}");
+        assert_eq!(h.diff(99).map_err(|e| e.code), Err("HISTORY"));
+        Ok(())
+    }
+
+    #[test]
+    fn restore_back_and_forward() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "1");
+        write(&mut h, &mut v, "a", "2");
+        write(&mut h, &mut v, "b", "x");
+        let r = h.restore(&mut v, 1, 5)?;
+        assert_eq!(r, Some(4));
+        assert_eq!(text(&v, "a"), "1");
+        assert!(!v.exists("b"));
+        assert_eq!(h.entries(1)[0].op, "restore #1");
+        // The restore is itself undoable.
+        h.undo(&mut v, 1)?;
+        assert_eq!(text(&v, "a"), "2");
+        assert_eq!(text(&v, "b"), "x");
+        // Restoring to the current state records nothing.
+        assert_eq!(h.restore(&mut v, 3, 6)?, None);
+        // Restore to an undone entry.
+        h.undo(&mut v, 2)?;
+        assert_eq!(text(&v, "a"), "1");
+        assert_eq!(h.restore(&mut v, 3, 7)?, Some(5));
+        assert_eq!(text(&v, "a"), "2");
+        assert_eq!(text(&v, "b"), "x");
+        assert_eq!(h.redo_depth(), 0);
+        assert_eq!(h.restore(&mut v, 77, 8).map_err(|e| e.code), Err("HISTORY"));
+        Ok(())
+    }
+
+    #[test]
+    fn restore_refuses_to_cross_compacted_entries() {
+        let config = HistoryConfig {
+            keep_full: 1,
+            max_entries: 10,
+            max_full_bytes: u64::MAX,
+        };
+        let mut h = HistoryState::with_config(config);
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "1");
+        write(&mut h, &mut v, "a", "2");
+        write(&mut h, &mut v, "a", "3");
+        // Entry 2 is compacted: entry 1's state cannot be rebuilt.
+        assert_eq!(h.restore(&mut v, 1, 0).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(text(&v, "a"), "3");
+        // Entry 2's state only needs entry 3, which is kept.
+        assert!(h.restore(&mut v, 2, 0).is_ok());
+        assert_eq!(text(&v, "a"), "2");
+    }
+
+    #[test]
+    fn files_roundtrip_and_dedupe() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "same");
+        write(&mut h, &mut v, "b", "same");
+        write(&mut h, &mut v, "a", "other");
+        h.undo(&mut v, 1)?;
+        let files = h.to_files();
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, vec![LOG_FILE, ".time/pack-00000.bin"]);
+        assert_eq!(files[1].1, b"sameother", "each content is stored once");
+        let map: BTreeMap<String, Vec<u8>> = files.into_iter().collect();
+        let back = HistoryState::from_files(&map)?;
+        assert_eq!(back, h);
+        assert_eq!(back.to_files(), h.to_files());
+        Ok(())
+    }
+
+    #[test]
+    fn empty_history_has_no_files() -> WsResult<()> {
+        assert!(HistoryState::new().to_files().is_empty());
+        assert_eq!(
+            HistoryState::from_files(&BTreeMap::new())?,
+            HistoryState::new()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn malformed_logs_are_refused() {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        write(&mut h, &mut v, "a", "content");
+        write(&mut h, &mut v, "b", "more");
+        let good: BTreeMap<String, Vec<u8>> = h.to_files().into_iter().collect();
+        assert!(HistoryState::from_files(&good).is_ok());
+        let log = String::from_utf8_lossy(&good[LOG_FILE]).into_owned();
+        let with_log = |from: &str, to: &str| {
+            let edited = log.replace(from, to);
+            assert_ne!(edited, log, "{from:?} must occur in the log");
+            let mut m = good.clone();
+            m.insert(LOG_FILE.to_string(), edited.into_bytes());
+            m
+        };
+        let mut without_pack = good.clone();
+        without_pack.remove(".time/pack-00000.bin");
+        let mut short_pack = good.clone();
+        short_pack.insert(".time/pack-00000.bin".into(), b"abc".to_vec());
+        let cases: Vec<(&str, BTreeMap<String, Vec<u8>>)> = vec![
+            (
+                "not json",
+                [(LOG_FILE.to_string(), b"not json".to_vec())].into(),
+            ),
+            ("format", with_log("\"format\":1", "\"format\":9")),
+            ("pack missing", without_pack),
+            ("pack too short", short_pack),
+            ("escaping path", with_log("\"a\"", "\"../a\"")),
+            ("hidden path", with_log("\"a\"", "\".time/x\"")),
+            ("next id", with_log("\"next_id\":3", "\"next_id\":2")),
+            ("id order", with_log("\"id\":2", "\"id\":1")),
+            ("missing field", with_log("\"time\":", "\"tim\":")),
+        ];
+        for (label, files) in &cases {
+            match HistoryState::from_files(files) {
+                Ok(_) => panic!("{label}: should be refused"),
+                Err(e) => assert_eq!(e.code, "ZIP_INVALID", "{label}: {e}"),
+            }
+        }
+    }
+}

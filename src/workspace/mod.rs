@@ -1,0 +1,631 @@
+//! The workspace: an in-memory tree of files and folders with a recorded history, imported
+//! from and exported to zip archives.
+//!
+//! - [`path`]: path rules (`~/x`, `/x` and `x` are the same; no escapes; `.time` is hidden).
+//! - [`vfs`]: the tree itself ([`Vfs`]).
+//! - [`tools`]: line reading and patching, literal search, text diffs.
+//! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
+//! - [`zipio`]: hardened import and deterministic export.
+//!
+//! [`Workspace`] ties the tree and its history together: every mutating call records one
+//! history entry.
+
+pub mod error;
+pub mod history;
+pub mod path;
+pub mod tools;
+pub mod vfs;
+pub mod zipio;
+
+use std::collections::BTreeSet;
+
+pub use error::{code, WsError, WsResult};
+pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
+pub use tools::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
+pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
+pub use zipio::{from_zip, to_zip, ZipLimits};
+
+use path::display;
+
+/// One staged operation of a batch applied by [`Workspace::apply_overlay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StagedOp {
+    /// Create or replace a file, creating missing parent folders.
+    Write {
+        /// Target path.
+        path: String,
+        /// New contents.
+        data: Vec<u8>,
+    },
+    /// Create a folder and any missing parents (an existing folder is fine).
+    Mkdir {
+        /// Target path.
+        path: String,
+    },
+    /// Delete a file or a folder with everything in it.
+    Delete {
+        /// Target path.
+        path: String,
+    },
+}
+
+/// A saved copy of a workspace, tree and history, for [`Workspace::restore_snapshot`].
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    vfs: Vfs,
+    history: HistoryState,
+}
+
+/// A tree of files with its history. Reads go straight to the tree; every successful
+/// mutation that changes something records one history entry.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    vfs: Vfs,
+    history: HistoryState,
+}
+
+impl Workspace {
+    /// An empty workspace with default quota, clock and history settings.
+    pub fn new() -> Self {
+        Workspace::default()
+    }
+
+    /// A workspace from an existing tree and history.
+    pub fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
+        Workspace { vfs, history }
+    }
+
+    /// Splits the workspace into its tree and history.
+    pub fn into_parts(self) -> (Vfs, HistoryState) {
+        (self.vfs, self.history)
+    }
+
+    /// Imports a workspace (and its history) from a zip archive.
+    pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<Self> {
+        let (vfs, history) = zipio::from_zip(bytes, limits)?;
+        Ok(Workspace { vfs, history })
+    }
+
+    /// Exports the workspace and its history as a zip archive (deterministic bytes).
+    pub fn to_zip(&self) -> Vec<u8> {
+        zipio::to_zip(&self.vfs, &self.history)
+    }
+
+    /// The tree, read-only. Mutations go through the workspace so they are recorded.
+    pub fn vfs(&self) -> &Vfs {
+        &self.vfs
+    }
+
+    /// The history, read-only.
+    pub fn history_state(&self) -> &HistoryState {
+        &self.history
+    }
+
+    /// Replaces the clock used for modification and history times.
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.vfs.set_clock(clock);
+    }
+
+    /// Changes the write quota.
+    pub fn set_quota(&mut self, quota: Quota) {
+        self.vfs.set_quota(quota);
+    }
+
+    /// Changes how much history is kept.
+    pub fn set_history_config(&mut self, config: HistoryConfig) {
+        self.history.set_config(config);
+    }
+
+    // ----- reads -----
+
+    /// See [`Vfs::read_file`].
+    pub fn read_file(&self, path: &str) -> WsResult<&[u8]> {
+        self.vfs.read_file(path)
+    }
+
+    /// See [`Vfs::list`].
+    pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
+        self.vfs.list(path, recursive)
+    }
+
+    /// See [`Vfs::stat`].
+    pub fn stat(&self, path: &str) -> WsResult<Stat> {
+        self.vfs.stat(path)
+    }
+
+    /// See [`Vfs::exists`].
+    pub fn exists(&self, path: &str) -> bool {
+        self.vfs.exists(path)
+    }
+
+    /// See [`Vfs::read_lines`].
+    pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
+        self.vfs.read_lines(path, start, end)
+    }
+
+    /// See [`Vfs::search`].
+    pub fn search(
+        &self,
+        query: &str,
+        path_prefix: &str,
+        context_lines: usize,
+        max_results: usize,
+    ) -> WsResult<SearchResult> {
+        self.vfs
+            .search(query, path_prefix, context_lines, max_results)
+    }
+
+    // ----- recorded mutations -----
+
+    /// Runs `op` on the tree and records the states of `keys` before and after it.
+    fn recorded<T>(
+        &mut self,
+        label: String,
+        keys: Vec<String>,
+        op: impl FnOnce(&mut Vfs) -> WsResult<T>,
+    ) -> WsResult<T> {
+        let before: Vec<(String, Option<Content>)> = keys
+            .into_iter()
+            .map(|k| {
+                let state = self.vfs.content(&k);
+                (k, state)
+            })
+            .collect();
+        let out = op(&mut self.vfs)?;
+        let changes = before
+            .into_iter()
+            .map(|(path, before)| Change {
+                after: self.vfs.content(&path),
+                path,
+                before,
+            })
+            .collect();
+        self.history.record(changes, &label, self.vfs.now());
+        Ok(out)
+    }
+
+    /// A path and its parent folders: everything a write or mkdir can change.
+    fn with_ancestors(p: &str) -> Vec<String> {
+        path::ancestors(p)
+            .map(str::to_string)
+            .chain(std::iter::once(p.to_string()))
+            .collect()
+    }
+
+    /// Creates or replaces a file (see [`Vfs::write_file`]); recorded as `write <path>`.
+    pub fn write_file(&mut self, path: &str, data: &[u8], create_parents: bool) -> WsResult<()> {
+        let p = path::normalize(path)?;
+        let keys = Self::with_ancestors(&p);
+        self.recorded(format!("write {}", display(&p)), keys, |v| {
+            v.write_file(&p, data, create_parents)
+        })
+    }
+
+    /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`.
+    pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<()> {
+        let p = path::normalize(path)?;
+        let keys = Self::with_ancestors(&p);
+        self.recorded(format!("mkdir {}", display(&p)), keys, |v| {
+            v.mkdir(&p, recursive)
+        })
+    }
+
+    /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`.
+    pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<()> {
+        let p = path::normalize(path)?;
+        let keys = self.vfs.subtree_keys(&p);
+        self.recorded(format!("delete {}", display(&p)), keys, |v| {
+            v.delete(&p, recursive)
+        })
+    }
+
+    /// Replaces a range of lines (see [`Vfs::patch_lines`]); recorded as
+    /// `patch <path>:<start>-<end>`.
+    pub fn patch_lines(
+        &mut self,
+        path: &str,
+        start: usize,
+        end: usize,
+        replacement: &str,
+        expected: Option<&str>,
+    ) -> WsResult<PatchOutcome> {
+        let p = path::normalize(path)?;
+        let label = format!("patch {}:{start}-{end}", display(&p));
+        self.recorded(label, vec![p.clone()], |v| {
+            v.patch_lines(&p, start, end, replacement, expected)
+        })
+    }
+
+    /// Applies a batch of staged operations, in order, as one history entry labelled `op`.
+    /// All or nothing: if any operation fails, the workspace is left unchanged and the
+    /// error is returned. Returns the new entry's id (`None` if the batch changed nothing).
+    pub fn apply_overlay(&mut self, ops: &[StagedOp], op: &str) -> WsResult<Option<u64>> {
+        let mut work = self.vfs.clone();
+        let mut keys: BTreeSet<String> = BTreeSet::new();
+        for staged in ops {
+            match staged {
+                StagedOp::Write { path, data } => {
+                    let p = path::normalize(path)?;
+                    keys.extend(Self::with_ancestors(&p));
+                    work.write_file(&p, data, true)?;
+                }
+                StagedOp::Mkdir { path } => {
+                    let p = path::normalize(path)?;
+                    keys.extend(Self::with_ancestors(&p));
+                    work.mkdir(&p, true)?;
+                }
+                StagedOp::Delete { path } => {
+                    let p = path::normalize(path)?;
+                    keys.extend(work.subtree_keys(&p));
+                    work.delete(&p, true)?;
+                }
+            }
+        }
+        let changes = keys
+            .into_iter()
+            .map(|p| Change {
+                before: self.vfs.content(&p),
+                after: work.content(&p),
+                path: p,
+            })
+            .collect();
+        self.vfs = work;
+        Ok(self.history.record(changes, op, self.vfs.now()))
+    }
+
+    // ----- history -----
+
+    /// The newest `n` history entries, newest first.
+    pub fn history(&self, n: usize) -> Vec<HistoryEntry> {
+        self.history.entries(n)
+    }
+
+    /// A unified diff of the text changes of entry `id`.
+    pub fn diff(&self, id: u64) -> WsResult<String> {
+        self.history.diff(id)
+    }
+
+    /// Undoes up to `n` entries; returns the ids undone, newest first.
+    pub fn undo(&mut self, n: usize) -> WsResult<Vec<u64>> {
+        self.history.undo(&mut self.vfs, n)
+    }
+
+    /// Redoes up to `n` undone entries; returns the ids redone, in order.
+    pub fn redo(&mut self, n: usize) -> WsResult<Vec<u64>> {
+        self.history.redo(&mut self.vfs, n)
+    }
+
+    /// Returns the tree to its state right after entry `id` and records that as a new
+    /// entry (`restore #id`), whose id is returned.
+    pub fn restore(&mut self, id: u64) -> WsResult<Option<u64>> {
+        let now = self.vfs.now();
+        self.history.restore(&mut self.vfs, id, now)
+    }
+
+    // ----- snapshots -----
+
+    /// A copy of the whole workspace (file bytes are shared, not copied).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            vfs: self.vfs.clone(),
+            history: self.history.clone(),
+        }
+    }
+
+    /// Puts back a snapshot taken earlier, tree and history.
+    pub fn restore_snapshot(&mut self, snapshot: Snapshot) {
+        self.vfs = snapshot.vfs;
+        self.history = snapshot.history;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ws() -> Workspace {
+        let mut w = Workspace::new();
+        w.set_clock(|| 1_000);
+        w
+    }
+
+    fn text(w: &Workspace, p: &str) -> String {
+        match w.read_file(p) {
+            Ok(b) => String::from_utf8_lossy(b).into_owned(),
+            Err(e) => panic!("{p}: {e}"),
+        }
+    }
+
+    fn ops(w: &Workspace) -> Vec<String> {
+        w.history(100).into_iter().map(|e| e.op).collect()
+    }
+
+    #[test]
+    fn every_mutation_is_recorded() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("~/src/a.txt", b"one\ntwo\n", true)?;
+        w.mkdir("docs", false)?;
+        w.patch_lines("src/a.txt", 2, 2, "TWO", Some("two"))?;
+        w.delete("docs", false)?;
+        assert_eq!(
+            ops(&w),
+            vec![
+                "delete ~/docs",
+                "patch ~/src/a.txt:2-2",
+                "mkdir ~/docs",
+                "write ~/src/a.txt"
+            ]
+        );
+        let first = &w.history(100)[3];
+        assert_eq!(first.id, 1);
+        assert_eq!(first.paths, vec!["src", "src/a.txt"]);
+        assert_eq!(first.time, 1_000);
+        Ok(())
+    }
+
+    #[test]
+    fn failed_and_no_op_mutations_record_nothing() -> WsResult<()> {
+        let mut w = ws();
+        w.mkdir("d", false)?;
+        assert!(w.write_file("x/y", b"", false).is_err());
+        assert!(w.delete("missing", true).is_err());
+        assert!(w.patch_lines("missing", 1, 1, "", None).is_err());
+        w.mkdir("d", true)?; // already there
+        w.write_file("f", b"same", false)?;
+        w.write_file("f", b"same", false)?;
+        assert_eq!(ops(&w), vec!["write ~/f", "mkdir ~/d"]);
+        Ok(())
+    }
+
+    #[test]
+    fn undo_redo_through_workspace() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("a/b/c.txt", b"v1", true)?;
+        w.write_file("a/b/c.txt", b"v2", false)?;
+        w.delete("a", true)?;
+        assert!(!w.exists("a"));
+        assert_eq!(w.undo(1)?, vec![3]);
+        assert_eq!(text(&w, "a/b/c.txt"), "v2");
+        assert_eq!(w.undo(1)?, vec![2]);
+        assert_eq!(text(&w, "a/b/c.txt"), "v1");
+        assert_eq!(w.undo(1)?, vec![1]);
+        assert!(
+            !w.exists("a"),
+            "parents created by the write are removed too"
+        );
+        assert_eq!(w.undo(1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.redo(3)?, vec![1, 2, 3]);
+        assert!(!w.exists("a"));
+        w.undo(2)?;
+        assert_eq!(text(&w, "a/b/c.txt"), "v1");
+        w.write_file("z", b"", false)?;
+        assert_eq!(
+            w.redo(1).map_err(|e| e.code),
+            Err("HISTORY"),
+            "a new write clears redo"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn restore_is_recorded() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("f", b"1", false)?;
+        w.write_file("f", b"2", false)?;
+        w.write_file("g", b"3", false)?;
+        assert_eq!(w.restore(1)?, Some(4));
+        assert_eq!(text(&w, "f"), "1");
+        assert!(!w.exists("g"));
+        assert_eq!(ops(&w)[0], "restore #1");
+        assert!(w.diff(4)?.contains("-2\n+1\n"));
+        w.undo(1)?;
+        assert_eq!(text(&w, "g"), "3");
+        assert_eq!(w.restore(999).map_err(|e| e.code), Err("HISTORY"));
+        Ok(())
+    }
+
+    #[test]
+    fn diff_of_an_edit() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("code.js", b"let a = 1;\nlet b = 2;\nlet c = 3;\n", false)?;
+        w.patch_lines("code.js", 2, 2, "let b = 20;", None)?;
+        let d = w.diff(2)?;
+        assert_eq!(
+            d,
+            "--- a/code.js\n+++ b/code.js\n@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let b = 20;\n let c = 3;\n"
+        );
+        assert!(w.diff(1)?.starts_with("--- /dev/null\n+++ b/code.js\n"));
+        assert_eq!(w.diff(3).map_err(|e| e.code), Err("HISTORY"));
+        Ok(())
+    }
+
+    #[test]
+    fn overlay_is_one_entry_and_atomic() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("keep.txt", b"k", false)?;
+        w.write_file("old/x.txt", b"x", true)?;
+        let batch = vec![
+            StagedOp::Write {
+                path: "~/out/a.txt".into(),
+                data: b"A".to_vec(),
+            },
+            StagedOp::Mkdir {
+                path: "/out/sub".into(),
+            },
+            StagedOp::Delete { path: "old".into() },
+            StagedOp::Write {
+                path: "keep.txt".into(),
+                data: b"K".to_vec(),
+            },
+        ];
+        let id = w.apply_overlay(&batch, "exec main.js")?;
+        assert_eq!(id, Some(3));
+        let e = &w.history(1)[0];
+        assert_eq!(e.op, "exec main.js");
+        assert_eq!(
+            e.paths,
+            vec![
+                "keep.txt",
+                "old",
+                "old/x.txt",
+                "out",
+                "out/a.txt",
+                "out/sub"
+            ]
+        );
+        assert_eq!(text(&w, "out/a.txt"), "A");
+        assert!(!w.exists("old"));
+        w.undo(1)?;
+        assert_eq!(text(&w, "keep.txt"), "k");
+        assert_eq!(text(&w, "old/x.txt"), "x");
+        assert!(!w.exists("out"));
+        w.redo(1)?;
+
+        // A failing batch changes nothing and records nothing.
+        let before = w.to_zip();
+        let bad = vec![
+            StagedOp::Write {
+                path: "new.txt".into(),
+                data: b"n".to_vec(),
+            },
+            StagedOp::Delete {
+                path: "does/not/exist".into(),
+            },
+        ];
+        assert_eq!(
+            w.apply_overlay(&bad, "bad").map_err(|e| e.code),
+            Err("NOT_FOUND")
+        );
+        let hidden = vec![StagedOp::Write {
+            path: ".time/log.json".into(),
+            data: vec![],
+        }];
+        assert_eq!(
+            w.apply_overlay(&hidden, "bad").map_err(|e| e.code),
+            Err("PATH_INVALID")
+        );
+        assert_eq!(w.to_zip(), before);
+        assert!(!w.exists("new.txt"));
+        // A batch that ends where it started records nothing.
+        let noop = vec![
+            StagedOp::Write {
+                path: "tmp".into(),
+                data: vec![1],
+            },
+            StagedOp::Delete { path: "tmp".into() },
+        ];
+        assert_eq!(w.apply_overlay(&noop, "noop")?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn snapshots_roll_back_everything() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("a", b"1", false)?;
+        let snap = w.snapshot();
+        w.write_file("a", b"2", false)?;
+        w.write_file("b", b"3", false)?;
+        w.restore_snapshot(snap);
+        assert_eq!(text(&w, "a"), "1");
+        assert!(!w.exists("b"));
+        assert_eq!(w.history(10).len(), 1);
+        Ok(())
+    }
+
+    #[test]
+    fn compaction_limits_undo_with_defaults() -> WsResult<()> {
+        let mut w = ws();
+        for i in 0..260 {
+            w.write_file("counter", i.to_string().as_bytes(), false)?;
+        }
+        let h = w.history(1000);
+        assert_eq!(h.len(), 200, "capped at 200 entries");
+        assert_eq!(h[0].id, 260);
+        assert_eq!(h[199].id, 61);
+        assert_eq!(h.iter().filter(|e| !e.compacted).count(), 50);
+        assert!(h[49].compacted.eq(&false) && h[50].compacted);
+        assert_eq!(w.undo(1000)?.len(), 50);
+        assert_eq!(text(&w, "counter"), "209");
+        let err = w.undo(1).err();
+        assert_eq!(err.as_ref().map(|e| e.code), Some("HISTORY"));
+        assert!(err
+            .map(|e| e.message)
+            .unwrap_or_default()
+            .contains("compacted"));
+        Ok(())
+    }
+
+    #[test]
+    fn history_survives_zip_roundtrip() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("notes.md", b"a\n", false)?;
+        w.patch_lines("notes.md", 2, 1, "b", None)?;
+        w.mkdir("dir/sub", true)?;
+        w.write_file("bin.dat", &[0, 159, 146, 150], false)?;
+        w.undo(1)?;
+        let bytes = w.to_zip();
+        let mut back = Workspace::from_zip(&bytes, &ZipLimits::default())?;
+        assert_eq!(back.history(10), w.history(10));
+        assert_eq!(back.to_zip(), bytes, "import then export is byte-identical");
+        assert_eq!(back.diff(2)?, w.diff(2)?);
+        back.redo(1)?;
+        assert_eq!(back.read_file("bin.dat")?, &[0, 159, 146, 150]);
+        back.undo(3)?;
+        assert_eq!(text(&back, "notes.md"), "a\n");
+        assert!(!back.exists("dir"));
+        back.undo(1)?;
+        assert!(!back.exists("notes.md"));
+        Ok(())
+    }
+
+    #[test]
+    fn time_area_is_invisible() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("a.txt", b"needle", false)?;
+        let mut back = Workspace::from_zip(&w.to_zip(), &ZipLimits::default())?;
+        assert!(!back.history(10).is_empty());
+        assert_eq!(
+            back.list("~/", true)?
+                .iter()
+                .map(|e| e.path.as_str())
+                .collect::<Vec<_>>(),
+            vec!["a.txt"]
+        );
+        for p in [
+            ".time",
+            "~/.time",
+            "/.time/log.json",
+            ".time/pack-00000.bin",
+        ] {
+            assert!(!back.exists(p));
+            assert_eq!(back.read_file(p).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(back.stat(p).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(back.list(p, false).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.write_file(p, b"x", true).map_err(|e| e.code),
+                Err("PATH_INVALID")
+            );
+            assert_eq!(back.mkdir(p, true).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.delete(p, true).map_err(|e| e.code),
+                Err("PATH_INVALID")
+            );
+            assert_eq!(
+                back.read_lines(p, 1, 1).map_err(|e| e.code),
+                Err("PATH_INVALID")
+            );
+            assert_eq!(
+                back.patch_lines(p, 1, 1, "", None).map_err(|e| e.code),
+                Err("PATH_INVALID")
+            );
+            assert_eq!(
+                back.search("x", p, 0, 1).map_err(|e| e.code),
+                Err("PATH_INVALID")
+            );
+        }
+        let r = back.search("\"op\"", "", 0, 10)?;
+        assert!(r.matches.is_empty(), "history contents are not searchable");
+        assert_eq!(back.search("needle", "", 0, 10)?.matches.len(), 1);
+        Ok(())
+    }
+}

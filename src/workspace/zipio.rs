@@ -1,0 +1,1003 @@
+//! Zip import and export.
+//!
+//! Import treats the archive as hostile: every limit in [`ZipLimits`] is enforced while
+//! entries are decompressed (sizes in headers are never trusted), and entries that could
+//! not be represented faithfully or safely are refused with `ZIP_INVALID`.
+//!
+//! Export is deterministic: entries are sorted, timestamps and permissions are fixed, and
+//! the compression method depends only on the content, so the same workspace always
+//! produces the same bytes (and re-exporting an imported archive reproduces it).
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Read, Write};
+use std::sync::Arc;
+
+use zip::read::ZipReadOptions;
+use zip::result::{ZipError, ZipResult};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, System, ZipArchive, ZipWriter};
+
+use super::error::{WsError, WsResult};
+use super::history::HistoryState;
+use super::path::{self, HIDDEN_ROOT, MAX_DEPTH, MAX_PATH_LEN};
+use super::vfs::{Content, Vfs};
+
+const MIB: u64 = 1024 * 1024;
+
+/// Import limits. Every one is checked against the bytes actually produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZipLimits {
+    /// Most entries (files, directories and history files).
+    pub max_entries: usize,
+    /// Largest uncompressed entry, in bytes.
+    pub max_entry_size: u64,
+    /// Largest uncompressed total, in bytes.
+    pub max_total_size: u64,
+    /// Largest uncompressed-to-compressed ratio for entries above `ratio_threshold`.
+    pub max_ratio: u64,
+    /// Entries up to this many uncompressed bytes are exempt from the ratio limit.
+    pub ratio_threshold: u64,
+    /// Longest normalized entry path, in bytes.
+    pub max_path_len: usize,
+    /// Deepest normalized entry path, in segments.
+    pub max_depth: usize,
+}
+
+impl Default for ZipLimits {
+    fn default() -> Self {
+        ZipLimits {
+            max_entries: 10_000,
+            max_entry_size: 64 * MIB,
+            max_total_size: 256 * MIB,
+            max_ratio: 200,
+            ratio_threshold: MIB,
+            max_path_len: MAX_PATH_LEN,
+            max_depth: MAX_DEPTH,
+        }
+    }
+}
+
+fn zip_error(e: ZipError) -> WsError {
+    WsError::zip_invalid(format!("the archive cannot be read: {e}"))
+}
+
+const S_IFMT: u32 = 0o170_000;
+const S_IFREG: u32 = 0o100_000;
+const S_IFDIR: u32 = 0o040_000;
+const S_IFLNK: u32 = 0o120_000;
+
+/// Checks an entry name and returns its normalized path and whether it names a directory.
+///
+/// Refused (`ZIP_INVALID`): NUL, backslash, absolute paths, drive letters, any `..`
+/// segment, and names that reduce to nothing. `.` and empty segments are dropped, so
+/// `./a//b` becomes `a/b` (and then collides with a plain `a/b`).
+pub fn normalize_entry_name(name: &str, limits: &ZipLimits) -> WsResult<(String, bool)> {
+    let shown: String = name
+        .chars()
+        .take(200)
+        .collect::<String>()
+        .replace('\0', "\\0");
+    let bad = |why: &str| WsError::zip_invalid(format!("entry {shown:?} {why}"));
+    if name.contains('\0') {
+        return Err(bad("has a NUL byte in its name"));
+    }
+    if name.contains('\\') {
+        return Err(bad("uses backslashes in its name"));
+    }
+    if name.starts_with('/') {
+        return Err(bad("has an absolute path"));
+    }
+    let is_dir = name.ends_with('/');
+    let mut segments = Vec::new();
+    for (index, segment) in name.split('/').enumerate() {
+        if index == 0 && path::is_drive(segment) {
+            return Err(bad("starts with a drive letter"));
+        }
+        match segment {
+            "" | "." => {}
+            ".." => return Err(bad("climbs out of the archive with '..'")),
+            s => segments.push(s),
+        }
+    }
+    if segments.is_empty() {
+        return Err(bad("does not name anything"));
+    }
+    let normalized = segments.join("/");
+    if normalized.len() > limits.max_path_len {
+        return Err(WsError::zip_limit(format!(
+            "entry {shown:?} has a {}-byte path; the limit is {}",
+            normalized.len(),
+            limits.max_path_len
+        )));
+    }
+    if segments.len() > limits.max_depth {
+        return Err(WsError::zip_limit(format!(
+            "entry {shown:?} is {} folders deep; the limit is {}",
+            segments.len(),
+            limits.max_depth
+        )));
+    }
+    Ok((normalized, is_dir))
+}
+
+/// What followed the bytes read by [`read_bounded`].
+#[derive(Debug)]
+pub enum Probe {
+    /// The source ended exactly at the bytes returned.
+    End,
+    /// The source has more bytes than the cap.
+    More,
+    /// Reading past the cap failed.
+    Failed(std::io::Error),
+}
+
+/// Reads at most `cap` bytes from `reader`, then tries one more byte to learn whether the
+/// source goes on. Never buffers more than `cap` bytes, whatever `size_hint` claims.
+pub fn read_bounded<R: Read>(
+    mut reader: R,
+    cap: u64,
+    size_hint: u64,
+) -> std::io::Result<(Vec<u8>, Probe)> {
+    let capacity = size_hint.min(cap).min(MIB);
+    let mut buf = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
+    (&mut reader).take(cap).read_to_end(&mut buf)?;
+    if (buf.len() as u64) < cap {
+        return Ok((buf, Probe::End));
+    }
+    let mut one = [0u8; 1];
+    let probe = loop {
+        match reader.read(&mut one) {
+            Ok(0) => break Probe::End,
+            Ok(_) => break Probe::More,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => break Probe::Failed(e),
+        }
+    };
+    Ok((buf, probe))
+}
+
+const CRC_TABLE: [u32; 256] = {
+    let mut table = [0u32; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        table[i] = c;
+        i += 1;
+    }
+    table
+};
+
+/// CRC-32 (IEEE), as zip stores it.
+pub fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c = CRC_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+/// Imports an archive into a tree and its history.
+pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState)> {
+    let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_error)?;
+    if archive.has_duplicate_names() {
+        return Err(WsError::zip_invalid(
+            "the archive holds the same entry name twice",
+        ));
+    }
+    if archive.len() > limits.max_entries {
+        return Err(WsError::zip_limit(format!(
+            "the archive holds {} entries; the limit is {}",
+            archive.len(),
+            limits.max_entries
+        )));
+    }
+
+    let mut kinds: BTreeMap<String, bool> = BTreeMap::new();
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut hidden: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut total: u64 = 0;
+
+    for index in 0..archive.len() {
+        let (name, is_dir, compressed, declared, crc) = {
+            let entry = archive.by_index_data(index).map_err(zip_error)?;
+            let raw = entry.name_raw();
+            if raw.contains(&0) {
+                return Err(WsError::zip_invalid(format!(
+                    "entry {index} has a NUL byte in its name"
+                )));
+            }
+            let name = entry.name().map_err(zip_error)?.into_owned();
+            if entry.encrypted() {
+                return Err(WsError::zip_invalid(format!(
+                    "entry {name:?} is encrypted; encrypted archives are not supported"
+                )));
+            }
+            let mode_type = entry.unix_mode().map_or(0, |m| m & S_IFMT);
+            if mode_type == S_IFLNK {
+                return Err(WsError::zip_invalid(format!(
+                    "entry {name:?} is a symbolic link; links are not supported"
+                )));
+            }
+            if mode_type != 0 && mode_type != S_IFREG && mode_type != S_IFDIR {
+                return Err(WsError::zip_invalid(format!(
+                    "entry {name:?} is a special file (mode {mode_type:o}); only files and folders are supported"
+                )));
+            }
+            let (normalized, dir_by_name) = normalize_entry_name(&name, limits)?;
+            let is_dir = dir_by_name || mode_type == S_IFDIR;
+            if !is_dir {
+                let method = entry.compression();
+                if method != CompressionMethod::Stored && method != CompressionMethod::Deflated {
+                    return Err(WsError::zip_invalid(format!(
+                        "entry {name:?} uses compression method {method}; only stored and deflated entries are supported"
+                    )));
+                }
+            }
+            if let Some(previous) = kinds.insert(normalized.clone(), is_dir) {
+                let what = if previous == is_dir {
+                    "duplicate"
+                } else {
+                    "file and folder"
+                };
+                return Err(WsError::zip_invalid(format!(
+                    "entry {name:?} collides with another entry at {} ({what})",
+                    path::display(&normalized)
+                )));
+            }
+            (
+                normalized,
+                is_dir,
+                entry.compressed_size(),
+                entry.size(),
+                entry.crc32(),
+            )
+        };
+        if is_dir {
+            continue;
+        }
+
+        // The compressed bytes really present bound the ratio budget, whatever the header says.
+        let compressed = compressed.min(bytes.len() as u64);
+        let ratio_cap = compressed
+            .saturating_mul(limits.max_ratio)
+            .max(limits.ratio_threshold);
+        let remaining = limits.max_total_size.saturating_sub(total);
+        let limit = limits.max_entry_size.min(remaining).min(ratio_cap);
+        // Read no more than the header declares nor than the limits allow. The reader's own
+        // checksum test is off (the checksum is checked below), so a failure when reading
+        // past the declared size can only mean the data runs on beyond it.
+        let cap = limit.min(declared);
+        let options = ZipReadOptions::new().ignore_crc32(true);
+        let reader = archive
+            .by_index_with_options(index, options)
+            .map_err(zip_error)?;
+        let corrupt =
+            |e: std::io::Error| WsError::zip_invalid(format!("entry {name:?} is corrupt: {e}"));
+        let (data, probe) = read_bounded(reader, cap, declared).map_err(corrupt)?;
+        let over_limit = || {
+            let why = if limit == limits.max_entry_size {
+                format!(
+                    "is larger than the per-entry limit of {} bytes",
+                    limits.max_entry_size
+                )
+            } else if limit == remaining {
+                format!(
+                    "takes the archive past its total limit of {} bytes",
+                    limits.max_total_size
+                )
+            } else {
+                format!(
+                    "expands more than {}:1 (from {compressed} compressed bytes)",
+                    limits.max_ratio
+                )
+            };
+            WsError::zip_limit(format!("entry {name:?} {why}"))
+        };
+        let past_header = || {
+            WsError::zip_limit(format!(
+                "entry {name:?} expands past the {declared} bytes its header declares"
+            ))
+        };
+        match probe {
+            Probe::End if data.len() as u64 == declared => {}
+            Probe::End => {
+                return Err(WsError::zip_invalid(format!(
+                    "entry {name:?} holds {} bytes but its header declares {declared}",
+                    data.len()
+                )))
+            }
+            Probe::More if cap < declared => return Err(over_limit()),
+            Probe::More => return Err(past_header()),
+            Probe::Failed(_) if cap == declared => return Err(past_header()),
+            Probe::Failed(e) => return Err(corrupt(e)),
+        }
+        if crc32(&data) != crc {
+            return Err(WsError::zip_invalid(format!(
+                "entry {name:?} fails its checksum; the archive is damaged"
+            )));
+        }
+        total += data.len() as u64;
+        if path::is_hidden(&name) {
+            hidden.insert(name, data);
+        } else {
+            files.push((name, data));
+        }
+    }
+
+    // Every folder above an entry must not be a file.
+    for p in kinds.keys() {
+        for ancestor in path::ancestors(p) {
+            if kinds.get(ancestor) == Some(&false) {
+                return Err(WsError::zip_invalid(format!(
+                    "{} is a file in the archive but also the folder of {}",
+                    path::display(ancestor),
+                    path::display(p)
+                )));
+            }
+        }
+    }
+    if kinds.get(HIDDEN_ROOT) == Some(&false) {
+        return Err(WsError::zip_invalid(format!(
+            "{HIDDEN_ROOT} must be the history folder, not a file"
+        )));
+    }
+
+    let mut vfs = Vfs::new();
+    for (p, is_dir) in &kinds {
+        if *is_dir && !path::is_hidden(p) {
+            for ancestor in path::ancestors(p) {
+                vfs.set_content(ancestor, Some(Content::Dir));
+            }
+            vfs.set_content(p, Some(Content::Dir));
+        }
+    }
+    for (p, data) in files {
+        for ancestor in path::ancestors(&p) {
+            vfs.set_content(ancestor, Some(Content::Dir));
+        }
+        vfs.set_content(&p, Some(Content::File(Arc::from(data))));
+    }
+    let history = HistoryState::from_files(&hidden)?;
+    Ok((vfs, history))
+}
+
+/// Above this size an entry's compressed size is checked before it is written.
+const RATIO_CHECK_THRESHOLD: usize = 1024 * 1024;
+/// Entries compressing better than this are stored, so a re-import stays inside the
+/// default ratio limit.
+const STORE_ABOVE_RATIO: usize = 100;
+
+fn compressed_size(data: &[u8]) -> ZipResult<usize> {
+    let mut probe = ZipWriter::new(Cursor::new(Vec::new()));
+    probe.start_file(
+        "probe",
+        file_options(CompressionMethod::Deflated, data.len()),
+    )?;
+    probe.write_all(data)?;
+    let bytes = probe.finish()?.into_inner();
+    Ok(bytes.len())
+}
+
+fn file_options(method: CompressionMethod, len: usize) -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(method)
+        .system(System::Unix)
+        .last_modified_time(DateTime::default())
+        .unix_permissions(0o644)
+        .large_file(len as u64 >= u64::from(u32::MAX))
+}
+
+fn dir_options() -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Stored)
+        .system(System::Unix)
+        .last_modified_time(DateTime::default())
+        .unix_permissions(0o755)
+}
+
+fn method_for(data: &[u8]) -> ZipResult<CompressionMethod> {
+    if data.len() > RATIO_CHECK_THRESHOLD {
+        let packed = compressed_size(data)?;
+        if data.len() > packed.saturating_mul(STORE_ABOVE_RATIO) {
+            return Ok(CompressionMethod::Stored);
+        }
+    }
+    Ok(CompressionMethod::Deflated)
+}
+
+fn put_file(zip: &mut ZipWriter<Cursor<Vec<u8>>>, name: &str, data: &[u8]) -> ZipResult<()> {
+    zip.start_file(name, file_options(method_for(data)?, data.len()))?;
+    zip.write_all(data)?;
+    Ok(())
+}
+
+fn write_zip(vfs: &Vfs, history: &HistoryState) -> ZipResult<Vec<u8>> {
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    for (p, content) in vfs.contents() {
+        match content {
+            Content::Dir => zip.add_directory(format!("{p}/"), dir_options())?,
+            Content::File(data) => put_file(&mut zip, p, &data)?,
+        }
+    }
+    for (name, data) in history.to_files() {
+        put_file(&mut zip, &name, &data)?;
+    }
+    Ok(zip.finish()?.into_inner())
+}
+
+/// Exports a tree and its history as a zip archive. The same inputs always give the same
+/// bytes.
+pub fn to_zip(vfs: &Vfs, history: &HistoryState) -> Vec<u8> {
+    // Names are normalized and short, no name repeats, and the target is memory: the
+    // writer has nothing left to fail on.
+    write_zip(vfs, history).expect("writing a zip archive into memory cannot fail")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::history::Change;
+    use super::super::vfs::EntryKind;
+    use super::*;
+    use std::io::Write;
+    use zip::write::SimpleFileOptions;
+
+    fn import(bytes: &[u8]) -> WsResult<(Vfs, HistoryState)> {
+        from_zip(bytes, &ZipLimits::default())
+    }
+
+    fn import_code(bytes: &[u8]) -> &'static str {
+        match import(bytes) {
+            Ok(_) => panic!("import should fail"),
+            Err(e) => {
+                assert!(!e.message.is_empty());
+                e.code
+            }
+        }
+    }
+
+    /// An archive written by the `zip` crate from (name, data) pairs; names ending in `/`
+    /// become directories.
+    fn build(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        let opts = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+        for (name, data) in entries {
+            if name.ends_with('/') {
+                w.add_directory(*name, opts).expect("add dir");
+            } else {
+                w.start_file(*name, opts).expect("start file");
+                w.write_all(data).expect("write");
+            }
+        }
+        w.finish().expect("finish").into_inner()
+    }
+
+    /// One entry of a hand-written archive; the fields are written as given, lies included.
+    struct Raw {
+        name: Vec<u8>,
+        data: Vec<u8>,
+        method: u16,
+        flags: u16,
+        crc: u32,
+        uncompressed: u32,
+        made_by: u16,
+        external: u32,
+    }
+
+    impl Raw {
+        fn stored(name: &str, data: &[u8]) -> Raw {
+            Raw {
+                name: name.as_bytes().to_vec(),
+                data: data.to_vec(),
+                method: 0,
+                flags: 0,
+                crc: crc32(data),
+                uncompressed: data.len() as u32,
+                made_by: 0x031E, // Unix, spec 3.0
+                external: (0o100_644u32) << 16,
+            }
+        }
+    }
+
+    fn raw_zip(entries: &[Raw]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for e in entries {
+            let offset = out.len() as u32;
+            let local = |v: &mut Vec<u8>| {
+                v.extend_from_slice(&e.flags.to_le_bytes());
+                v.extend_from_slice(&e.method.to_le_bytes());
+                v.extend_from_slice(&0u16.to_le_bytes()); // time
+                v.extend_from_slice(&0x21u16.to_le_bytes()); // date 1980-01-01
+                v.extend_from_slice(&e.crc.to_le_bytes());
+                v.extend_from_slice(&(e.data.len() as u32).to_le_bytes());
+                v.extend_from_slice(&e.uncompressed.to_le_bytes());
+                v.extend_from_slice(&(e.name.len() as u16).to_le_bytes());
+                v.extend_from_slice(&0u16.to_le_bytes()); // extra length
+            };
+            out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+            out.extend_from_slice(&20u16.to_le_bytes());
+            local(&mut out);
+            out.extend_from_slice(&e.name);
+            out.extend_from_slice(&e.data);
+
+            central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+            central.extend_from_slice(&e.made_by.to_le_bytes());
+            central.extend_from_slice(&20u16.to_le_bytes());
+            local(&mut central);
+            central.extend_from_slice(&0u16.to_le_bytes()); // comment length
+            central.extend_from_slice(&0u16.to_le_bytes()); // disk
+            central.extend_from_slice(&0u16.to_le_bytes()); // internal attributes
+            central.extend_from_slice(&e.external.to_le_bytes());
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(&e.name);
+        }
+        let cd_offset = out.len() as u32;
+        out.extend_from_slice(&central);
+        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+        out.extend_from_slice(&cd_offset.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out
+    }
+
+    /// Rewrites the declared uncompressed size of the first entry in both headers.
+    fn lie_about_size(mut zip: Vec<u8>, size: u32) -> Vec<u8> {
+        assert_eq!(zip[..4], 0x0403_4b50u32.to_le_bytes());
+        zip[22..26].copy_from_slice(&size.to_le_bytes());
+        let sig = 0x0201_4b50u32.to_le_bytes();
+        let cd = zip
+            .windows(4)
+            .position(|w| w == sig)
+            .expect("central directory");
+        zip[cd + 24..cd + 28].copy_from_slice(&size.to_le_bytes());
+        zip
+    }
+
+    fn sample() -> WsResult<(Vfs, HistoryState)> {
+        let mut v = Vfs::new();
+        let mut h = HistoryState::new();
+        v.write_file("src/main.js", b"console.log(1)\n", true)?;
+        v.write_file("README.md", b"# hi\n", false)?;
+        v.mkdir("empty/dir", true)?;
+        v.write_file("bin/blob", &[0, 1, 2, 3, 255], true)?;
+        let before = v.content("src/main.js");
+        v.write_file("src/main.js", b"console.log(2)\n", false)?;
+        h.record(
+            vec![Change {
+                path: "src/main.js".into(),
+                before,
+                after: v.content("src/main.js"),
+            }],
+            "write src/main.js",
+            1_000,
+        );
+        Ok((v, h))
+    }
+
+    #[test]
+    fn roundtrip_preserves_tree_and_history() -> WsResult<()> {
+        let (v, h) = sample()?;
+        let bytes = to_zip(&v, &h);
+        let (v2, h2) = import(&bytes)?;
+        assert_eq!(v2, v);
+        assert_eq!(h2, h);
+        assert_eq!(v2.read_file("bin/blob")?, &[0, 1, 2, 3, 255]);
+        assert!(v2.exists("empty/dir"));
+        assert!(!v2.exists(".time"));
+        assert!(v2
+            .list("", true)?
+            .iter()
+            .all(|e| !e.path.starts_with(".time")));
+        Ok(())
+    }
+
+    #[test]
+    fn export_is_deterministic() -> WsResult<()> {
+        let (v, h) = sample()?;
+        let a = to_zip(&v, &h);
+        let b = to_zip(&v.clone(), &h.clone());
+        assert_eq!(a, b);
+        let (v2, h2) = import(&a)?;
+        assert_eq!(
+            to_zip(&v2, &h2),
+            a,
+            "re-export of an import is byte-identical"
+        );
+        // Building the same tree in another order gives the same bytes.
+        let mut w = Vfs::new();
+        w.write_file("bin/blob", &[0, 1, 2, 3, 255], true)?;
+        w.mkdir("empty/dir", true)?;
+        w.write_file("README.md", b"# hi\n", false)?;
+        w.write_file("src/main.js", b"console.log(2)\n", true)?;
+        assert_eq!(to_zip(&w, &h), a);
+        Ok(())
+    }
+
+    #[test]
+    fn export_entries_are_sorted_with_fixed_metadata() -> WsResult<()> {
+        let (v, h) = sample()?;
+        let bytes = to_zip(&v, &h);
+        let mut archive = ZipArchive::new(Cursor::new(&bytes[..])).map_err(zip_error)?;
+        let names: Vec<String> = (0..archive.len())
+            .filter_map(|i| {
+                archive
+                    .name_for_index(i)
+                    .and_then(|n| n.ok())
+                    .map(|n| n.into_owned())
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                "README.md",
+                "bin/",
+                "bin/blob",
+                "empty/",
+                "empty/dir/",
+                "src/",
+                "src/main.js",
+                ".time/log.json",
+                ".time/pack-00000.bin"
+            ]
+        );
+        for i in 0..archive.len() {
+            let f = archive.by_index(i).map_err(zip_error)?;
+            assert_eq!(f.last_modified(), Some(DateTime::default()));
+            assert_eq!(
+                f.extra_data_fields().count(),
+                0,
+                "no time-dependent extra fields"
+            );
+            let mode = f.unix_mode().unwrap_or(0) & 0o777;
+            assert!(mode == 0o644 || mode == 0o755, "{mode:o}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn empty_workspace_roundtrip() -> WsResult<()> {
+        let bytes = to_zip(&Vfs::new(), &HistoryState::new());
+        let (v, h) = import(&bytes)?;
+        assert_eq!(v.node_count(), 0);
+        assert!(h.is_empty());
+        assert_eq!(to_zip(&v, &h), bytes);
+        Ok(())
+    }
+
+    #[test]
+    fn highly_compressible_files_reimport() -> WsResult<()> {
+        let mut v = Vfs::new();
+        v.write_file("zeros.bin", &vec![0u8; 8 * 1024 * 1024], false)?;
+        v.write_file("small.txt", &vec![b'a'; 900 * 1024], false)?;
+        let bytes = to_zip(&v, &HistoryState::new());
+        let (v2, _) = import(&bytes)?;
+        assert_eq!(v2, v);
+        Ok(())
+    }
+
+    #[test]
+    fn import_from_foreign_writer() -> WsResult<()> {
+        let bytes = build(&[
+            ("./docs//a.md", b"A"),
+            ("dir/", b""),
+            ("x/y/z.txt", b"deep"),
+        ]);
+        let (v, h) = import(&bytes)?;
+        assert_eq!(v.read_file("docs/a.md")?, b"A");
+        assert!(v.exists("dir"));
+        assert!(v.exists("x/y"));
+        assert!(h.is_empty());
+        Ok(())
+    }
+
+    #[test]
+    fn zip_slip_names() {
+        for name in ["../evil.txt", "a/../../evil.txt", "a/../b", "..", "x/.."] {
+            assert_eq!(
+                import_code(&raw_zip(&[Raw::stored(name, b"x")])),
+                "ZIP_INVALID",
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn absolute_drive_backslash_nul_names() {
+        for name in [
+            "/etc/passwd",
+            "//x",
+            "C:/Windows/x",
+            "c:x",
+            "a\\b.txt",
+            "..\\evil",
+            "a\0b",
+        ] {
+            let code = import_code(&raw_zip(&[Raw::stored(name, b"x")]));
+            assert_eq!(code, "ZIP_INVALID", "{name:?}");
+        }
+    }
+
+    #[test]
+    fn names_that_reduce_to_nothing() {
+        assert_eq!(
+            import_code(&raw_zip(&[Raw::stored("./", b"")])),
+            "ZIP_INVALID"
+        );
+    }
+
+    #[test]
+    fn symlink_and_special_entries() {
+        let mut link = Raw::stored("link", b"/etc/passwd");
+        link.external = 0o120_777u32 << 16;
+        assert_eq!(import_code(&raw_zip(&[link])), "ZIP_INVALID");
+        let mut fifo = Raw::stored("fifo", b"");
+        fifo.external = 0o010_644u32 << 16;
+        assert_eq!(import_code(&raw_zip(&[fifo])), "ZIP_INVALID");
+        // The same entry with a regular-file mode is fine.
+        assert!(import(&raw_zip(&[Raw::stored("link", b"/etc/passwd")])).is_ok());
+    }
+
+    #[test]
+    fn directory_by_mode_without_slash() -> WsResult<()> {
+        let mut dir = Raw::stored("folder", b"");
+        dir.external = 0o040_755u32 << 16;
+        let (v, _) = import(&raw_zip(&[dir, Raw::stored("folder/f", b"x")]))?;
+        assert_eq!(v.stat("folder")?.kind, EntryKind::Dir);
+        assert_eq!(v.read_file("folder/f")?, b"x");
+        Ok(())
+    }
+
+    #[test]
+    fn encrypted_entries() {
+        let mut e = Raw::stored("secret.txt", b"xxxxxxxxxxxxxxxx");
+        e.flags = 1;
+        assert_eq!(import_code(&raw_zip(&[e])), "ZIP_INVALID");
+    }
+
+    #[test]
+    fn unsupported_methods() {
+        for method in [12u16, 14, 93, 99, 1] {
+            let mut e = Raw::stored("f.txt", b"data");
+            e.method = method;
+            assert_eq!(
+                import_code(&raw_zip(&[e])),
+                "ZIP_INVALID",
+                "method {method}"
+            );
+        }
+    }
+
+    #[test]
+    fn duplicates_and_collisions() {
+        let dup = raw_zip(&[Raw::stored("a.txt", b"1"), Raw::stored("a.txt", b"2")]);
+        assert_eq!(import_code(&dup), "ZIP_INVALID");
+        for (x, y) in [
+            ("a/b", "a//b"),
+            ("a/b", "./a/b"),
+            ("d/", "d//"),
+            ("d/", "./d/"),
+        ] {
+            let z = raw_zip(&[Raw::stored(x, b"1"), Raw::stored(y, b"2")]);
+            assert_eq!(import_code(&z), "ZIP_INVALID", "{x} vs {y}");
+        }
+        let file_and_dir = raw_zip(&[Raw::stored("a", b"1"), Raw::stored("a/", b"")]);
+        assert_eq!(import_code(&file_and_dir), "ZIP_INVALID");
+        let file_as_parent = raw_zip(&[Raw::stored("a", b"1"), Raw::stored("a/b.txt", b"2")]);
+        assert_eq!(import_code(&file_as_parent), "ZIP_INVALID");
+        let hidden_file = raw_zip(&[Raw::stored(".time", b"1")]);
+        assert_eq!(import_code(&hidden_file), "ZIP_INVALID");
+    }
+
+    #[test]
+    fn ratio_bomb() {
+        let zeros = vec![0u8; 50 * 1024 * 1024];
+        let bomb = build(&[("bomb.bin", &zeros)]);
+        assert!(bomb.len() < 1024 * 1024);
+        let e = import(&bomb).err().map(|e| (e.code, e.message));
+        let (code, message) = e.unwrap_or_default();
+        assert_eq!(code, "ZIP_LIMIT");
+        assert!(message.contains("200:1"), "{message}");
+    }
+
+    #[test]
+    fn small_compressible_entries_are_exempt_from_ratio() -> WsResult<()> {
+        let zeros = vec![0u8; 1024 * 1024];
+        let (v, _) = import(&build(&[("z", &zeros)]))?;
+        assert_eq!(v.read_file("z")?.len(), 1024 * 1024);
+        Ok(())
+    }
+
+    #[test]
+    fn lying_size_header_is_cut_off() {
+        // Headers say 100 bytes; the deflated data expands to 20 MiB. Reading stops at the
+        // declared size.
+        let data = vec![7u8; 20 * 1024 * 1024];
+        let zip = lie_about_size(build(&[("liar.bin", &data)]), 100);
+        let err = import(&zip).err();
+        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"), "{err:?}");
+        assert!(err
+            .map(|e| e.message)
+            .unwrap_or_default()
+            .contains("declares"));
+        // Same for a stored entry whose headers understate its size.
+        let mut stored = Raw::stored("s.bin", &[1u8; 5000]);
+        stored.uncompressed = 10;
+        assert_eq!(import_code(&raw_zip(&[stored])), "ZIP_LIMIT");
+        // With a per-entry limit below the declared size, the limit stops it first.
+        let zip = lie_about_size(build(&[("liar.bin", &data)]), 5_000);
+        let limits = ZipLimits {
+            max_entry_size: 1_000,
+            ..ZipLimits::default()
+        };
+        let err = from_zip(&zip, &limits).err();
+        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"));
+        assert!(err
+            .map(|e| e.message)
+            .unwrap_or_default()
+            .contains("per-entry"));
+    }
+
+    #[test]
+    fn header_declaring_more_than_present_is_invalid() {
+        let zip = lie_about_size(build(&[("short.txt", b"hello")]), 10);
+        assert_eq!(import_code(&zip), "ZIP_INVALID");
+    }
+
+    #[test]
+    fn bounded_reads_never_pass_the_cap() -> std::io::Result<()> {
+        let (buf, probe) = read_bounded(std::io::repeat(1), 1000, u64::MAX)?;
+        assert_eq!(buf.len(), 1000);
+        assert!(matches!(probe, Probe::More));
+        let (buf, probe) = read_bounded(&b"abc"[..], 3, 3)?;
+        assert_eq!(buf, b"abc");
+        assert!(matches!(probe, Probe::End));
+        let (buf, probe) = read_bounded(&b"abc"[..], 10, 0)?;
+        assert_eq!(buf, b"abc");
+        assert!(matches!(probe, Probe::End));
+        let (buf, probe) = read_bounded(&b"abc"[..], 0, 3)?;
+        assert!(buf.is_empty());
+        assert!(matches!(probe, Probe::More));
+        Ok(())
+    }
+
+    #[test]
+    fn crc32_known_values() {
+        assert_eq!(crc32(b""), 0);
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(
+            crc32(b"The quick brown fox jumps over the lazy dog"),
+            0x414F_A339
+        );
+    }
+
+    #[test]
+    fn per_entry_and_total_limits() {
+        let data = vec![b'x'; 4096];
+        let zip = build(&[("a", &data), ("b", &data), ("c", &data)]);
+        let per_entry = ZipLimits {
+            max_entry_size: 4095,
+            ..ZipLimits::default()
+        };
+        assert_eq!(
+            from_zip(&zip, &per_entry).err().map(|e| e.code),
+            Some("ZIP_LIMIT")
+        );
+        let total = ZipLimits {
+            max_total_size: 10_000,
+            ..ZipLimits::default()
+        };
+        let err = from_zip(&zip, &total).err();
+        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"));
+        assert!(err.map(|e| e.message).unwrap_or_default().contains("total"));
+        assert!(from_zip(
+            &zip,
+            &ZipLimits {
+                max_total_size: 3 * 4096,
+                ..ZipLimits::default()
+            }
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn too_many_entries() {
+        let names: Vec<String> = (0..10_001).map(|i| format!("f{i}")).collect();
+        let entries: Vec<Raw> = names.iter().map(|n| Raw::stored(n, b"")).collect();
+        let zip = raw_zip(&entries);
+        assert_eq!(import_code(&zip), "ZIP_LIMIT");
+        let fewer = ZipLimits {
+            max_entries: 3,
+            ..ZipLimits::default()
+        };
+        let small = raw_zip(&[
+            Raw::stored("a", b""),
+            Raw::stored("b", b""),
+            Raw::stored("c", b""),
+            Raw::stored("d", b""),
+        ]);
+        assert_eq!(
+            from_zip(&small, &fewer).err().map(|e| e.code),
+            Some("ZIP_LIMIT")
+        );
+    }
+
+    #[test]
+    fn path_length_and_depth_limits() {
+        let long = "a".repeat(1025);
+        assert_eq!(
+            import_code(&raw_zip(&[Raw::stored(&long, b"")])),
+            "ZIP_LIMIT"
+        );
+        let deep = vec!["d"; 65].join("/");
+        assert_eq!(
+            import_code(&raw_zip(&[Raw::stored(&deep, b"")])),
+            "ZIP_LIMIT"
+        );
+        let ok = vec!["d"; 64].join("/");
+        assert!(import(&raw_zip(&[Raw::stored(&ok, b"")])).is_ok());
+    }
+
+    #[test]
+    fn truncated_and_garbage_input() -> WsResult<()> {
+        assert_eq!(import_code(b""), "ZIP_INVALID");
+        assert_eq!(import_code(b"this is not a zip file at all"), "ZIP_INVALID");
+        assert_eq!(import_code(&[0x50, 0x4b, 0x05, 0x06]), "ZIP_INVALID");
+        let (v, h) = sample()?;
+        let good = to_zip(&v, &h);
+        for cut in [good.len() / 4, good.len() / 2, good.len() - 10] {
+            assert_eq!(import_code(&good[..cut]), "ZIP_INVALID", "cut at {cut}");
+        }
+        // Corrupt the first entry's compressed data but keep the directory intact.
+        let mut corrupt = build(&[("f.txt", &b"hello hello hello hello".repeat(50))]);
+        for b in corrupt.iter_mut().skip(40).take(20) {
+            *b ^= 0xA5;
+        }
+        assert_eq!(import_code(&corrupt), "ZIP_INVALID");
+        // A wrong checksum.
+        let mut bad_crc = Raw::stored("f.txt", b"data");
+        bad_crc.crc ^= 1;
+        assert_eq!(import_code(&raw_zip(&[bad_crc])), "ZIP_INVALID");
+        Ok(())
+    }
+
+    #[test]
+    fn malformed_history_is_refused() {
+        let zip = build(&[("a.txt", b"x"), (".time/log.json", b"{ broken")]);
+        assert_eq!(import_code(&zip), "ZIP_INVALID");
+        // Unknown files in the history folder are ignored.
+        let zip = build(&[("a.txt", b"x"), (".time/", b""), (".time/notes", b"?")]);
+        assert!(import(&zip).is_ok());
+    }
+
+    #[test]
+    fn entry_name_normalization() -> WsResult<()> {
+        let l = ZipLimits::default();
+        assert_eq!(
+            normalize_entry_name("a/b.txt", &l)?,
+            ("a/b.txt".into(), false)
+        );
+        assert_eq!(normalize_entry_name("./a//b/", &l)?, ("a/b".into(), true));
+        assert_eq!(
+            normalize_entry_name("dir/C:", &l)?,
+            ("dir/C:".into(), false)
+        );
+        assert_eq!(
+            normalize_entry_name(".time/log.json", &l)?.0,
+            ".time/log.json"
+        );
+        Ok(())
+    }
+}
