@@ -16,6 +16,84 @@ export declare class CancelHandle {
   get cancelled(): boolean
 }
 
+/**
+ * An in-memory tree of files and folders with a recorded history, imported from and exported
+ * to zip archives.
+ */
+export declare class ZipWorkspace {
+  /** An empty workspace. */
+  constructor()
+  /** Imports a workspace (and its history) from zip bytes, enforcing `limits`. */
+  static fromZip(bytes: Uint8Array, limits?: object | null): ZipWorkspace
+  /** Reads a zip archive from the host file system. */
+  static open(hostPath: string, limits?: object | null): ZipWorkspace
+  /**
+   * Exports the workspace and its history as zip bytes (the same workspace always gives the
+   * same bytes).
+   */
+  toZip(): Buffer
+  /** Writes the archive to the host file system atomically (temporary file, then rename). */
+  save(hostPath: string): void
+  /** A file's bytes. */
+  readFile(path: string): Buffer
+  /** A file's text; `NOT_TEXT` if it is not valid UTF-8. */
+  readText(path: string): string
+  /**
+   * Creates or replaces a file, creating missing parent folders. Returns the id of the
+   * history entry recorded, or `null` if nothing changed.
+   */
+  writeFile(path: string, data: string | Uint8Array): number | null
+  /**
+   * Creates a folder (with `recursive`, also missing parents, and an existing folder is
+   * fine). Returns the history entry id, or `null` if nothing changed.
+   */
+  mkdir(path: string, options?: { recursive?: boolean } | null): number | null
+  /**
+   * Deletes a file or folder (a non-empty folder needs `recursive`). Returns the history
+   * entry id.
+   */
+  delete(path: string, options?: { recursive?: boolean } | null): number | null
+  /**
+   * The entries of a folder (default: the root), sorted by path; with `recursive`,
+   * everything below it.
+   */
+  list(path?: string | null, options?: { recursive?: boolean } | null): object[]
+  /** Metadata of a path: `{ path, kind, size, mtime }` (the root's path is `''`). */
+  stat(path: string): object
+  /** Whether something exists at a path (invalid and hidden paths do not exist). */
+  exists(path: string): boolean
+  /**
+   * Lines `start..=end` of a text file, 1-based and inclusive. `start` defaults to 1, `end`
+   * to the last line and is clamped to it.
+   */
+  readLines(path: string, start?: number | null, end?: number | null): object
+  /**
+   * Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
+   * inserts before `start`. With `expected`, the current text of the range must match it or
+   * `CONFLICT` is thrown and nothing changes.
+   */
+  patchLines(path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null): object
+  /**
+   * Literal, case-sensitive search of the text files at or below `options.path` (default:
+   * everything). At most one hit per line; `context` lines (default 0) around each hit;
+   * at most `maxResults` hits (default 100), `truncated` tells whether more exist.
+   */
+  search(query: string, options?: { path?: string, context?: number, maxResults?: number } | null): object
+  /** The newest `n` history entries (default 20), newest first. */
+  history(n?: number | null): object[]
+  /** A unified diff of the text changes made by history entry `id`. */
+  diff(id: number): string
+  /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
+  undo(n?: number | null): number[]
+  /** Redoes up to `n` undone entries (default 1); returns their ids, oldest first. */
+  redo(n?: number | null): number[]
+  /**
+   * Returns the tree to its state right after entry `id`, recorded as a new entry whose id
+   * is returned (`null` if the tree was already in that state).
+   */
+  restore(id: number): number | null
+}
+
 /** Sets the number of worker threads used by `run()` (default: one per core). */
 export declare function configureWorkers(workers: number): number
 

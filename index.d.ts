@@ -102,3 +102,244 @@ export interface ConfigureOptions {
 
 /** Adjusts process-wide settings; returns the settings in force. */
 export function configure(options: ConfigureOptions): { workers: number };
+
+// ----- Workspace -----
+
+/**
+ * Stable codes carried by errors thrown from ZipWorkspace (`err.code`). `INVALID_INPUT` errors
+ * are TypeErrors; the others are plain Errors.
+ */
+export type WorkspaceErrorCode =
+  | 'INVALID_INPUT'
+  | 'PATH_INVALID'
+  | 'NOT_FOUND'
+  | 'EXISTS'
+  | 'NOT_A_DIRECTORY'
+  | 'IS_A_DIRECTORY'
+  | 'NOT_EMPTY'
+  | 'ZIP_INVALID'
+  | 'ZIP_LIMIT'
+  | 'CONFLICT'
+  | 'RANGE'
+  | 'QUOTA'
+  | 'HISTORY'
+  | 'NOT_TEXT'
+  | 'IO'
+  | 'INTERNAL';
+
+/** What ZipWorkspace methods throw. */
+export interface WorkspaceError extends Error {
+  code: WorkspaceErrorCode;
+}
+
+/** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
+export interface ZipLimits {
+  /** Most entries, history files included. Default 10000. */
+  maxEntries?: number;
+  /** Largest uncompressed entry in bytes. Default 64 MiB. */
+  maxEntryBytes?: number;
+  /** Largest uncompressed total in bytes. Default 256 MiB. */
+  maxTotalBytes?: number;
+  /** Largest uncompressed/compressed ratio for entries above 1 MiB. Default 200. */
+  maxRatio?: number;
+}
+
+/**
+ * One listed entry. Paths in results are relative to the workspace root without a leading
+ * `~/` (`src/app.js`); arguments accept `~/src/app.js`, `/src/app.js` and `src/app.js` alike.
+ */
+export interface WorkspaceEntry {
+  path: string;
+  kind: 'file' | 'dir';
+  /** Bytes; 0 for folders. */
+  size: number;
+}
+
+export interface WorkspaceStat extends WorkspaceEntry {
+  /** Last change in ms since the Unix epoch (0 for the root, whose path is ''). */
+  mtime: number;
+}
+
+/** Lines read by `readLines`, 1-based and inclusive. */
+export interface WorkspaceLineRange {
+  start: number;
+  /** Last line returned; `start - 1` when none was. */
+  end: number;
+  totalLines: number;
+  lines: string[];
+}
+
+export interface WorkspacePatchResult {
+  /** First line replaced, or where inserted lines begin. */
+  start: number;
+  removed: number;
+  inserted: number;
+  /** Lines in the file afterwards. */
+  totalLines: number;
+  /** History entry recorded, or null when the file did not change. */
+  historyId: number | null;
+}
+
+export interface WorkspaceSearchMatch {
+  path: string;
+  /** 1-based line. */
+  line: number;
+  /** 1-based column of the first hit on the line, in characters. */
+  column: number;
+  /** Up to `context` lines before the hit. */
+  before: string[];
+  /** The line holding the hit. */
+  text: string;
+  /** Up to `context` lines after the hit. */
+  after: string[];
+}
+
+export interface WorkspaceSearchResult {
+  matches: WorkspaceSearchMatch[];
+  /** Whether more hits existed than `maxResults`. */
+  truncated: boolean;
+  /** Text files searched (binary files are skipped). */
+  filesSearched: number;
+}
+
+export interface WorkspaceSearchOptions {
+  /** Folder or file to search. Default '~' (everything). */
+  path?: string;
+  /** Lines of context around each hit, 0-100. Default 0. */
+  context?: number;
+  /** Most hits returned, 1-10000. Default 100. */
+  maxResults?: number;
+}
+
+export interface WorkspaceHistoryEntry {
+  /** Increasing id, starting at 1. */
+  id: number;
+  /** What was done, e.g. 'write ~/src/a.js', 'patch ~/a.js:2-3', 'restore #4'. */
+  op: string;
+  /** Paths changed, sorted (a compacted entry keeps only the first 100). */
+  paths: string[];
+  pathCount: number;
+  /** When, in ms since the Unix epoch. */
+  time: number;
+  /** Whether the entry's contents were dropped: it can no longer be undone or diffed. */
+  compacted: boolean;
+}
+
+/**
+ * An in-memory tree of files and folders with a recorded history; zip is its import and export
+ * format. History lives in a hidden `.time/` folder that no method can read or write but that
+ * travels with `toZip`/`fromZip`. Every change records one history entry; mutating methods
+ * return its id (null when nothing changed). Failures throw a WorkspaceError.
+ */
+export declare class ZipWorkspace {
+  /** An empty workspace. */
+  constructor();
+  /** Imports an archive (files, folders and history), treating it as hostile. */
+  static fromZip(bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null): ZipWorkspace;
+  /** Reads an archive from the host file system and imports it. */
+  static open(hostPath: string, limits?: ZipLimits | null): ZipWorkspace;
+  /** Exports files, folders and history; the same workspace always gives the same bytes. */
+  toZip(): Buffer;
+  /** Writes `toZip()` to the host file system atomically (temporary file, then rename). */
+  save(hostPath: string): void;
+  readFile(path: string): Buffer;
+  /** The file as UTF-8 text; NOT_TEXT if it is not valid UTF-8. */
+  readText(path: string): string;
+  /** Creates or replaces a file; missing parent folders are created. */
+  writeFile(path: string, data: string | Uint8Array | ArrayBuffer): number | null;
+  /** Without `recursive` the parent must exist and the folder must not. */
+  mkdir(path: string, options?: { recursive?: boolean } | null): number | null;
+  /** A folder that still has entries needs `recursive`. */
+  delete(path: string, options?: { recursive?: boolean } | null): number | null;
+  /** Entries of a folder (default the root), sorted by path; `recursive` lists everything below. */
+  list(path?: string | null, options?: { recursive?: boolean } | null): WorkspaceEntry[];
+  stat(path: string): WorkspaceStat;
+  /** Invalid and hidden paths do not exist. */
+  exists(path: string): boolean;
+  /**
+   * Lines `start..end`, 1-based and inclusive (`readLines(p, 2, 3)` gives lines 2 and 3). `start`
+   * defaults to 1; `end` defaults to the last line and is clamped to it.
+   */
+  readLines(path: string, start?: number | null, end?: number | null): WorkspaceLineRange;
+  /**
+   * Replaces lines `start..end` (1-based, inclusive) with `replacement`; `end = start - 1` inserts
+   * before `start`, an empty replacement deletes. With `expected`, the range must currently hold
+   * that text (line endings and one final newline aside) or CONFLICT is thrown.
+   */
+  patchLines(
+    path: string,
+    start: number,
+    end: number,
+    replacement: string,
+    options?: { expected?: string } | null,
+  ): WorkspacePatchResult;
+  /** Literal, case-sensitive search of text files; at most one hit per line. */
+  search(query: string, options?: WorkspaceSearchOptions | null): WorkspaceSearchResult;
+  /** The newest `n` entries (default 20), newest first. */
+  history(n?: number | null): WorkspaceHistoryEntry[];
+  /** A unified diff of the text changes made by entry `id`. */
+  diff(id: number): string;
+  /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
+  undo(n?: number | null): number[];
+  /** Redoes up to `n` undone entries (default 1); returns their ids, oldest first. */
+  redo(n?: number | null): number[];
+  /** Returns the tree to its state right after entry `id`, recorded as a new entry whose id is returned. */
+  restore(id: number): number | null;
+}
+
+/** The JSON Schema subset used by the tool definitions. */
+export interface ToolParameterSchema {
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  items?: ToolParameterSchema;
+  properties?: Record<string, ToolParameterSchema>;
+  required?: string[];
+  additionalProperties?: boolean | ToolParameterSchema;
+}
+
+/** An LLM tool definition: pass `parameters` as the tool's JSON Schema. */
+export interface ToolDefinition {
+  name:
+    | 'fs_read'
+    | 'fs_read_lines'
+    | 'fs_write'
+    | 'fs_patch_lines'
+    | 'fs_list'
+    | 'fs_stat'
+    | 'fs_mkdir'
+    | 'fs_delete'
+    | 'fs_search'
+    | 'js_exec';
+  description: string;
+  parameters: ToolParameterSchema & {
+    type: 'object';
+    properties: Record<string, ToolParameterSchema>;
+    required: string[];
+    additionalProperties: false;
+  };
+}
+
+/** What a tool call gives back to the model. Failures read `ERROR CODE: message` plus a hint. */
+export interface ToolResult {
+  ok: boolean;
+  content: string;
+}
+
+export interface WorkspaceTools {
+  tools: ToolDefinition[];
+  /**
+   * Checks `args` (an object or a JSON string) against the tool's schema, runs it and describes
+   * the outcome as text. Never rejects: unknown tools, bad arguments and workspace errors give
+   * `ok: false`.
+   */
+  dispatch(name: string, args: unknown): Promise<ToolResult>;
+}
+
+/**
+ * Tool definitions and a dispatcher over a workspace. `js_exec` calls `ws.exec(path, { argv, env,
+ * timeoutMs })` when the workspace has an `exec` method and reports UNAVAILABLE otherwise.
+ */
+export function workspaceTools(ws: ZipWorkspace): WorkspaceTools;

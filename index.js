@@ -67,4 +67,7 @@ function configure(options) {
   return { workers: binding.workerCount() };
 }
 
-module.exports = { run, runSync, configure };
+const { ZipWorkspace } = require('./binding.js');
+const { workspaceTools } = require('./workspace.js');
+
+module.exports = { run, runSync, configure, ZipWorkspace, workspaceTools };

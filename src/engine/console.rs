@@ -54,7 +54,9 @@ impl<'a, 'js> Formatter<'a, 'js> {
                 self.push(" ");
             }
             if a.is_string() {
-                let s = text_of(self.ctx, a).map(|t| t.to_lossy()).unwrap_or_default();
+                let s = text_of(self.ctx, a)
+                    .map(|t| t.to_lossy())
+                    .unwrap_or_default();
                 self.push(&s);
             } else {
                 self.value(a, 0);
@@ -94,9 +96,17 @@ impl<'a, 'js> Formatter<'a, 'js> {
             return self.push("n");
         }
         if v.is_string() {
-            let s = text_of(self.ctx, v).map(|t| t.to_lossy()).unwrap_or_default();
+            let s = text_of(self.ctx, v)
+                .map(|t| t.to_lossy())
+                .unwrap_or_default();
             let clipped = clip(&s, MAX_STRING);
-            let quoted = format!("'{}'", clipped.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n"));
+            let quoted = format!(
+                "'{}'",
+                clipped
+                    .replace('\\', "\\\\")
+                    .replace('\'', "\\'")
+                    .replace('\n', "\\n")
+            );
             self.push(&quoted);
             if clipped.len() < s.len() {
                 self.push(&format!("... {} more bytes", s.len() - clipped.len()));
@@ -104,7 +114,11 @@ impl<'a, 'js> Formatter<'a, 'js> {
             return;
         }
         if let Some(sym) = v.as_symbol() {
-            let desc = sym.description().ok().and_then(|d| text_of(self.ctx, &d)).map(|t| t.to_lossy());
+            let desc = sym
+                .description()
+                .ok()
+                .and_then(|d| text_of(self.ctx, &d))
+                .map(|t| t.to_lossy());
             return self.push(&format!("Symbol({})", desc.unwrap_or_default()));
         }
         if v.is_function() {
@@ -124,10 +138,28 @@ impl<'a, 'js> Formatter<'a, 'js> {
             return self.push("[unknown]");
         };
         if raw::is_error(v) {
-            let stack = obj.get::<_, Value>("stack").ok().and_then(|s| text_of(self.ctx, &s)).map(|t| t.to_lossy());
-            let name = obj.get::<_, Value>("name").ok().and_then(|s| text_of(self.ctx, &s)).map(|t| t.to_lossy()).unwrap_or_else(|| "Error".into());
-            let msg = obj.get::<_, Value>("message").ok().and_then(|s| text_of(self.ctx, &s)).map(|t| t.to_lossy()).unwrap_or_default();
-            let head = if msg.is_empty() { name } else { format!("{name}: {msg}") };
+            let stack = obj
+                .get::<_, Value>("stack")
+                .ok()
+                .and_then(|s| text_of(self.ctx, &s))
+                .map(|t| t.to_lossy());
+            let name = obj
+                .get::<_, Value>("name")
+                .ok()
+                .and_then(|s| text_of(self.ctx, &s))
+                .map(|t| t.to_lossy())
+                .unwrap_or_else(|| "Error".into());
+            let msg = obj
+                .get::<_, Value>("message")
+                .ok()
+                .and_then(|s| text_of(self.ctx, &s))
+                .map(|t| t.to_lossy())
+                .unwrap_or_default();
+            let head = if msg.is_empty() {
+                name
+            } else {
+                format!("{name}: {msg}")
+            };
             let text = match stack {
                 Some(st) if !st.is_empty() => format!("{head}\n{}", st.trim_end()),
                 _ => head,
@@ -206,7 +238,9 @@ impl<'a, 'js> Formatter<'a, 'js> {
             if i > 0 {
                 self.push(", ");
             }
-            let name = text_of(self.ctx, key).map(|t| t.to_lossy()).unwrap_or_default();
+            let name = text_of(self.ctx, key)
+                .map(|t| t.to_lossy())
+                .unwrap_or_default();
             let shown = child_path("", &name);
             self.push(shown.strip_prefix('.').unwrap_or(&shown));
             self.push(": ");

@@ -72,7 +72,10 @@ impl ErrorInfo {
 }
 
 /// Reads a guest exception into name, message and the guest-only stack.
-pub fn describe_exception<'js>(ctx: &Ctx<'js>, exc: &Value<'js>) -> (String, String, Option<String>) {
+pub fn describe_exception<'js>(
+    ctx: &Ctx<'js>,
+    exc: &Value<'js>,
+) -> (String, String, Option<String>) {
     if let Some(obj) = exc.as_object() {
         let read = |key: &str| {
             obj.get::<_, Value>(key)
@@ -100,7 +103,9 @@ pub fn guest_stack(stack: &str, filename: &str) -> String {
         .lines()
         .filter(|l| {
             let t = l.trim_start();
-            t.starts_with("at ") && (t.contains(filename) || t.contains("(native)") || !t.contains('/'))
+            t.starts_with("at ")
+                && !t.contains(super::realm::INTERNAL_FILENAME)
+                && (t.contains(filename) || t.contains("(native)") || !t.contains('/'))
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -142,7 +147,11 @@ pub fn code_frame(source: &str, line: u32, column: u32) -> Option<String> {
         out.push_str(&format!("{marker} {:>width$} | {shown}\n", i + 1));
         if i == idx {
             let col = (column.max(1) as usize - 1).min(shown.chars().count());
-            let pad: String = shown.chars().take(col).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let pad: String = shown
+                .chars()
+                .take(col)
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
             out.push_str(&format!("  {:>width$} | {pad}^\n", ""));
         }
     }
@@ -178,7 +187,8 @@ mod tests {
 
     #[test]
     fn guest_stack_drops_host_paths() {
-        let st = "    at f (sandbox.js:3:9)\n    at g (/home/user/secret.js:1:1)\n    at h (native)";
+        let st =
+            "    at f (sandbox.js:3:9)\n    at g (/home/user/secret.js:1:1)\n    at h (native)";
         let g = guest_stack(st, "sandbox.js");
         assert!(g.contains("sandbox.js:3:9"));
         assert!(!g.contains("/home/user"));

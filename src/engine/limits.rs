@@ -185,18 +185,33 @@ mod tests {
 
     #[test]
     fn defaults_apply_when_nothing_is_given() {
-        assert_eq!(LimitOverrides::default().resolve().unwrap(), Limits::default());
+        assert_eq!(
+            LimitOverrides::default().resolve().unwrap(),
+            Limits::default()
+        );
     }
 
     #[test]
     fn rejects_negative_fractional_and_absurd_values() {
-        let neg = LimitOverrides { timeout_ms: Some(-1.0), ..Default::default() };
+        let neg = LimitOverrides {
+            timeout_ms: Some(-1.0),
+            ..Default::default()
+        };
         assert!(neg.resolve().unwrap_err().contains("timeoutMs"));
-        let frac = LimitOverrides { memory_bytes: Some(1.5e6 + 0.5), ..Default::default() };
+        let frac = LimitOverrides {
+            memory_bytes: Some(1.5e6 + 0.5),
+            ..Default::default()
+        };
         assert!(frac.resolve().unwrap_err().contains("whole number"));
-        let huge = LimitOverrides { stack_bytes: Some(1e12), ..Default::default() };
+        let huge = LimitOverrides {
+            stack_bytes: Some(1e12),
+            ..Default::default()
+        };
         assert!(huge.resolve().unwrap_err().contains("stackBytes"));
-        let nan = LimitOverrides { output_bytes: Some(f64::NAN), ..Default::default() };
+        let nan = LimitOverrides {
+            output_bytes: Some(f64::NAN),
+            ..Default::default()
+        };
         assert!(nan.resolve().is_err());
     }
 

@@ -116,7 +116,9 @@ pub fn child_path(path: &str, key: &str) -> String {
         return path.to_string();
     }
     if !key.is_empty()
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
         && !key.starts_with(|c: char| c.is_ascii_digit())
     {
         format!("{path}.{key}")
@@ -139,7 +141,9 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
             ctor.call((digits.as_str(),))?
         }
         Data::String(Text::Utf8(s)) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
-        Data::String(Text::Utf16(u)) => raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?,
+        Data::String(Text::Utf16(u)) => {
+            raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?
+        }
         Data::Array(items) => {
             let arr = Array::new(ctx.clone())?;
             for (i, item) in items.iter().enumerate() {
@@ -152,7 +156,9 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
             for (k, v) in entries {
                 let gv = to_guest(ctx, v)?;
                 if !raw::define_data(ctx, &obj, k, gv) {
-                    return Err(ctx.throw(rquickjs::String::from_str(ctx.clone(), "define failed")?.into_value()));
+                    return Err(ctx.throw(
+                        rquickjs::String::from_str(ctx.clone(), "define failed")?.into_value(),
+                    ));
                 }
             }
             obj.into_value()
@@ -163,7 +169,11 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
             let map: Object = ctor.construct(())?;
             let set: rquickjs::Function = map.get("set")?;
             for (k, v) in entries {
-                set.call::<_, Value>((rquickjs::function::This(map.clone()), to_guest(ctx, k)?, to_guest(ctx, v)?))?;
+                set.call::<_, Value>((
+                    rquickjs::function::This(map.clone()),
+                    to_guest(ctx, k)?,
+                    to_guest(ctx, v)?,
+                ))?;
             }
             map.into_value()
         }
@@ -172,7 +182,10 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
             let set_obj: Object = ctor.construct(())?;
             let add: rquickjs::Function = set_obj.get("add")?;
             for v in items {
-                add.call::<_, Value>((rquickjs::function::This(set_obj.clone()), to_guest(ctx, v)?))?;
+                add.call::<_, Value>((
+                    rquickjs::function::This(set_obj.clone()),
+                    to_guest(ctx, v)?,
+                ))?;
             }
             set_obj.into_value()
         }
@@ -253,11 +266,15 @@ impl<'a, 'js> Copier<'a, 'js> {
     pub fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
         let depth = self.stack.len();
         if let Some(b) = v.as_bool() {
-            self.budget.node(1, depth, path).map_err(CopyOutError::Invalid)?;
+            self.budget
+                .node(1, depth, path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::Bool(b));
         }
         if let Some(n) = v.as_number() {
-            self.budget.node(8, depth, path).map_err(CopyOutError::Invalid)?;
+            self.budget
+                .node(8, depth, path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::Number(n));
         }
         if v.is_undefined() || v.is_function() || v.is_symbol() {
@@ -267,20 +284,29 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::Null);
         }
         if v.is_string() {
-            let t = text_of(self.ctx, v).ok_or(CopyOutError::Invalid(format!("unreadable string at {path}")))?;
-            self.budget.node(t.byte_len(), depth, path).map_err(CopyOutError::Invalid)?;
+            let t = text_of(self.ctx, v).ok_or(CopyOutError::Invalid(format!(
+                "unreadable string at {path}"
+            )))?;
+            self.budget
+                .node(t.byte_len(), depth, path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::String(t));
         }
         if v.is_big_int() {
-            let digits = raw::to_display_string(self.ctx, v)
-                .ok_or(CopyOutError::Invalid(format!("unreadable bigint at {path}")))?;
-            self.budget.node(digits.len(), depth, path).map_err(CopyOutError::Invalid)?;
+            let digits = raw::to_display_string(self.ctx, v).ok_or(CopyOutError::Invalid(
+                format!("unreadable bigint at {path}"),
+            ))?;
+            self.budget
+                .node(digits.len(), depth, path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::BigInt(digits));
         }
         let Some(obj) = v.as_object() else {
             return Ok(Data::Undefined);
         };
-        self.budget.node(16, depth, path).map_err(CopyOutError::Invalid)?;
+        self.budget
+            .node(16, depth, path)
+            .map_err(CopyOutError::Invalid)?;
         let id = raw::identity(v);
         if self.stack.contains(&id) {
             return Err(CopyOutError::Invalid(format!("a cycle at {path}")));
@@ -291,7 +317,12 @@ impl<'a, 'js> Copier<'a, 'js> {
         out
     }
 
-    fn copy_object(&mut self, obj: &Object<'js>, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+    fn copy_object(
+        &mut self,
+        obj: &Object<'js>,
+        v: &Value<'js>,
+        path: &str,
+    ) -> Result<Data, CopyOutError> {
         let ctx = self.ctx;
         if raw::is_date(v) {
             let get_time: rquickjs::Function = obj.get("getTime")?;
@@ -299,13 +330,19 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::Date(ms));
         }
         if let Some(kind) = raw::typed_array_kind(v) {
-            let bytes = raw::view_bytes(ctx, v).ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
-            self.budget.node(bytes.len(), self.stack.len(), path).map_err(CopyOutError::Invalid)?;
+            let bytes = raw::view_bytes(ctx, v)
+                .ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
+            self.budget
+                .node(bytes.len(), self.stack.len(), path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::Bytes(BytesKind::Typed(kind), bytes));
         }
         if raw::is_array_buffer(v) {
-            let bytes = raw::view_bytes(ctx, v).ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
-            self.budget.node(bytes.len(), self.stack.len(), path).map_err(CopyOutError::Invalid)?;
+            let bytes = raw::view_bytes(ctx, v)
+                .ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
+            self.budget
+                .node(bytes.len(), self.stack.len(), path)
+                .map_err(CopyOutError::Invalid)?;
             return Ok(Data::Bytes(BytesKind::ArrayBuffer, bytes));
         }
         if raw::is_map(v) || raw::is_set(v) {
@@ -329,10 +366,21 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::Set(out));
         }
         if raw::is_error(v) {
-            let name = obj.get::<_, Value>("name").ok().and_then(|n| text_of(ctx, &n)).map(|t| t.to_lossy());
-            let message = obj.get::<_, Value>("message").ok().and_then(|n| text_of(ctx, &n)).map(|t| t.to_lossy());
+            let name = obj
+                .get::<_, Value>("name")
+                .ok()
+                .and_then(|n| text_of(ctx, &n))
+                .map(|t| t.to_lossy());
+            let message = obj
+                .get::<_, Value>("message")
+                .ok()
+                .and_then(|n| text_of(ctx, &n))
+                .map(|t| t.to_lossy());
             return Ok(Data::Object(vec![
-                ("name".into(), Data::str(name.unwrap_or_else(|| "Error".into()))),
+                (
+                    "name".into(),
+                    Data::str(name.unwrap_or_else(|| "Error".into())),
+                ),
                 ("message".into(), Data::str(message.unwrap_or_default())),
             ]));
         }
@@ -340,22 +388,28 @@ impl<'a, 'js> Copier<'a, 'js> {
             let len: Value = obj.get("length")?;
             let len = len.as_number().unwrap_or(0.0);
             if !(0.0..=self.budget.limits.max_nodes as f64).contains(&len) {
-                return Err(CopyOutError::Invalid(format!("an array of {len} elements at {path}")));
+                return Err(CopyOutError::Invalid(format!(
+                    "an array of {len} elements at {path}"
+                )));
             }
             let mut items = Vec::with_capacity((len as usize).min(4096));
             for i in 0..len as usize {
                 let item: Value = obj.get(i as u32)?;
                 let d = self.copy(&item, &format!("{path}[{i}]"))?;
-                items.push(if matches!(d, Data::Undefined) && (item.is_function() || item.is_symbol()) {
-                    Data::Null
-                } else {
-                    d
-                });
+                items.push(
+                    if matches!(d, Data::Undefined) && (item.is_function() || item.is_symbol()) {
+                        Data::Null
+                    } else {
+                        d
+                    },
+                );
             }
             return Ok(Data::Array(items));
         }
         let keys = raw::own_keys(ctx, obj, false, true).ok_or_else(|| match ctx.catch() {
-            e if e.is_exception() || e.is_undefined() => CopyOutError::Invalid(format!("unreadable keys at {path}")),
+            e if e.is_exception() || e.is_undefined() => {
+                CopyOutError::Invalid(format!("unreadable keys at {path}"))
+            }
             e => CopyOutError::Guest(ctx.throw(e)),
         })?;
         let mut entries = Vec::with_capacity(keys.len());
@@ -376,7 +430,11 @@ impl<'a, 'js> Copier<'a, 'js> {
 
     /// Map entries as a flat [k0, v0, k1, v1, ...] list, or Set values, read through the
     /// realm's own (frozen) iteration methods.
-    fn collection_entries(&mut self, obj: &Object<'js>, is_map: bool) -> Result<Vec<Value<'js>>, CopyOutError> {
+    fn collection_entries(
+        &mut self,
+        obj: &Object<'js>,
+        is_map: bool,
+    ) -> Result<Vec<Value<'js>>, CopyOutError> {
         let ctx = self.ctx;
         let ctor_name = if is_map { "Map" } else { "Set" };
         let ctor: Object = ctx.globals().get(ctor_name)?;
@@ -384,16 +442,19 @@ impl<'a, 'js> Copier<'a, 'js> {
         let for_each: rquickjs::Function = proto.get("forEach")?;
         let collected = Array::new(ctx.clone())?;
         let sink = collected.clone();
-        let push = rquickjs::Function::new(ctx.clone(), move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
-            let n = sink.len();
-            if is_map {
-                sink.set(n, key)?;
-                sink.set(n + 1, value)?;
-            } else {
-                sink.set(n, value)?;
-            }
-            Ok(())
-        })?;
+        let push = rquickjs::Function::new(
+            ctx.clone(),
+            move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
+                let n = sink.len();
+                if is_map {
+                    sink.set(n, key)?;
+                    sink.set(n + 1, value)?;
+                } else {
+                    sink.set(n, value)?;
+                }
+                Ok(())
+            },
+        )?;
         for_each.call::<_, ()>((rquickjs::function::This(obj.clone()), push))?;
         let mut out = Vec::with_capacity(collected.len());
         for i in 0..collected.len() {

@@ -91,14 +91,18 @@ fn worker_loop(rx: Arc<Mutex<Receiver<Message>>>) {
 }
 
 pub fn default_workers() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
 }
 
 static GLOBAL: OnceLock<Option<Pool>> = OnceLock::new();
 
 /// The process-wide pool, created on first use with one worker per core.
 pub fn global() -> Option<&'static Pool> {
-    GLOBAL.get_or_init(|| Pool::new(default_workers()).ok()).as_ref()
+    GLOBAL
+        .get_or_init(|| Pool::new(default_workers()).ok())
+        .as_ref()
 }
 
 #[cfg(test)]

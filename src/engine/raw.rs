@@ -99,12 +99,7 @@ pub fn define_data<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str, value: Val
 }
 
 /// Defines a read-only, non-configurable property on an object.
-pub fn define_frozen<'js>(
-    ctx: &Ctx<'js>,
-    obj: &Object<'js>,
-    key: &str,
-    value: Value<'js>,
-) -> bool {
+pub fn define_frozen<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str, value: Value<'js>) -> bool {
     unsafe {
         let c = ctx.as_raw().as_ptr();
         let atom = qjs::JS_NewAtomLen(c, key.as_ptr() as *const _, key.len() as _);

@@ -110,7 +110,11 @@ pub struct Bindings {
     pub watchdog: Arc<Watchdog>,
 }
 
-fn codegen_thrower<'js>(ctx: &Ctx<'js>, name: &str, prototype: &Object<'js>) -> rquickjs::Result<Function<'js>> {
+fn codegen_thrower<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+    prototype: &Object<'js>,
+) -> rquickjs::Result<Function<'js>> {
     let f = Function::new(ctx.clone(), |ctx: Ctx<'js>| -> rquickjs::Result<()> {
         let ctor: Constructor = ctx.globals().get("EvalError")?;
         let err: Value = ctor.construct((CODEGEN_DISABLED,))?;
@@ -118,7 +122,12 @@ fn codegen_thrower<'js>(ctx: &Ctx<'js>, name: &str, prototype: &Object<'js>) -> 
     })?
     .with_name(name)?
     .with_constructor(true);
-    raw::define_frozen(ctx, f.as_object().ok_or(rquickjs::Error::Unknown)?, "prototype", prototype.clone().into_value());
+    raw::define_frozen(
+        ctx,
+        f.as_object().ok_or(rquickjs::Error::Unknown)?,
+        "prototype",
+        prototype.clone().into_value(),
+    );
     Ok(f)
 }
 
@@ -127,11 +136,20 @@ fn codegen_thrower<'js>(ctx: &Ctx<'js>, name: &str, prototype: &Object<'js>) -> 
 pub fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let global = ctx.globals();
     global.remove("eval")?;
+    // Atomics.wait would block the thread where no interrupt can reach it; without threads
+    // there is nothing to share memory with, so both go.
+    global.remove("Atomics")?;
+    global.remove("SharedArrayBuffer")?;
     let protos: Vec<Object> = ctx.eval(
         "[Function.prototype, Object.getPrototypeOf(async function(){}), \
           Object.getPrototypeOf(function*(){}), Object.getPrototypeOf(async function*(){})]",
     )?;
-    let names = ["Function", "AsyncFunction", "GeneratorFunction", "AsyncGeneratorFunction"];
+    let names = [
+        "Function",
+        "AsyncFunction",
+        "GeneratorFunction",
+        "AsyncGeneratorFunction",
+    ];
     for (proto, name) in protos.iter().zip(names) {
         let thrower = codegen_thrower(ctx, name, proto)?;
         raw::define_frozen(ctx, proto, "constructor", thrower.clone().into_value());
@@ -142,20 +160,92 @@ pub fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     Ok(())
 }
 
+/// Turns `Error.prepareStackTrace` and `Error.stackTraceLimit` (engine accessors whose setters
+/// would survive freezing) into read-only data, so guest code cannot hook stack creation.
+pub fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+    let error_ctor: Object = ctx.globals().get("Error")?;
+    let limit: Value = error_ctor.get("stackTraceLimit")?;
+    raw::define_frozen(ctx, &error_ctor, "stackTraceLimit", limit);
+    raw::define_frozen(
+        ctx,
+        &error_ctor,
+        "prepareStackTrace",
+        Value::new_undefined(ctx.clone()),
+    );
+    Ok(())
+}
+
+/// Array methods whose engine loops never poll the interrupt handler: over a huge sparse array
+/// or array-like they would run long past the deadline.
+const UNPOLLED_ARRAY_METHODS: &[&str] = &[
+    "concat",
+    "copyWithin",
+    "fill",
+    "flat",
+    "flatMap",
+    "join",
+    "lastIndexOf",
+    "reverse",
+    "shift",
+    "slice",
+    "sort",
+    "splice",
+    "toLocaleString",
+    "unshift",
+];
+
+/// Filename of host-written helper code evaluated inside a realm; its frames are hidden.
+pub const INTERNAL_FILENAME: &str = "quickrealm:internal";
+
+/// Wraps each listed method in a guard written in JavaScript (so the garbage collector sees the
+/// captured original) that refuses receivers longer than `max` elements.
+const ARRAY_GUARD: &str = r#"(function (max, names) {
+  'use strict';
+  const AP = Array.prototype, apply = Reflect.apply, define = Object.defineProperty;
+  const isArray = Array.isArray, toNumber = Number;
+  const tooLong = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
+    ? toNumber(v.length) > max : false;
+  for (const name of names) {
+    const original = AP[name];
+    const guarded = ({ [name]() {
+      if (tooLong(this) || (name === 'concat' && [...arguments].some((a) => isArray(a) && tooLong(a)))) {
+        throw new RangeError('Array.prototype.' + name + ' over more than ' + max +
+          ' elements exceeds what fits in this sandbox\'s memory');
+      }
+      return apply(original, this, arguments);
+    } })[name];
+    define(guarded, 'length', { value: original.length });
+    AP[name] = guarded;
+  }
+})"#;
+
+/// Guards the array methods above: a receiver (or concat argument) longer than any array that
+/// fits in the heap cannot be dense, so iterating it would only spin; refuse it up front.
+pub fn guard_unbounded_builtins<'js>(ctx: &Ctx<'js>, max_elements: f64) -> rquickjs::Result<()> {
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.filename = Some(INTERNAL_FILENAME.into());
+    let install: Function = ctx.eval_with_options(ARRAY_GUARD, opts)?;
+    install.call::<_, ()>((max_elements, UNPOLLED_ARRAY_METHODS.to_vec()))?;
+    Ok(())
+}
+
 /// Installs `emit`, `read_input` and (unless absent) `console`.
 pub fn install_bindings<'js>(ctx: &Ctx<'js>, b: &Bindings) -> rquickjs::Result<()> {
     let global = ctx.globals();
 
     let sink = b.sink.clone();
     let wd = b.watchdog.clone();
-    let emit = Function::new(ctx.clone(), move |ctx: Ctx<'js>, text: rquickjs::Coerced<String>| -> rquickjs::Result<()> {
-        if sink.borrow_mut().emit(&text.0) {
-            Ok(())
-        } else {
-            wd.stop(StopReason::Output);
-            Err(throw_uncatchable(&ctx, "output limit exceeded"))
-        }
-    })?
+    let emit = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, text: rquickjs::Coerced<String>| -> rquickjs::Result<()> {
+            if sink.borrow_mut().emit(&text.0) {
+                Ok(())
+            } else {
+                wd.stop(StopReason::Output);
+                Err(throw_uncatchable(&ctx, "output limit exceeded"))
+            }
+        },
+    )?
     .with_name("emit")?;
     global.set("emit", emit)?;
 
@@ -180,19 +270,22 @@ pub fn install_bindings<'js>(ctx: &Ctx<'js>, b: &Bindings) -> rquickjs::Result<(
         let sink = b.sink.clone();
         let wd = b.watchdog.clone();
         let capture = b.console == ConsoleMode::Capture;
-        let f = Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
-            if !capture {
-                return Ok(());
-            }
-            let mut line = Formatter::new(&ctx).format_args(&args.0);
-            line.truncate(floor_boundary(&line, MAX_LINE));
-            if sink.borrow_mut().log(level, line) {
-                Ok(())
-            } else {
-                wd.stop(StopReason::Output);
-                Err(throw_uncatchable(&ctx, "output limit exceeded"))
-            }
-        })?
+        let f = Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
+                if !capture {
+                    return Ok(());
+                }
+                let mut line = Formatter::new(&ctx).format_args(&args.0);
+                line.truncate(floor_boundary(&line, MAX_LINE));
+                if sink.borrow_mut().log(level, line) {
+                    Ok(())
+                } else {
+                    wd.stop(StopReason::Output);
+                    Err(throw_uncatchable(&ctx, "output limit exceeded"))
+                }
+            },
+        )?
         .with_name(method)?;
         console.set(method, f)?;
     }

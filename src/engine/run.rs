@@ -4,9 +4,9 @@
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
-use super::marshal::{to_guest, CopyLimits, CopyOutError, Copier, Data};
-use super::realm::{self, Bindings, ConsoleMode, LogEntry, OutputSink};
+use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
 use super::raw;
+use super::realm::{self, Bindings, ConsoleMode, LogEntry, OutputSink};
 use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Context, Ctx, Module, Runtime, Value};
 use std::cell::RefCell;
@@ -96,7 +96,9 @@ pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
         return Err(ErrorInfo::invalid("source contains a NUL character"));
     }
     if req.filename.is_empty() || req.filename.len() > 256 || req.filename.contains(['\0', '\n']) {
-        return Err(ErrorInfo::invalid("filename must be 1 to 256 characters on one line"));
+        return Err(ErrorInfo::invalid(
+            "filename must be 1 to 256 characters on one line",
+        ));
     }
     for (name, _) in &req.data {
         if name.is_empty() || name.contains('\0') {
@@ -113,7 +115,11 @@ pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
         return RunOutcome::failed(e);
     }
     if cancel.is_cancelled() {
-        return RunOutcome::failed(ErrorInfo::new(ErrorCode::Cancelled, "AbortError", "the run was cancelled"));
+        return RunOutcome::failed(ErrorInfo::new(
+            ErrorCode::Cancelled,
+            "AbortError",
+            "the run was cancelled",
+        ));
     }
     match catch_unwind(AssertUnwindSafe(|| execute_inner(req, cancel))) {
         Ok(out) => out,
@@ -139,7 +145,9 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     let meter = HeapMeter::new(limits.memory_bytes);
     let rt = match Runtime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
         Ok(rt) => rt,
-        Err(e) => return RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}"))),
+        Err(e) => {
+            return RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}")))
+        }
     };
     rt.set_max_stack_size(limits.stack_bytes);
     {
@@ -152,7 +160,10 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
             wd.should_stop()
         })));
     }
-    let unhandled = Rc::new(RefCell::new(Unhandled { entries: Vec::new(), dropped: 0 }));
+    let unhandled = Rc::new(RefCell::new(Unhandled {
+        entries: Vec::new(),
+        dropped: 0,
+    }));
     {
         let unhandled = unhandled.clone();
         rt.set_host_promise_rejection_tracker(Some(Box::new(
@@ -172,7 +183,9 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     }
     let context = match Context::full(&rt) {
         Ok(c) => c,
-        Err(e) => return RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}"))),
+        Err(e) => {
+            return RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}")))
+        }
     };
     let sink = Rc::new(RefCell::new(OutputSink::new(limits.output_bytes)));
     let bindings = Bindings {
@@ -185,18 +198,30 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     let (value, error, main_promise) = context.with(|ctx| {
         let setup = || -> rquickjs::Result<()> {
             realm::disable_codegen(&ctx)?;
+            realm::tame_error_hooks(&ctx)?;
+            // No dense array can hold more elements than the heap has 16-byte slots for.
+            realm::guard_unbounded_builtins(&ctx, (limits.memory_bytes / 16).max(1 << 16) as f64)?;
             realm::install_bindings(&ctx, &bindings)?;
             realm::lockdown(&ctx)?;
             Ok(())
         };
         if let Err(e) = setup() {
             let detail = exception_text(&ctx, e);
-            return (None, Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))), None);
+            return (
+                None,
+                Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))),
+                None,
+            );
         }
         if let Err(info) = inject_data(&ctx, &req.data) {
             return (None, Some(info), None);
         }
-        GuestRun { ctx: &ctx, req, watchdog: &watchdog }.evaluate()
+        GuestRun {
+            ctx: &ctx,
+            req,
+            watchdog: &watchdog,
+        }
+        .evaluate()
     });
 
     // Work out the outcome: engine stops first, then memory, then the guest's own error.
@@ -207,7 +232,11 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
             "TimeoutError",
             format!("execution exceeded {} ms", limits.timeout_ms),
         )),
-        StopReason::Cancelled => Some(ErrorInfo::new(ErrorCode::Cancelled, "AbortError", "the run was cancelled")),
+        StopReason::Cancelled => Some(ErrorInfo::new(
+            ErrorCode::Cancelled,
+            "AbortError",
+            "the run was cancelled",
+        )),
         StopReason::Output => Some(ErrorInfo::new(
             ErrorCode::OutputLimit,
             "RangeError",
@@ -226,11 +255,17 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
         let u = unhandled.borrow();
         for (id, text) in &u.entries {
             if Some(*id) != main_promise {
-                logs.push(LogEntry { level: "error", message: format!("Unhandled promise rejection: {text}") });
+                logs.push(LogEntry {
+                    level: "error",
+                    message: format!("Unhandled promise rejection: {text}"),
+                });
             }
         }
         if u.dropped > 0 {
-            logs.push(LogEntry { level: "error", message: format!("... and {} more unhandled rejections", u.dropped) });
+            logs.push(LogEntry {
+                level: "error",
+                message: format!("... and {} more unhandled rejections", u.dropped),
+            });
         }
     }
     let heap = meter.peak();
@@ -243,7 +278,11 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
         output,
         logs,
         error,
-        stats: Stats { wall_ms: watchdog.elapsed_ms(), heap_bytes: heap, host_calls: 0 },
+        stats: Stats {
+            wall_ms: watchdog.elapsed_ms(),
+            heap_bytes: heap,
+            host_calls: 0,
+        },
     }
 }
 
@@ -260,13 +299,30 @@ fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
 fn inject_data(ctx: &Ctx<'_>, data: &[(String, Data)]) -> Result<(), ErrorInfo> {
     let global = ctx.globals();
     for (name, value) in data {
-        if raw::own_descriptor(ctx, &global, &rquickjs::String::from_str(ctx.clone(), name).map_err(|e| ErrorInfo::internal(e.to_string()))?.into_value()).is_some() {
-            return Err(ErrorInfo::invalid(format!("data key '{name}' collides with a built-in global")));
+        if raw::own_descriptor(
+            ctx,
+            &global,
+            &rquickjs::String::from_str(ctx.clone(), name)
+                .map_err(|e| ErrorInfo::internal(e.to_string()))?
+                .into_value(),
+        )
+        .is_some()
+        {
+            return Err(ErrorInfo::invalid(format!(
+                "data key '{name}' collides with a built-in global"
+            )));
         }
-        let v = to_guest(ctx, value).map_err(|e| ErrorInfo::invalid(format!("data.{name} could not be copied in: {}", exception_text(ctx, e))))?;
+        let v = to_guest(ctx, value).map_err(|e| {
+            ErrorInfo::invalid(format!(
+                "data.{name} could not be copied in: {}",
+                exception_text(ctx, e)
+            ))
+        })?;
         if !raw::define_data(ctx, &global, name, v) {
             let _ = ctx.catch();
-            return Err(ErrorInfo::invalid(format!("data key '{name}' could not be defined")));
+            return Err(ErrorInfo::invalid(format!(
+                "data key '{name}' could not be defined"
+            )));
         }
     }
     Ok(())
@@ -352,7 +408,9 @@ impl<'a, 'js> GuestRun<'a, 'js> {
 
     /// Compiles and starts the guest code; returns its first value (maybe a promise).
     #[allow(clippy::type_complexity)]
-    fn start(&self) -> rquickjs::Result<(Value<'js>, Option<Module<'js, rquickjs::module::Evaluated>>)> {
+    fn start(
+        &self,
+    ) -> rquickjs::Result<(Value<'js>, Option<Module<'js, rquickjs::module::Evaluated>>)> {
         let ctx = self.ctx;
         match self.req.mode {
             Mode::Function => {
@@ -362,11 +420,16 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                 Ok((v, None))
             }
             Mode::Script => {
-                let v: Value = ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?;
+                let v: Value =
+                    ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?;
                 Ok((v, None))
             }
             Mode::Module => {
-                let declared = Module::declare(ctx.clone(), self.req.filename.as_str(), self.req.source.as_str())?;
+                let declared = Module::declare(
+                    ctx.clone(),
+                    self.req.filename.as_str(),
+                    self.req.source.as_str(),
+                )?;
                 let (module, promise) = declared.eval()?;
                 Ok((promise.into_value(), Some(module)))
             }

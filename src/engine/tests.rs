@@ -41,9 +41,14 @@ fn script_mode_gives_the_completion_value() {
 
 #[test]
 fn module_mode_gives_the_exports() {
-    let o = run_mode("export const a = 1; export default 'd'; await 0;", Mode::Module);
+    let o = run_mode(
+        "export const a = 1; export default 'd'; await 0;",
+        Mode::Module,
+    );
     assert!(o.ok, "{o:?}");
-    let Some(Data::Object(entries)) = o.value else { panic!("{o:?}") };
+    let Some(Data::Object(entries)) = o.value else {
+        panic!("{o:?}")
+    };
     assert!(entries.contains(&("a".into(), Data::Number(1.0))));
     assert!(entries.contains(&("default".into(), Data::str("d"))));
 }
@@ -80,12 +85,20 @@ fn intrinsics_are_frozen() {
     let o = run("Array.prototype.push = null");
     assert!(!o.ok);
     let o = run("return [typeof require, typeof process, typeof module, typeof Buffer, typeof setTimeout, typeof fetch].join()");
-    assert_eq!(o.value, Some(Data::str("undefined,undefined,undefined,undefined,undefined,undefined")));
+    assert_eq!(
+        o.value,
+        Some(Data::str(
+            "undefined,undefined,undefined,undefined,undefined,undefined"
+        ))
+    );
 }
 
 #[test]
 fn globals_can_still_be_declared() {
-    let o = run_mode("var a = 1; let b = 2; globalThis.c = 3; a + b + c", Mode::Script);
+    let o = run_mode(
+        "var a = 1; let b = 2; globalThis.c = 3; a + b + c",
+        Mode::Script,
+    );
     assert_eq!(o.value, Some(Data::Number(6.0)), "{o:?}");
 }
 
@@ -96,7 +109,10 @@ fn errors_point_at_the_callers_source() {
     assert_eq!(e.code, ErrorCode::EvalError);
     assert_eq!(e.name, "TypeError");
     assert_eq!(e.line, Some(3), "{e:?}");
-    assert!(e.frame.as_deref().unwrap().contains("> 3 | return b.x;"), "{e:?}");
+    assert!(
+        e.frame.as_deref().unwrap().contains("> 3 | return b.x;"),
+        "{e:?}"
+    );
     let o = run("throw new RangeError('bad')");
     let e = o.error.unwrap();
     assert_eq!((e.line, e.column), (Some(1), Some(11)), "{e:?}");
@@ -179,7 +195,11 @@ fn console_is_captured_and_formatted() {
     assert_eq!(o.logs[0].level, "log");
     assert_eq!(o.logs[0].message, "a 1 { b: [ 1, 'x' ] } null");
     assert_eq!(o.logs[1].level, "error");
-    assert!(o.logs[1].message.starts_with("TypeError: t"), "{:?}", o.logs[1]);
+    assert!(
+        o.logs[1].message.starts_with("TypeError: t"),
+        "{:?}",
+        o.logs[1]
+    );
 }
 
 #[test]
@@ -201,22 +221,42 @@ fn emit_and_read_input() {
 #[test]
 fn data_is_copied_in_and_results_out() {
     let mut req = RunRequest::new("data.list.push(3); return { n: data.list.length, big: 2n ** 70n, neg: -0, nan: NaN, m: new Map([[1, 'a']]), proto: JSON.parse('{\"__proto__\": {\"x\": 1}}') }");
-    req.data = vec![("data".into(), Data::Object(vec![("list".into(), Data::Array(vec![Data::Number(1.0), Data::Number(2.0)]))]))];
+    req.data = vec![(
+        "data".into(),
+        Data::Object(vec![(
+            "list".into(),
+            Data::Array(vec![Data::Number(1.0), Data::Number(2.0)]),
+        )]),
+    )];
     let o = execute(&req, &CancelToken::new());
     assert!(o.ok, "{o:?}");
-    let Some(Data::Object(e)) = o.value else { panic!() };
+    let Some(Data::Object(e)) = o.value else {
+        panic!()
+    };
     assert_eq!(e[0], ("n".into(), Data::Number(3.0)));
-    assert_eq!(e[1], ("big".into(), Data::BigInt("1180591620717411303424".into())));
+    assert_eq!(
+        e[1],
+        ("big".into(), Data::BigInt("1180591620717411303424".into()))
+    );
     assert!(matches!(e[2].1, Data::Number(z) if z == 0.0 && z.is_sign_negative()));
     assert!(matches!(e[3].1, Data::Number(z) if z.is_nan()));
     assert_eq!(e[4].1, Data::Map(vec![(Data::Number(1.0), Data::str("a"))]));
-    assert_eq!(e[5].1, Data::Object(vec![("__proto__".into(), Data::Object(vec![("x".into(), Data::Number(1.0))]))]));
+    assert_eq!(
+        e[5].1,
+        Data::Object(vec![(
+            "__proto__".into(),
+            Data::Object(vec![("x".into(), Data::Number(1.0))])
+        )])
+    );
 }
 
 #[test]
 fn lone_surrogates_survive() {
     let o = run("return '\\ud800x'");
-    assert_eq!(o.value, Some(Data::String(Text::Utf16(vec![0xd800, 'x' as u16]))));
+    assert_eq!(
+        o.value,
+        Some(Data::String(Text::Utf16(vec![0xd800, 'x' as u16])))
+    );
 }
 
 #[test]
@@ -233,7 +273,12 @@ fn cycles_and_depth_in_results_are_errors() {
 fn unhandled_rejections_are_reported_in_logs() {
     let o = run("Promise.reject(new Error('lost')); return 1");
     assert!(o.ok);
-    assert!(o.logs.iter().any(|l| l.message.contains("Unhandled promise rejection: Error: lost")), "{o:?}");
+    assert!(
+        o.logs.iter().any(|l| l
+            .message
+            .contains("Unhandled promise rejection: Error: lost")),
+        "{o:?}"
+    );
 }
 
 #[test]

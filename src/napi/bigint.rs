@@ -70,11 +70,22 @@ mod tests {
 
     #[test]
     fn round_trips_big_values() {
-        for s in ["0", "1", "-1", "18446744073709551615", "18446744073709551616", "-1180591620717411303424", "123456789012345678901234567890123456789"] {
+        for s in [
+            "0",
+            "1",
+            "-1",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-1180591620717411303424",
+            "123456789012345678901234567890123456789",
+        ] {
             let (neg, words) = decimal_to_words(s).unwrap();
             assert_eq!(words_to_decimal(neg, &words), s);
         }
-        assert_eq!(decimal_to_words("18446744073709551616").unwrap().1, vec![0, 1]);
+        assert_eq!(
+            decimal_to_words("18446744073709551616").unwrap().1,
+            vec![0, 1]
+        );
         assert!(decimal_to_words("12a").is_none());
         assert!(decimal_to_words("-").is_none());
     }

@@ -1,5 +1,7 @@
 //! Raw N-API helpers: reading host values into `Data` and building host values from it.
 //! Results are built with define semantics for `__proto__`, so no host prototype is touched.
+// `napi_value`s are opaque handles that N-API itself validates; passing one is not a dereference.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use super::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, Text};
@@ -44,7 +46,10 @@ impl Host {
         }
         let mut exc = ptr::null_mut();
         unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exc) };
-        let msg = self.get_named(exc, "message").ok().and_then(|m| self.string(m).ok());
+        let msg = self
+            .get_named(exc, "message")
+            .ok()
+            .and_then(|m| self.string(m).ok());
         Some(msg.unwrap_or_else(|| "a host exception".into()))
     }
 
@@ -59,7 +64,10 @@ impl Host {
     }
 
     pub fn is_nullish(&self, v: Raw) -> bool {
-        matches!(self.type_of(v), sys::ValueType::napi_undefined | sys::ValueType::napi_null)
+        matches!(
+            self.type_of(v),
+            sys::ValueType::napi_undefined | sys::ValueType::napi_null
+        )
     }
 
     pub fn get_named(&self, obj: Raw, name: &str) -> Result<Raw, String> {
@@ -77,11 +85,19 @@ impl Host {
 
     pub fn string(&self, v: Raw) -> Result<String, String> {
         let mut len = 0usize;
-        self.check(unsafe { sys::napi_get_value_string_utf8(self.env, v, ptr::null_mut(), 0, &mut len) })?;
+        self.check(unsafe {
+            sys::napi_get_value_string_utf8(self.env, v, ptr::null_mut(), 0, &mut len)
+        })?;
         let mut buf = vec![0u8; len + 1];
         let mut written = 0usize;
         self.check(unsafe {
-            sys::napi_get_value_string_utf8(self.env, v, buf.as_mut_ptr() as *mut _, buf.len(), &mut written)
+            sys::napi_get_value_string_utf8(
+                self.env,
+                v,
+                buf.as_mut_ptr() as *mut _,
+                buf.len(),
+                &mut written,
+            )
         })?;
         buf.truncate(written);
         String::from_utf8(buf).map_err(|e| e.to_string())
@@ -90,7 +106,9 @@ impl Host {
     /// Reads a string exactly; strings with lone surrogates stay UTF-16.
     pub fn text(&self, v: Raw) -> Result<Text, String> {
         let mut len = 0usize;
-        self.check(unsafe { sys::napi_get_value_string_utf16(self.env, v, ptr::null_mut(), 0, &mut len) })?;
+        self.check(unsafe {
+            sys::napi_get_value_string_utf16(self.env, v, ptr::null_mut(), 0, &mut len)
+        })?;
         let mut buf = vec![0u16; len + 1];
         let mut written = 0usize;
         self.check(unsafe {
@@ -117,7 +135,14 @@ impl Host {
 
     pub fn create_str(&self, s: &str) -> Result<Raw, String> {
         let mut out = ptr::null_mut();
-        self.check(unsafe { sys::napi_create_string_utf8(self.env, s.as_ptr() as *const _, s.len() as isize, &mut out) })?;
+        self.check(unsafe {
+            sys::napi_create_string_utf8(
+                self.env,
+                s.as_ptr() as *const _,
+                s.len() as isize,
+                &mut out,
+            )
+        })?;
         Ok(out)
     }
 
@@ -126,7 +151,9 @@ impl Host {
             Text::Utf8(s) => self.create_str(s),
             Text::Utf16(u) => {
                 let mut out = ptr::null_mut();
-                self.check(unsafe { sys::napi_create_string_utf16(self.env, u.as_ptr(), u.len() as isize, &mut out) })?;
+                self.check(unsafe {
+                    sys::napi_create_string_utf16(self.env, u.as_ptr(), u.len() as isize, &mut out)
+                })?;
                 Ok(out)
             }
         }
@@ -196,13 +223,17 @@ impl Host {
 
     pub fn call(&self, this: Raw, f: Raw, args: &[Raw]) -> Result<Raw, String> {
         let mut out = ptr::null_mut();
-        self.check(unsafe { sys::napi_call_function(self.env, this, f, args.len(), args.as_ptr(), &mut out) })?;
+        self.check(unsafe {
+            sys::napi_call_function(self.env, this, f, args.len(), args.as_ptr(), &mut out)
+        })?;
         Ok(out)
     }
 
     pub fn new_instance(&self, ctor: Raw, args: &[Raw]) -> Result<Raw, String> {
         let mut out = ptr::null_mut();
-        self.check(unsafe { sys::napi_new_instance(self.env, ctor, args.len(), args.as_ptr(), &mut out) })?;
+        self.check(unsafe {
+            sys::napi_new_instance(self.env, ctor, args.len(), args.as_ptr(), &mut out)
+        })?;
         Ok(out)
     }
 
@@ -340,7 +371,14 @@ pub struct HostReader {
 
 impl HostReader {
     pub fn new(host: Host, limits: CopyLimits) -> Self {
-        HostReader { host, budget: CopyBudget::new(limits), stack: Vec::new(), map_ctor: None, set_ctor: None, array_from: None }
+        HostReader {
+            host,
+            budget: CopyBudget::new(limits),
+            stack: Vec::new(),
+            map_ctor: None,
+            set_ctor: None,
+            array_from: None,
+        }
     }
 
     fn ctor(&mut self, name: &str) -> Result<Raw, String> {
@@ -390,16 +428,34 @@ impl HostReader {
                 let mut count = 0usize;
                 let mut sign = 0i32;
                 // Node requires both out-pointers to be null when asking only for the word count.
-                h.check(unsafe { sys::napi_get_value_bigint_words(h.env, v, ptr::null_mut(), &mut count, ptr::null_mut()) })?;
+                h.check(unsafe {
+                    sys::napi_get_value_bigint_words(
+                        h.env,
+                        v,
+                        ptr::null_mut(),
+                        &mut count,
+                        ptr::null_mut(),
+                    )
+                })?;
                 count = count.max(1);
                 let mut words = vec![0u64; count];
-                h.check(unsafe { sys::napi_get_value_bigint_words(h.env, v, &mut sign, &mut count, words.as_mut_ptr()) })?;
+                h.check(unsafe {
+                    sys::napi_get_value_bigint_words(
+                        h.env,
+                        v,
+                        &mut sign,
+                        &mut count,
+                        words.as_mut_ptr(),
+                    )
+                })?;
                 words.truncate(count.max(1));
                 let digits = words_to_decimal(sign != 0, &words);
                 self.budget.node(digits.len(), depth, path)?;
                 Ok(Data::BigInt(digits))
             }
-            sys::ValueType::napi_symbol => Err(format!("{path} is a symbol, which cannot be copied")),
+            sys::ValueType::napi_symbol => {
+                Err(format!("{path} is a symbol, which cannot be copied"))
+            }
             sys::ValueType::napi_function => Err(format!(
                 "{path} is a function, which cannot be copied (pass live values through `globals`)"
             )),
@@ -444,12 +500,27 @@ impl HostReader {
             let mut data: *mut std::ffi::c_void = ptr::null_mut();
             let mut ab = ptr::null_mut();
             let mut offset = 0usize;
-            h.check(unsafe { sys::napi_get_typedarray_info(h.env, v, &mut t, &mut len, &mut data, &mut ab, &mut offset) })?;
-            let kind = napi_to_qjs_kind(t).ok_or_else(|| format!("{path} is an unsupported typed array"))?;
+            h.check(unsafe {
+                sys::napi_get_typedarray_info(
+                    h.env,
+                    v,
+                    &mut t,
+                    &mut len,
+                    &mut data,
+                    &mut ab,
+                    &mut offset,
+                )
+            })?;
+            let kind = napi_to_qjs_kind(t)
+                .ok_or_else(|| format!("{path} is an unsupported typed array"))?;
             let width = qjs_to_napi_kind(kind).map(|k| k.1).unwrap_or(1);
             let bytes = len * width;
             self.budget.node(bytes, self.stack.len(), path)?;
-            let slice = if bytes == 0 || data.is_null() { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, bytes).to_vec() } };
+            let slice = if bytes == 0 || data.is_null() {
+                Vec::new()
+            } else {
+                unsafe { std::slice::from_raw_parts(data as *const u8, bytes).to_vec() }
+            };
             return Ok(Data::Bytes(BytesKind::Typed(kind), slice));
         }
         if h.is_array_buffer(v) {
@@ -457,11 +528,17 @@ impl HostReader {
             let mut len = 0usize;
             h.check(unsafe { sys::napi_get_arraybuffer_info(h.env, v, &mut data, &mut len) })?;
             self.budget.node(len, self.stack.len(), path)?;
-            let slice = if len == 0 || data.is_null() { Vec::new() } else { unsafe { std::slice::from_raw_parts(data as *const u8, len).to_vec() } };
+            let slice = if len == 0 || data.is_null() {
+                Vec::new()
+            } else {
+                unsafe { std::slice::from_raw_parts(data as *const u8, len).to_vec() }
+            };
             return Ok(Data::Bytes(BytesKind::ArrayBuffer, slice));
         }
         if h.is_data_view(v) {
-            return Err(format!("{path} is a DataView, which cannot be copied; pass its buffer"));
+            return Err(format!(
+                "{path} is a DataView, which cannot be copied; pass its buffer"
+            ));
         }
         let map_ctor = self.ctor("Map")?;
         if h.instance_of(v, map_ctor) {
@@ -510,7 +587,15 @@ pub fn write(h: Host, d: &Data) -> Result<Raw, String> {
         Data::BigInt(digits) => {
             let (neg, words) = decimal_to_words(digits).ok_or("malformed bigint")?;
             let mut out = ptr::null_mut();
-            h.check(unsafe { sys::napi_create_bigint_words(h.env, neg as i32, words.len(), words.as_ptr(), &mut out) })?;
+            h.check(unsafe {
+                sys::napi_create_bigint_words(
+                    h.env,
+                    neg as i32,
+                    words.len(),
+                    words.as_ptr(),
+                    &mut out,
+                )
+            })?;
             Ok(out)
         }
         Data::Array(items) => {
@@ -551,16 +636,22 @@ pub fn write(h: Host, d: &Data) -> Result<Raw, String> {
         Data::Bytes(kind, bytes) => {
             let mut data: *mut std::ffi::c_void = ptr::null_mut();
             let mut ab = ptr::null_mut();
-            h.check(unsafe { sys::napi_create_arraybuffer(h.env, bytes.len(), &mut data, &mut ab) })?;
+            h.check(unsafe {
+                sys::napi_create_arraybuffer(h.env, bytes.len(), &mut data, &mut ab)
+            })?;
             if !bytes.is_empty() && !data.is_null() {
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), data as *mut u8, bytes.len()) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), data as *mut u8, bytes.len())
+                };
             }
             match kind {
                 BytesKind::ArrayBuffer => Ok(ab),
                 BytesKind::Typed(k) => {
                     let (t, width) = qjs_to_napi_kind(*k).unwrap_or((1, 1));
                     let mut out = ptr::null_mut();
-                    h.check(unsafe { sys::napi_create_typedarray(h.env, t, bytes.len() / width, ab, 0, &mut out) })?;
+                    h.check(unsafe {
+                        sys::napi_create_typedarray(h.env, t, bytes.len() / width, ab, 0, &mut out)
+                    })?;
                     Ok(out)
                 }
             }

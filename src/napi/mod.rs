@@ -3,6 +3,7 @@
 pub mod bigint;
 pub mod host;
 pub mod options;
+pub mod workspace;
 
 use crate::engine::errors::ErrorInfo;
 use crate::engine::{execute, pool, CancelToken, RunOutcome};
@@ -31,7 +32,11 @@ fn build_error(h: Host, e: &ErrorInfo) -> std::result::Result<Raw, String> {
 }
 
 /// Builds the `RunResult` object; if `inherit_console`, replays captured lines on the host console.
-pub fn build_result(h: Host, out: &RunOutcome, inherit_console: bool) -> std::result::Result<Raw, String> {
+pub fn build_result(
+    h: Host,
+    out: &RunOutcome,
+    inherit_console: bool,
+) -> std::result::Result<Raw, String> {
     let obj = h.create_object()?;
     h.set_own(obj, "ok", h.create_bool(out.ok)?)?;
     if let Some(v) = &out.value {
@@ -59,8 +64,16 @@ pub fn build_result(h: Host, out: &RunOutcome, inherit_console: bool) -> std::re
     }
     let stats = h.create_object()?;
     h.set_own(stats, "wallMs", h.create_number(out.stats.wall_ms)?)?;
-    h.set_own(stats, "heapBytes", h.create_number(out.stats.heap_bytes as f64)?)?;
-    h.set_own(stats, "hostCalls", h.create_number(out.stats.host_calls as f64)?)?;
+    h.set_own(
+        stats,
+        "heapBytes",
+        h.create_number(out.stats.heap_bytes as f64)?,
+    )?;
+    h.set_own(
+        stats,
+        "hostCalls",
+        h.create_number(out.stats.host_calls as f64)?,
+    )?;
     h.set_own(obj, "stats", stats)?;
     Ok(obj)
 }
@@ -80,7 +93,11 @@ fn to_napi_err(e: String) -> Error {
 
 /// One resolver type for every way a `run()` promise settles.
 fn resolver(outcome: RunOutcome, inherit: bool) -> impl FnOnce(Env) -> Result<RawValue> + Send {
-    move |env: Env| build_result(Host::new(env.raw()), &outcome, inherit).map(RawValue).map_err(to_napi_err)
+    move |env: Env| {
+        build_result(Host::new(env.raw()), &outcome, inherit)
+            .map(RawValue)
+            .map_err(to_napi_err)
+    }
 }
 
 fn raw_of(v: &Unknown) -> Raw {
@@ -97,7 +114,9 @@ pub struct CancelHandle {
 impl CancelHandle {
     #[napi(constructor)]
     pub fn new() -> Self {
-        CancelHandle { token: CancelToken::new() }
+        CancelHandle {
+            token: CancelToken::new(),
+        }
     }
 
     #[napi]
@@ -118,8 +137,18 @@ impl Default for CancelHandle {
 }
 
 /// Runs guest code on the calling thread and returns a `RunResult`.
-#[napi(js_name = "runSync", catch_unwind, ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null", ts_return_type = "object")]
-pub fn run_sync(env: Env, source: Unknown, options: Option<Unknown>, cancel: Option<&CancelHandle>) -> Result<RawValue> {
+#[napi(
+    js_name = "runSync",
+    catch_unwind,
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null",
+    ts_return_type = "object"
+)]
+pub fn run_sync(
+    env: Env,
+    source: Unknown,
+    options: Option<Unknown>,
+    cancel: Option<&CancelHandle>,
+) -> Result<RawValue> {
     let h = Host::new(env.raw());
     let outcome;
     let mut inherit = false;
@@ -131,13 +160,25 @@ pub fn run_sync(env: Env, source: Unknown, options: Option<Unknown>, cancel: Opt
             outcome = execute(&parsed.request, &token);
         }
     }
-    build_result(h, &outcome, inherit).map(RawValue).map_err(to_napi_err)
+    build_result(h, &outcome, inherit)
+        .map(RawValue)
+        .map_err(to_napi_err)
 }
 
 /// Runs guest code on a quickrealm worker thread; resolves to a `RunResult`, never rejects for
 /// guest errors.
-#[napi(js_name = "run", catch_unwind, ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null", ts_return_type = "Promise<object>")]
-pub fn run(env: Env, source: Unknown, options: Option<Unknown>, cancel: Option<&CancelHandle>) -> Result<RawValue> {
+#[napi(
+    js_name = "run",
+    catch_unwind,
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null",
+    ts_return_type = "Promise<object>"
+)]
+pub fn run(
+    env: Env,
+    source: Unknown,
+    options: Option<Unknown>,
+    cancel: Option<&CancelHandle>,
+) -> Result<RawValue> {
     let h = Host::new(env.raw());
     let (deferred, promise) = env.create_deferred()?;
     let promise_raw = promise.raw();
@@ -151,7 +192,8 @@ pub fn run(env: Env, source: Unknown, options: Option<Unknown>, cancel: Option<&
     };
     let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
     let Some(pool) = pool::global() else {
-        let outcome = RunOutcome::failed(ErrorInfo::internal("the worker pool could not be started"));
+        let outcome =
+            RunOutcome::failed(ErrorInfo::internal("the worker pool could not be started"));
         deferred.resolve(resolver(outcome, false));
         return Ok(RawValue(promise_raw));
     };
@@ -162,7 +204,10 @@ pub fn run(env: Env, source: Unknown, options: Option<Unknown>, cancel: Option<&
         deferred.resolve(resolver(outcome, inherit));
     }));
     if !submitted {
-        return Err(Error::new(Status::GenericFailure, "INTERNAL: the worker pool is not accepting work"));
+        return Err(Error::new(
+            Status::GenericFailure,
+            "INTERNAL: the worker pool is not accepting work",
+        ));
     }
     Ok(RawValue(promise_raw))
 }
@@ -171,10 +216,18 @@ pub fn run(env: Env, source: Unknown, options: Option<Unknown>, cancel: Option<&
 #[napi(catch_unwind)]
 pub fn configure_workers(workers: u32) -> Result<u32> {
     if workers == 0 || workers as usize > pool::MAX_WORKERS {
-        return Err(Error::new(Status::InvalidArg, format!("INVALID_INPUT: workers must be between 1 and {}", pool::MAX_WORKERS)));
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!(
+                "INVALID_INPUT: workers must be between 1 and {}",
+                pool::MAX_WORKERS
+            ),
+        ));
     }
-    let pool = pool::global().ok_or_else(|| Error::new(Status::GenericFailure, "INTERNAL: no worker pool"))?;
-    pool.resize(workers as usize).map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
+    let pool = pool::global()
+        .ok_or_else(|| Error::new(Status::GenericFailure, "INTERNAL: no worker pool"))?;
+    pool.resize(workers as usize)
+        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
     Ok(pool.workers() as u32)
 }
 

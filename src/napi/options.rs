@@ -6,7 +6,9 @@ use crate::engine::marshal::{child_path, CopyLimits};
 use crate::engine::{ConsoleMode, ErrorInfo, Mode, RunRequest};
 use napi::sys;
 
-pub const RUN_OPTION_KEYS: &[&str] = &["mode", "filename", "input", "data", "globals", "limits", "signal", "console"];
+pub const RUN_OPTION_KEYS: &[&str] = &[
+    "mode", "filename", "input", "data", "globals", "limits", "signal", "console",
+];
 const LIMIT_KEYS: &[&str] = &["timeoutMs", "memoryBytes", "stackBytes", "outputBytes"];
 
 pub struct ParsedRun {
@@ -36,22 +38,36 @@ fn type_name(h: Host, v: Raw) -> &'static str {
 
 fn expect_string(h: Host, v: Raw, what: &str) -> Result<String, ErrorInfo> {
     if h.type_of(v) != sys::ValueType::napi_string {
-        return Err(invalid(format!("{what} must be a string, got {}", type_name(h, v))));
+        return Err(invalid(format!(
+            "{what} must be a string, got {}",
+            type_name(h, v)
+        )));
     }
     h.string(v).map_err(|e| invalid(format!("{what}: {e}")))
 }
 
 /// Own enumerable keys of an options object, refusing any key not in `allowed`.
-fn checked_keys(h: Host, obj: Raw, allowed: &[&str], what: &str) -> Result<Vec<(String, Raw)>, ErrorInfo> {
+fn checked_keys(
+    h: Host,
+    obj: Raw,
+    allowed: &[&str],
+    what: &str,
+) -> Result<Vec<(String, Raw)>, ErrorInfo> {
     if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
-        return Err(invalid(format!("{what} must be an object, got {}", type_name(h, obj))));
+        return Err(invalid(format!(
+            "{what} must be an object, got {}",
+            type_name(h, obj)
+        )));
     }
     let keys = h.own_keys(obj).map_err(invalid)?;
     let mut out = Vec::new();
     for k in keys {
         let name = h.string(k).map_err(invalid)?;
         if !allowed.contains(&name.as_str()) {
-            return Err(invalid(format!("unknown {what} key '{name}' (expected one of: {})", allowed.join(", "))));
+            return Err(invalid(format!(
+                "unknown {what} key '{name}' (expected one of: {})",
+                allowed.join(", ")
+            )));
         }
         let v = h.property(obj, k).map_err(invalid)?;
         if !h.is_nullish(v) || name == "input" {
@@ -69,7 +85,10 @@ pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
     let mut o = LimitOverrides::default();
     for (name, val) in checked_keys(h, v, LIMIT_KEYS, "limits")? {
         if h.type_of(val) != sys::ValueType::napi_number {
-            return Err(invalid(format!("limits.{name} must be a number, got {}", type_name(h, val))));
+            return Err(invalid(format!(
+                "limits.{name} must be a number, got {}",
+                type_name(h, val)
+            )));
         }
         let n = h.number(val).map_err(invalid)?;
         match name.as_str() {
@@ -87,7 +106,10 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
     let mut inherit_console = false;
     let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
         crate::engine::run::validate(&request)?;
-        return Ok(ParsedRun { request, inherit_console });
+        return Ok(ParsedRun {
+            request,
+            inherit_console,
+        });
     };
     let mut limits = LimitOverrides::default();
     for (name, v) in checked_keys(h, options, RUN_OPTION_KEYS, "option")? {
@@ -97,15 +119,16 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
                     "function" => Mode::Function,
                     "script" => Mode::Script,
                     "module" => Mode::Module,
-                    other => return Err(invalid(format!("mode must be 'function', 'script' or 'module', got '{other}'"))),
+                    other => {
+                        return Err(invalid(format!(
+                            "mode must be 'function', 'script' or 'module', got '{other}'"
+                        )))
+                    }
                 }
             }
             "filename" => request.filename = expect_string(h, v, "filename")?,
-            "input" => {
-                if !h.is_nullish(v) {
-                    request.input = Some(expect_string(h, v, "input")?);
-                }
-            }
+            "input" if !h.is_nullish(v) => request.input = Some(expect_string(h, v, "input")?),
+            "input" => {}
             "console" => {
                 request.console = match expect_string(h, v, "console")?.as_str() {
                     "capture" => ConsoleMode::Capture,
@@ -141,12 +164,18 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
     }
     request.limits = limits.resolve().map_err(invalid)?;
     crate::engine::run::validate(&request)?;
-    Ok(ParsedRun { request, inherit_console })
+    Ok(ParsedRun {
+        request,
+        inherit_console,
+    })
 }
 
 fn read_all_keys(h: Host, obj: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
     if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
-        return Err(invalid(format!("data must be an object, got {}", type_name(h, obj))));
+        return Err(invalid(format!(
+            "data must be an object, got {}",
+            type_name(h, obj)
+        )));
     }
     let mut out = Vec::new();
     for k in h.own_keys(obj).map_err(invalid)? {

@@ -1,0 +1,474 @@
+'use strict';
+// LLM tool definitions over a ZipWorkspace, and a dispatcher that checks a model's arguments,
+// calls the workspace and answers with compact text. The dispatcher never throws: every
+// failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
+
+/** Longest `content` a tool returns, in characters; longer text is cut with a note. */
+const MAX_CONTENT = 64 * 1024;
+/** Lines `fs_read_lines` returns when `end` is not given. */
+const DEFAULT_LINE_WINDOW = 200;
+/** Entries `fs_list` shows before cutting the listing. */
+const MAX_LIST_ENTRIES = 1000;
+/** Patched lines `fs_patch_lines` echoes back. */
+const MAX_ECHO_LINES = 20;
+
+const PATH_CONVENTION =
+  'Paths are inside the workspace and written like ~/src/app.js (~/ is the workspace root; ' +
+  'src/app.js and /src/app.js mean the same).';
+const LINE_CONVENTION = 'Line numbers are 1-based and ranges are inclusive: start 2, end 3 means lines 2 and 3.';
+
+const pathParam = (what) => ({ type: 'string', minLength: 1, description: `${what}, e.g. ~/src/app.js` });
+
+function definitions() {
+  return [
+    {
+      name: 'fs_read',
+      description:
+        `Read a whole text file from the workspace. ${PATH_CONVENTION} ` +
+        'Large files are cut off; use fs_read_lines to read them in parts.',
+      parameters: {
+        type: 'object',
+        properties: { path: pathParam('File to read') },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_read_lines',
+      description:
+        `Read a range of lines from a text file; each line comes back prefixed with its number. ${LINE_CONVENTION} ` +
+        `Without end, ${DEFAULT_LINE_WINDOW} lines are returned; an end past the last line is fine. ` +
+        `The answer also tells how many lines the file has. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: pathParam('File to read'),
+          start: { type: 'integer', minimum: 1, description: 'First line to return (1-based). Default 1.' },
+          end: { type: 'integer', minimum: 1, description: 'Last line to return (inclusive).' },
+        },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_write',
+      description:
+        'Create or replace a whole text file; missing parent folders are created. ' +
+        `To change part of an existing file, prefer fs_patch_lines. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: pathParam('File to write'),
+          content: { type: 'string', description: 'The complete new contents of the file.' },
+        },
+        required: ['path', 'content'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_patch_lines',
+      description:
+        `Replace lines start..end of a text file with new text. ${LINE_CONVENTION} ` +
+        'To insert without removing anything, use end = start - 1 (start = line count + 1 appends). ' +
+        'An empty replacement deletes the lines. For safety pass expected: the exact current text of the ' +
+        'lines being replaced, as read with fs_read_lines but without the line-number prefixes; if the file ' +
+        `changed, nothing is written and the current text is returned. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: pathParam('File to patch'),
+          start: { type: 'integer', minimum: 1, description: 'First line to replace (1-based).' },
+          end: { type: 'integer', minimum: 0, description: 'Last line to replace (inclusive); start - 1 to insert.' },
+          replacement: { type: 'string', description: 'New text for the range, lines separated by \\n.' },
+          expected: { type: 'string', description: 'Current text of lines start..end, checked before writing.' },
+        },
+        required: ['path', 'start', 'end', 'replacement'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_list',
+      description:
+        'List a folder: one entry per line, folders end with /, files show their size in bytes. ' +
+        `Set recursive to list everything below the folder. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: { type: 'string', description: 'Folder to list. Default ~/ (the root).' },
+          recursive: { type: 'boolean', description: 'Also list the contents of sub-folders. Default false.' },
+        },
+        required: [],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_stat',
+      description: `Tell whether a path is a file or a folder, its size and when it last changed. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: { path: pathParam('File or folder') },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_mkdir',
+      description: `Create a folder and any missing parent folders; an existing folder is fine. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: { path: pathParam('Folder to create') },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_delete',
+      description:
+        'Delete a file or a folder. A folder that still has entries needs recursive: true. ' +
+        `Every change is recorded in the workspace history and can be undone by the user. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: pathParam('File or folder to delete'),
+          recursive: { type: 'boolean', description: 'Delete a folder with everything in it. Default false.' },
+        },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'fs_search',
+      description:
+        'Search text files for a literal, case-sensitive string (not a regular expression). Each hit is ' +
+        'shown as path:line:column: text, with context lines as path-line- text; hits are separated by --. ' +
+        `Binary files are skipped. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', minLength: 1, description: 'The exact text to find.' },
+          path: { type: 'string', description: 'Folder or file to search. Default ~/ (everything).' },
+          context: { type: 'integer', minimum: 0, maximum: 20, description: 'Lines shown before and after each hit. Default 1.' },
+          maxResults: { type: 'integer', minimum: 1, maximum: 1000, description: 'Most hits to return. Default 50.' },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: 'js_exec',
+      description:
+        'Run a .js, .mjs or .ts file from the workspace as an ES module. Relative imports and the fs, ' +
+        'fs/promises, path and os modules work (fs reads and writes the workspace); nothing else can be ' +
+        "imported. Returns the exit code, stdout and stderr. The run's file changes are kept only if it " +
+        `succeeds. ${PATH_CONVENTION}`,
+      parameters: {
+        type: 'object',
+        properties: {
+          path: pathParam('Entry file to run'),
+          argv: { type: 'array', items: { type: 'string' }, description: 'Arguments, seen as process.argv.slice(2).' },
+          env: {
+            type: 'object',
+            additionalProperties: { type: 'string' },
+            description: 'Environment variables, seen as process.env.',
+          },
+          timeoutMs: { type: 'integer', minimum: 1, description: 'Wall-clock limit for the run in milliseconds.' },
+        },
+        required: ['path'],
+        additionalProperties: false,
+      },
+    },
+  ];
+}
+
+// ----- argument checking: the JSON Schema subset the definitions use -----
+
+function typeName(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'number') return `the number ${v}`;
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function hasType(v, type) {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'array':
+      return Array.isArray(v);
+    case 'object':
+      return isPlainObject(v);
+    default:
+      return false;
+  }
+}
+
+/** Returns a message naming the first problem with `value`, or null. */
+function check(schema, value, where) {
+  if (schema.type && !hasType(value, schema.type)) {
+    const want = /^[aeiou]/.test(schema.type) ? `an ${schema.type}` : `a ${schema.type}`;
+    return `${where} must be ${want}, got ${typeName(value)}`;
+  }
+  if (typeof value === 'number') {
+    if (schema.minimum !== undefined && value < schema.minimum) return `${where} must be at least ${schema.minimum}, got ${value}`;
+    if (schema.maximum !== undefined && value > schema.maximum) return `${where} must be at most ${schema.maximum}, got ${value}`;
+  }
+  if (typeof value === 'string' && schema.minLength !== undefined && value.length < schema.minLength) {
+    return `${where} must not be empty`;
+  }
+  if (Array.isArray(value) && schema.items) {
+    for (let i = 0; i < value.length; i++) {
+      const problem = check(schema.items, value[i], `${where}[${i}]`);
+      if (problem) return problem;
+    }
+  }
+  if (isPlainObject(value) && (schema.properties || schema.additionalProperties !== undefined)) {
+    const props = schema.properties || {};
+    for (const key of schema.required || []) {
+      if (value[key] === undefined) return `${where ? `${where}.` : ''}${key} is required`;
+    }
+    for (const key of Object.keys(value)) {
+      const name = where ? `${where}.${key}` : key;
+      if (Object.prototype.hasOwnProperty.call(props, key)) {
+        if (value[key] === undefined) continue;
+        const problem = check(props[key], value[key], name);
+        if (problem) return problem;
+      } else if (schema.additionalProperties === false) {
+        const known = Object.keys(props);
+        return `unknown argument '${name}'${known.length ? `; expected: ${known.join(', ')}` : ''}`;
+      } else if (isPlainObject(schema.additionalProperties)) {
+        const problem = check(schema.additionalProperties, value[key], name);
+        if (problem) return problem;
+      }
+    }
+  }
+  return null;
+}
+
+// ----- text helpers -----
+
+/** The display form of a (valid) workspace path: `~/a/b`, the root is `~/`. */
+function shown(p) {
+  const parts = [];
+  for (const seg of String(p).replace(/^~(?=\/|$)/, '').split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return `~/${parts.join('/')}`;
+}
+
+function clip(text, hint) {
+  if (text.length <= MAX_CONTENT) return text;
+  const cut = text.slice(0, MAX_CONTENT);
+  return `${cut}\n[... cut off after ${MAX_CONTENT} of ${text.length} characters; ${hint}]`;
+}
+
+const historyNote = (id) => (id === null || id === undefined ? 'no change' : `history #${id}`);
+
+const HINTS = {
+  NOT_FOUND: 'Check the path with fs_list.',
+  PATH_INVALID: 'Paths look like ~/dir/file.txt and stay inside the workspace.',
+  RANGE: 'Line numbers are 1-based and inclusive; fs_read_lines tells how many lines the file has.',
+  CONFLICT: 'The file changed: read the lines again with fs_read_lines and retry with their current text as expected.',
+  NOT_TEXT: 'The file is binary and cannot be shown as text.',
+  IS_A_DIRECTORY: 'The path is a folder; use fs_list to see what it holds.',
+  NOT_A_DIRECTORY: 'A file is in the way; check the path with fs_list.',
+  NOT_EMPTY: 'Pass recursive: true to delete the folder with everything in it.',
+  EXISTS: 'Something already exists at that path.',
+  QUOTA: 'The workspace is full; delete files that are no longer needed.',
+  INVALID_INPUT: 'Check the arguments against the tool definition.',
+  UNKNOWN_TOOL: null,
+};
+
+function failure(code, message) {
+  const hint = HINTS[code];
+  return { ok: false, content: `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}` };
+}
+
+function fromError(err) {
+  if (err && typeof err === 'object' && typeof err.code === 'string' && typeof err.message === 'string') {
+    return failure(err.code, err.message);
+  }
+  return failure('INTERNAL', err instanceof Error ? err.message : String(err));
+}
+
+function numbered(start, lines) {
+  const width = String(start + Math.max(lines.length - 1, 0)).length;
+  return lines.map((l, i) => `${String(start + i).padStart(width)}| ${l}`).join('\n');
+}
+
+// ----- the tools -----
+
+const handlers = {
+  fs_read(ws, { path }) {
+    const text = ws.readText(path);
+    if (text.length === 0) return `${shown(path)} is empty (0 bytes)`;
+    return clip(text, 'read the rest with fs_read_lines');
+  },
+
+  fs_read_lines(ws, { path, start = 1, end }) {
+    const last = end === undefined ? start + DEFAULT_LINE_WINDOW - 1 : end;
+    const r = ws.readLines(path, start, last);
+    // Lines come back with invalid UTF-8 replaced; refuse binary files like fs_read does.
+    if (r.lines.some((l) => l.includes('\uFFFD'))) ws.readText(path);
+    if (r.totalLines === 0) return `${shown(path)} is empty (0 lines)`;
+    const head = `${shown(path)} lines ${r.start}-${r.end} of ${r.totalLines}`;
+    const more = r.end < r.totalLines ? `\n[${r.totalLines - r.end} more lines; continue with start ${r.end + 1}]` : '';
+    return clip(`${head}\n${numbered(r.start, r.lines)}${more}`, 'request fewer lines');
+  },
+
+  fs_write(ws, { path, content }) {
+    const id = ws.writeFile(path, content);
+    return `wrote ${Buffer.byteLength(content)} bytes to ${shown(path)} (${historyNote(id)})`;
+  },
+
+  fs_patch_lines(ws, { path, start, end, replacement, expected }) {
+    const r = ws.patchLines(path, start, end, replacement, expected === undefined ? undefined : { expected });
+    const what =
+      r.removed === 0
+        ? `inserted ${r.inserted} line${r.inserted === 1 ? '' : 's'} at line ${r.start}`
+        : `replaced lines ${start}-${end} (${r.removed} removed, ${r.inserted} inserted)`;
+    let text = `patched ${shown(path)}: ${what}; the file now has ${r.totalLines} lines (${historyNote(r.historyId)})`;
+    if (r.inserted > 0) {
+      const shownCount = Math.min(r.inserted, MAX_ECHO_LINES);
+      const lines = ws.readLines(path, r.start, r.start + shownCount - 1);
+      text += `\n${numbered(lines.start, lines.lines)}`;
+      if (r.inserted > shownCount) text += `\n[${r.inserted - shownCount} more inserted lines not shown]`;
+    }
+    return text;
+  },
+
+  fs_list(ws, { path = '~', recursive = false }) {
+    const entries = ws.list(path, { recursive });
+    if (entries.length === 0) return `${shown(path)} is empty`;
+    const lines = entries
+      .slice(0, MAX_LIST_ENTRIES)
+      .map((e) => (e.kind === 'dir' ? `${shown(e.path)}/` : `${shown(e.path)} (${e.size} bytes)`));
+    if (entries.length > MAX_LIST_ENTRIES) {
+      lines.push(`[${entries.length - MAX_LIST_ENTRIES} more entries not shown; list a sub-folder]`);
+    }
+    return clip(lines.join('\n'), 'list a sub-folder');
+  },
+
+  fs_stat(ws, { path }) {
+    const s = ws.stat(path);
+    const where = s.path === '' ? '~/' : shown(s.path);
+    if (s.kind === 'dir') {
+      return s.mtime ? `${where}: folder, modified ${new Date(s.mtime).toISOString()}` : `${where}: folder`;
+    }
+    const modified = s.mtime ? `, modified ${new Date(s.mtime).toISOString()}` : '';
+    return `${where}: file, ${s.size} bytes${modified}`;
+  },
+
+  fs_mkdir(ws, { path }) {
+    const id = ws.mkdir(path, { recursive: true });
+    return id === null ? `${shown(path)} already exists` : `created folder ${shown(path)} (${historyNote(id)})`;
+  },
+
+  fs_delete(ws, { path, recursive = false }) {
+    const id = ws.delete(path, { recursive });
+    return `deleted ${shown(path)} (${historyNote(id)})`;
+  },
+
+  fs_search(ws, { query, path = '~', context = 1, maxResults = 50 }) {
+    const r = ws.search(query, { path, context, maxResults });
+    if (r.matches.length === 0) {
+      return `no matches for ${JSON.stringify(query)} in ${shown(path)} (${r.filesSearched} text files searched)`;
+    }
+    const blocks = r.matches.map((m) => {
+      const p = shown(m.path);
+      const out = [];
+      m.before.forEach((t, i) => out.push(`${p}-${m.line - m.before.length + i}- ${t}`));
+      out.push(`${p}:${m.line}:${m.column}: ${m.text}`);
+      m.after.forEach((t, i) => out.push(`${p}-${m.line + 1 + i}- ${t}`));
+      return out.join('\n');
+    });
+    const n = r.matches.length;
+    const summary = r.truncated
+      ? `${n} matches shown; there are more: narrow the path or raise maxResults`
+      : `${n} match${n === 1 ? '' : 'es'}`;
+    return clip(`${blocks.join(context > 0 ? '\n--\n' : '\n')}\n[${summary}]`, 'narrow the search');
+  },
+};
+
+async function execTool(ws, { path, argv, env, timeoutMs }) {
+  if (typeof ws.exec !== 'function') {
+    return failure('UNAVAILABLE', 'running code is not available in this workspace');
+  }
+  const options = {};
+  if (argv !== undefined) options.argv = argv;
+  if (env !== undefined) options.env = env;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const r = await ws.exec(path, options);
+  if (!r || typeof r !== 'object') return failure('INTERNAL', 'exec returned no result');
+  const parts = [`exit code ${r.exitCode ?? (r.ok ? 0 : 1)}`];
+  if (r.stdout) parts.push(`--- stdout ---\n${r.stdout}`);
+  if (r.stderr) parts.push(`--- stderr ---\n${r.stderr}`);
+  if (r.error) {
+    const e = r.error;
+    const code = typeof e === 'object' && e.code ? `${e.code}: ` : '';
+    parts.push(`--- error ---\n${code}${typeof e === 'object' ? (e.message ?? '') : String(e)}`);
+  }
+  if (!r.stdout && !r.stderr && !r.error) parts.push('(no output)');
+  return { ok: Boolean(r.ok), content: clip(parts.join('\n'), 'print less output') };
+}
+
+/**
+ * Tool definitions over `ws` and a dispatcher for them.
+ *
+ * `dispatch(name, args)` takes the arguments as an object or a JSON string and resolves to
+ * `{ ok, content }`; it never rejects.
+ */
+function workspaceTools(ws) {
+  if (ws === null || typeof ws !== 'object' || typeof ws.readText !== 'function') {
+    throw new TypeError('INVALID_INPUT: workspaceTools() takes a ZipWorkspace');
+  }
+  const tools = definitions();
+  const byName = new Map(tools.map((t) => [t.name, t]));
+
+  async function dispatch(name, args) {
+    try {
+      const tool = typeof name === 'string' ? byName.get(name) : undefined;
+      if (!tool) {
+        return failure(
+          'UNKNOWN_TOOL',
+          `there is no tool named ${JSON.stringify(String(name))}; available: ${[...byName.keys()].join(', ')}`,
+        );
+      }
+      let parsed = args;
+      if (typeof parsed === 'string') {
+        try {
+          parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
+        } catch (e) {
+          return failure('INVALID_INPUT', `the arguments of ${name} are not valid JSON: ${e.message}`);
+        }
+      }
+      if (parsed === undefined || parsed === null) parsed = {};
+      if (!isPlainObject(parsed)) {
+        return failure('INVALID_INPUT', `the arguments of ${name} must be an object, got ${typeName(parsed)}`);
+      }
+      const problem = check(tool.parameters, parsed, '');
+      if (problem) return failure('INVALID_INPUT', `${name}: ${problem}`);
+      if (name === 'js_exec') return await execTool(ws, parsed);
+      return { ok: true, content: handlers[name](ws, parsed) };
+    } catch (err) {
+      return fromError(err);
+    }
+  }
+
+  return { tools, dispatch };
+}
+
+module.exports = { workspaceTools };
