@@ -14,6 +14,6 @@ pub use errors::{ErrorCode, ErrorInfo};
 pub use limits::{CancelToken, LimitOverrides, Limits};
 pub use marshal::Data;
 pub use realm::{ConsoleMode, LogEntry};
-pub use run::{execute, Mode, RunOutcome, RunRequest};
+pub use run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
 mod tests;

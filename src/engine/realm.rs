@@ -93,7 +93,7 @@ impl OutputSink {
 }
 
 /// Throws an error the guest cannot catch; the watchdog already records why.
-fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
+pub fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
     match Exception::from_message(ctx.clone(), message) {
         Ok(e) => {
             raw::make_uncatchable(ctx, e.as_value());

@@ -12,6 +12,7 @@ use rquickjs::{qjs, Context, Ctx, Module, Runtime, Value};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,28 @@ pub enum Mode {
     Module,
 }
 
+/// Hooks for layers that extend a realm (workspace execution, sessions). Every hook runs on the
+/// thread that executes the run.
+pub trait RealmExtension: Send + Sync {
+    /// Called on the fresh runtime before its context exists (e.g. to install a module loader).
+    fn configure_runtime(&self, _rt: &Runtime) {}
+    /// Installs extra globals before lockdown, so they are frozen with the realm.
+    fn install(&self, _ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+        Ok(())
+    }
+    /// Sees (and may adjust) the outcome before it is returned.
+    fn finish(&self, _outcome: &mut RunOutcome) {}
+}
+
+#[derive(Clone)]
+pub struct Extension(pub Arc<dyn RealmExtension>);
+
+impl std::fmt::Debug for Extension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Extension")
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     pub source: String,
@@ -33,6 +56,7 @@ pub struct RunRequest {
     pub data: Vec<(String, Data)>,
     pub limits: Limits,
     pub console: ConsoleMode,
+    pub extension: Option<Extension>,
 }
 
 impl RunRequest {
@@ -45,6 +69,7 @@ impl RunRequest {
             data: Vec::new(),
             limits: Limits::default(),
             console: ConsoleMode::Capture,
+            extension: None,
         }
     }
 }
@@ -181,6 +206,9 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
             },
         )));
     }
+    if let Some(ext) = &req.extension {
+        ext.0.configure_runtime(&rt);
+    }
     let context = match Context::full(&rt) {
         Ok(c) => c,
         Err(e) => {
@@ -202,6 +230,9 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
             // No dense array can hold more elements than the heap has 16-byte slots for.
             realm::guard_unbounded_builtins(&ctx, (limits.memory_bytes / 16).max(1 << 16) as f64)?;
             realm::install_bindings(&ctx, &bindings)?;
+            if let Some(ext) = &req.extension {
+                ext.0.install(&ctx)?;
+            }
             realm::lockdown(&ctx)?;
             Ok(())
         };
@@ -272,7 +303,7 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     drop(context);
     drop(rt);
     let ok = error.is_none();
-    RunOutcome {
+    let mut outcome = RunOutcome {
         ok,
         value: if ok { value } else { None },
         output,
@@ -283,7 +314,11 @@ fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
             heap_bytes: heap,
             host_calls: 0,
         },
+    };
+    if let Some(ext) = &req.extension {
+        ext.0.finish(&mut outcome);
     }
+    outcome
 }
 
 fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
