@@ -17,6 +17,21 @@ export declare class CancelHandle {
 }
 
 /**
+ * A run with live host values, driven from JavaScript: `pump()` until it reports completion,
+ * calling it again whenever `wake` fires (a host promise settled), then `finish()`.
+ */
+export declare class LiveRun {
+  /** Starts a run with live `globals` on the main thread. */
+  static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void): LiveRun
+  /** Advances the run; true when it has finished (call `finish`), false while it waits. */
+  pump(): boolean
+  /** Milliseconds until the run's deadline (for the wrapper's timer). */
+  remainingMs(): number
+  /** Ends the run and returns its `RunResult`; every host handle is released. */
+  finish(): object
+}
+
+/**
  * An in-memory tree of files and folders with a recorded history, imported from and exported
  * to zip archives.
  */

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelHandle = nativeBinding.CancelHandle
+module.exports.LiveRun = nativeBinding.LiveRun
 module.exports.ZipWorkspace = nativeBinding.ZipWorkspace
 module.exports.configureWorkers = nativeBinding.configureWorkers
 module.exports.run = nativeBinding.run

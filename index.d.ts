@@ -14,6 +14,7 @@ export interface Limits {
 
 export type ErrorCode =
   | 'EVAL_ERROR'
+  | 'HOST_CALL_LIMIT'
   | 'TIMEOUT'
   | 'MEMORY_LIMIT'
   | 'OUTPUT_LIMIT'
@@ -79,6 +80,13 @@ export interface RunOptions {
    * ArrayBuffer and typed arrays. Functions, symbols and cycles are INVALID_INPUT.
    */
   data?: Record<string, unknown>;
+  /**
+   * LIVE host values, reached through the membrane: objects, arrays, maps and class instances
+   * appear as proxies (identity preserved), functions are callable (async ones return promises
+   * the guest can await), and guest functions passed to the host become callbacks that work
+   * while the run is active. Runs with globals execute on the main thread.
+   */
+  globals?: Record<string, unknown> | Map<string, unknown>;
   limits?: Limits;
   /** Aborting stops the run with CANCELLED. */
   signal?: AbortSignal;
@@ -102,6 +110,39 @@ export interface ConfigureOptions {
 
 /** Adjusts process-wide settings; returns the settings in force. */
 export function configure(options: ConfigureOptions): { workers: number };
+
+// ---- tree-agent style editor -------------------------------------------------------------
+
+export interface EditResult {
+  type: 'success' | 'editingError';
+  message: string;
+}
+
+export interface SandboxExecutorOptions {
+  /** Builds `context` from the tree; default: tree-agent's createContext when installed. */
+  createContext?: (tree: unknown) => object;
+  /** Extra live globals. The name 'context' is reserved (throws). */
+  globals?: Map<string, unknown> | Record<string, unknown>;
+  /** SES-shaped alias for extra globals, accepted as-is. */
+  compartmentOptions?: { globals?: Map<string, unknown> };
+  /** Accepted for drop-in parity: consoleTaming 'unsafe' prints guest console output on the host
+   * console; errorTaming 'unsafe' keeps full guest stacks on thrown errors; other keys are ignored. */
+  lockdownOptions?: Record<string, unknown>;
+  limits?: Limits;
+  mode?: RunOptions['mode'];
+}
+
+export interface SandboxEditExecutor<TSchema = unknown> {
+  /** tree-agent's AsynchronousEditor: resolves on success, throws on failure. */
+  (tree: unknown, code: string): Promise<void>;
+  /** Never throws: the edit result in tree-agent's wording plus the full RunResult. */
+  run(tree: unknown, code: string): Promise<EditResult & { result: RunResult }>;
+  /** Phantom marker for the schema type parameter. */
+  readonly __schema?: TSchema;
+}
+
+/** A drop-in replacement for the SES edit executor, with a separate heap and hard limits. */
+export function createSandboxExecutor<TSchema = unknown>(options?: SandboxExecutorOptions): SandboxEditExecutor<TSchema>;
 
 // ----- Workspace -----
 

@@ -34,6 +34,43 @@ function cancelHandleFor(options) {
   return { handle, signal };
 }
 
+function hasGlobals(options) {
+  return options !== null && typeof options === 'object' && options.globals != null;
+}
+
+/**
+ * Drives a run with live host values on the main thread: pump until the run finishes, pumping
+ * again whenever a host promise it awaits settles, or when its deadline arrives.
+ */
+function runLive(source, options, handle) {
+  return new Promise((resolve) => {
+    let timer = null;
+    let scheduled = false;
+    let finished = false;
+    const step = () => {
+      scheduled = false;
+      if (finished) return;
+      if (live.pump()) {
+        finished = true;
+        clearTimeout(timer);
+        resolve(live.finish());
+        return;
+      }
+      clearTimeout(timer);
+      timer = setTimeout(wake, Math.ceil(live.remainingMs()) + 1);
+    };
+    const wake = () => {
+      if (!scheduled && !finished) {
+        scheduled = true;
+        setImmediate(step);
+      }
+    };
+    const live = binding.LiveRun.start(source, options, handle ?? null, wake);
+    if (handle) handle.onCancel = wake;
+    step();
+  });
+}
+
 function runSync(source, options) {
   const { handle, error } = cancelHandleFor(options);
   if (error) return invalidResult(error);
@@ -43,10 +80,16 @@ function runSync(source, options) {
 function run(source, options) {
   const { handle, signal, error } = cancelHandleFor(options);
   if (error) return Promise.resolve(invalidResult(error));
-  if (!handle) return binding.run(source, options);
-  const onAbort = () => handle.cancel();
+  const live = hasGlobals(options);
+  if (!handle) return live ? runLive(source, options, null) : binding.run(source, options);
+  const onAbort = () => {
+    handle.cancel();
+    // A live run waiting for a host promise must wake up to notice.
+    if (typeof handle.onCancel === 'function') handle.onCancel();
+  };
   signal.addEventListener('abort', onAbort, { once: true });
-  return binding.run(source, options, handle).finally(() => signal.removeEventListener('abort', onAbort));
+  const pending = live ? runLive(source, options, handle) : binding.run(source, options, handle);
+  return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** Sets how many worker threads `run()` uses (default: one per core). */
@@ -69,5 +112,6 @@ function configure(options) {
 
 const { ZipWorkspace } = require('./binding.js');
 const { workspaceTools } = require('./workspace.js');
+const { createSandboxExecutor } = require('./executor.js');
 
-module.exports = { run, runSync, configure, ZipWorkspace, workspaceTools };
+module.exports = { run, runSync, configure, createSandboxExecutor, ZipWorkspace, workspaceTools };

@@ -12,6 +12,7 @@ pub enum ErrorCode {
     Cancelled,
     InvalidInput,
     PolicyViolation,
+    HostCallLimit,
     Internal,
 }
 
@@ -25,6 +26,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::InvalidInput => "INVALID_INPUT",
             ErrorCode::PolicyViolation => "POLICY_VIOLATION",
+            ErrorCode::HostCallLimit => "HOST_CALL_LIMIT",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -101,6 +101,7 @@ pub enum StopReason {
     Timeout = 1,
     Cancelled = 2,
     Output = 3,
+    HostCalls = 4,
 }
 
 /// Cancellation flag shared with the caller (AbortSignal) and the run.
@@ -154,6 +155,7 @@ impl Watchdog {
             1 => StopReason::Timeout,
             2 => StopReason::Cancelled,
             3 => StopReason::Output,
+            4 => StopReason::HostCalls,
             _ => StopReason::None,
         }
     }

@@ -384,7 +384,7 @@ impl<'a, 'js> Copier<'a, 'js> {
                 ("message".into(), Data::str(message.unwrap_or_default())),
             ]));
         }
-        if v.is_array() {
+        if v.is_array() || (v.is_proxy() && raw::is_array_value(ctx, v)) {
             let len: Value = obj.get("length")?;
             let len = len.as_number().unwrap_or(0.0);
             if !(0.0..=self.budget.limits.max_nodes as f64).contains(&len) {

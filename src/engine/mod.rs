@@ -5,6 +5,7 @@ pub mod console;
 pub mod errors;
 pub mod limits;
 pub mod marshal;
+pub mod membrane;
 pub mod pool;
 pub mod raw;
 pub mod realm;

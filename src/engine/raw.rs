@@ -245,3 +245,13 @@ pub fn new_date<'js>(ctx: &Ctx<'js>, ms: f64) -> Option<Value<'js>> {
 pub fn identity(v: &Value<'_>) -> usize {
     unsafe { qjs::JS_VALUE_GET_PTR(v.as_raw()) as usize }
 }
+
+/// `Array.isArray` semantics, which see through proxies.
+pub fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
+    let check = || -> rquickjs::Result<bool> {
+        let array: Object = ctx.globals().get("Array")?;
+        let is_array: rquickjs::Function = array.get("isArray")?;
+        is_array.call((v.clone(),))
+    };
+    check().unwrap_or(false)
+}

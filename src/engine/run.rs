@@ -5,10 +5,11 @@ use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
+use super::membrane::{self, GuestHandle, HostBridge, Incoming};
 use super::raw;
 use super::realm::{self, Bindings, ConsoleMode, LogEntry, OutputSink};
 use rquickjs::context::EvalOptions;
-use rquickjs::{qjs, Context, Ctx, Module, Runtime, Value};
+use rquickjs::{qjs, Context, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -136,17 +137,19 @@ pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
 /// Runs guest code to completion in a fresh realm. Never panics: a panic inside becomes an
 /// `INTERNAL` error.
 pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
-    if let Err(e) = validate(req) {
-        return RunOutcome::failed(e);
-    }
-    if cancel.is_cancelled() {
-        return RunOutcome::failed(ErrorInfo::new(
-            ErrorCode::Cancelled,
-            "AbortError",
-            "the run was cancelled",
-        ));
-    }
-    match catch_unwind(AssertUnwindSafe(|| execute_inner(req, cancel))) {
+    guarded(|| {
+        let mut session = match Session::start(req.clone(), cancel, None) {
+            Ok(s) => s,
+            Err(outcome) => return outcome,
+        };
+        session.pump(false);
+        session.finish()
+    })
+}
+
+/// Runs `f`, turning a panic into an `INTERNAL` outcome.
+pub fn guarded(f: impl FnOnce() -> RunOutcome) -> RunOutcome {
+    match catch_unwind(AssertUnwindSafe(f)) {
         Ok(out) => out,
         Err(panic) => {
             let what = panic
@@ -164,161 +167,369 @@ struct Unhandled {
     dropped: usize,
 }
 
-fn execute_inner(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
-    let limits = req.limits;
-    let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
-    let meter = HeapMeter::new(limits.memory_bytes);
-    let rt = match Runtime::new_with_alloc(MeteredAllocator::new(meter.clone())) {
-        Ok(rt) => rt,
-        Err(e) => {
-            return RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}")))
-        }
-    };
-    rt.set_max_stack_size(limits.stack_bytes);
-    {
-        let wd = watchdog.clone();
-        let meter = meter.clone();
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            if meter.exhausted() {
-                return true;
-            }
-            wd.should_stop()
-        })));
-    }
-    let unhandled = Rc::new(RefCell::new(Unhandled {
-        entries: Vec::new(),
-        dropped: 0,
-    }));
-    {
-        let unhandled = unhandled.clone();
-        rt.set_host_promise_rejection_tracker(Some(Box::new(
-            move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
-                let id = raw::identity(&promise);
-                let mut u = unhandled.borrow_mut();
-                if handled {
-                    u.entries.retain(|(p, _)| *p != id);
-                } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
-                    let (name, message, _) = describe_exception(&ctx, &reason);
-                    u.entries.push((id, format!("{name}: {message}")));
-                } else {
-                    u.dropped += 1;
-                }
-            },
-        )));
-    }
-    if let Some(ext) = &req.extension {
-        ext.0.configure_runtime(&rt);
-    }
-    let context = match Context::full(&rt) {
-        Ok(c) => c,
-        Err(e) => {
-            return RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}")))
-        }
-    };
-    let sink = Rc::new(RefCell::new(OutputSink::new(limits.output_bytes)));
-    let bindings = Bindings {
-        input: req.input.clone(),
-        console: req.console,
-        sink: sink.clone(),
-        watchdog: watchdog.clone(),
-    };
+/// Live host values for a run: the bridge to the host, and the globals to bind.
+pub struct LiveGlobals {
+    pub bridge: Rc<dyn HostBridge>,
+    pub globals: Vec<(String, Incoming)>,
+    pub budget: u64,
+}
 
-    let (value, error, main_promise) = context.with(|ctx| {
-        let setup = || -> rquickjs::Result<()> {
-            realm::disable_codegen(&ctx)?;
-            realm::tame_error_hooks(&ctx)?;
-            // No dense array can hold more elements than the heap has 16-byte slots for.
-            realm::guard_unbounded_builtins(&ctx, (limits.memory_bytes / 16).max(1 << 16) as f64)?;
-            realm::install_bindings(&ctx, &bindings)?;
-            if let Some(ext) = &req.extension {
-                ext.0.install(&ctx)?;
-            }
-            realm::lockdown(&ctx)?;
-            Ok(())
-        };
-        if let Err(e) = setup() {
-            let detail = exception_text(&ctx, e);
-            return (
-                None,
-                Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))),
-                None,
-            );
+/// Whether a run has finished or is waiting for the host (a host promise it awaits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pump {
+    Finished,
+    Waiting,
+}
+
+/// One run in progress: created by `start`, advanced by `pump`, ended by `finish`. Plain runs go
+/// through all three at once (`execute`); runs with live host values pump again whenever a host
+/// promise settles.
+pub struct Session {
+    // Guest values kept across calls; released before the context and runtime (field order).
+    main: Option<Persistent<Value<'static>>>,
+    namespace: Option<Persistent<Object<'static>>>,
+    guest: Option<Rc<GuestHandle>>,
+    early_error: Option<ErrorInfo>,
+    main_promise: Option<usize>,
+    context: Context,
+    _rt: Runtime,
+    req: RunRequest,
+    watchdog: Arc<Watchdog>,
+    meter: Arc<HeapMeter>,
+    sink: Rc<RefCell<OutputSink>>,
+    unhandled: Rc<RefCell<Unhandled>>,
+}
+
+impl Session {
+    /// Builds the realm, injects data and live globals, and starts the guest code.
+    pub fn start(
+        req: RunRequest,
+        cancel: &CancelToken,
+        live: Option<LiveGlobals>,
+    ) -> Result<Session, RunOutcome> {
+        validate(&req).map_err(RunOutcome::failed)?;
+        if cancel.is_cancelled() {
+            return Err(RunOutcome::failed(ErrorInfo::new(
+                ErrorCode::Cancelled,
+                "AbortError",
+                "the run was cancelled",
+            )));
         }
-        if let Err(info) = inject_data(&ctx, &req.data) {
-            return (None, Some(info), None);
+        let limits = req.limits;
+        let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
+        let meter = HeapMeter::new(limits.memory_bytes);
+        let rt = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone())).map_err(|e| {
+            RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}")))
+        })?;
+        rt.set_max_stack_size(limits.stack_bytes);
+        {
+            let wd = watchdog.clone();
+            let meter = meter.clone();
+            rt.set_interrupt_handler(Some(Box::new(move || {
+                meter.exhausted() || wd.should_stop()
+            })));
         }
-        GuestRun {
-            ctx: &ctx,
+        let unhandled = Rc::new(RefCell::new(Unhandled {
+            entries: Vec::new(),
+            dropped: 0,
+        }));
+        {
+            let unhandled = unhandled.clone();
+            rt.set_host_promise_rejection_tracker(Some(Box::new(
+                move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
+                    let id = raw::identity(&promise);
+                    let mut u = unhandled.borrow_mut();
+                    if handled {
+                        u.entries.retain(|(p, _)| *p != id);
+                    } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
+                        let (name, message, _) = describe_exception(&ctx, &reason);
+                        u.entries.push((id, format!("{name}: {message}")));
+                    } else {
+                        u.dropped += 1;
+                    }
+                },
+            )));
+        }
+        if let Some(ext) = &req.extension {
+            ext.0.configure_runtime(&rt);
+        }
+        let context = Context::full(&rt).map_err(|e| {
+            RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}")))
+        })?;
+        let sink = Rc::new(RefCell::new(OutputSink::new(limits.output_bytes)));
+        let mut session = Session {
+            main: None,
+            namespace: None,
+            guest: None,
+            early_error: None,
+            main_promise: None,
+            context,
+            _rt: rt,
             req,
-            watchdog: &watchdog,
-        }
-        .evaluate()
-    });
+            watchdog,
+            meter,
+            sink,
+            unhandled,
+        };
+        session.setup_and_start(live);
+        Ok(session)
+    }
 
-    // Work out the outcome: engine stops first, then memory, then the guest's own error.
-    let stop = watchdog.reason();
-    let error = match stop {
-        StopReason::Timeout => Some(ErrorInfo::new(
-            ErrorCode::Timeout,
-            "TimeoutError",
-            format!("execution exceeded {} ms", limits.timeout_ms),
-        )),
-        StopReason::Cancelled => Some(ErrorInfo::new(
-            ErrorCode::Cancelled,
-            "AbortError",
-            "the run was cancelled",
-        )),
-        StopReason::Output => Some(ErrorInfo::new(
-            ErrorCode::OutputLimit,
-            "RangeError",
-            format!("output exceeded {} bytes", limits.output_bytes),
-        )),
-        StopReason::None if meter.exhausted() => Some(ErrorInfo::new(
-            ErrorCode::MemoryLimit,
-            "RangeError",
-            format!("memory limit of {} bytes exceeded", limits.memory_bytes),
-        )),
-        StopReason::None => error,
-    };
-    let mut logs = std::mem::take(&mut sink.borrow_mut().logs);
-    let output = std::mem::take(&mut sink.borrow_mut().output);
-    {
-        let u = unhandled.borrow();
-        for (id, text) in &u.entries {
-            if Some(*id) != main_promise {
+    fn setup_and_start(&mut self, live: Option<LiveGlobals>) {
+        let bindings = Bindings {
+            input: self.req.input.clone(),
+            console: self.req.console,
+            sink: self.sink.clone(),
+            watchdog: self.watchdog.clone(),
+        };
+        let limits = self.req.limits;
+        let req = &self.req;
+        let watchdog = self.watchdog.clone();
+        let (main, namespace, guest, error) = self.context.with(|ctx| {
+            let mut guest = None;
+            let setup = |guest: &mut Option<Rc<GuestHandle>>| -> rquickjs::Result<()> {
+                realm::disable_codegen(&ctx)?;
+                realm::tame_error_hooks(&ctx)?;
+                // No dense array can hold more elements than the heap has 16-byte slots for.
+                realm::guard_unbounded_builtins(
+                    &ctx,
+                    (limits.memory_bytes / 16).max(1 << 16) as f64,
+                )?;
+                realm::install_bindings(&ctx, &bindings)?;
+                if let Some(ext) = &req.extension {
+                    ext.0.install(&ctx)?;
+                }
+                let globals = match live {
+                    Some(live) => {
+                        *guest = Some(membrane::install(
+                            &ctx,
+                            live.bridge,
+                            watchdog.clone(),
+                            live.budget,
+                        )?);
+                        live.globals
+                    }
+                    None => Vec::new(),
+                };
+                realm::lockdown(&ctx)?;
+                if let Some(g) = guest.as_ref() {
+                    membrane::bind_globals(&ctx, g, &globals)?;
+                }
+                Ok(())
+            };
+            if let Err(e) = setup(&mut guest) {
+                let detail = exception_text(&ctx, e);
+                return (
+                    None,
+                    None,
+                    guest,
+                    Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))),
+                );
+            }
+            if let Err(info) = inject_data(&ctx, &req.data) {
+                return (None, None, guest, Some(info));
+            }
+            let run = GuestRun {
+                ctx: &ctx,
+                req,
+                watchdog: &watchdog,
+            };
+            match run.start() {
+                Ok((value, module)) => {
+                    let ns = module
+                        .and_then(|m| m.namespace().ok())
+                        .map(|ns| Persistent::save(&ctx, ns));
+                    let promise_id = value.as_promise().map(|p| raw::identity(p.as_value()));
+                    (
+                        Some((Persistent::save(&ctx, value), promise_id)),
+                        ns,
+                        guest,
+                        None,
+                    )
+                }
+                Err(e) => (None, None, guest, Some(run.guest_error(e))),
+            }
+        });
+        if let Some((main, promise_id)) = main {
+            self.main = Some(main);
+            self.main_promise = promise_id;
+        }
+        self.namespace = namespace;
+        self.guest = guest;
+        self.early_error = error;
+    }
+
+    /// The guest handle for host callbacks (live runs only).
+    pub fn guest(&self) -> Option<Rc<GuestHandle>> {
+        self.guest.clone()
+    }
+
+    pub fn watchdog(&self) -> &Arc<Watchdog> {
+        &self.watchdog
+    }
+
+    /// Delivers a host promise settlement, then the caller pumps.
+    pub fn settle(&mut self, settle: u32, outcome: Result<Incoming, membrane::HostFailure>) {
+        if let Some(g) = &self.guest {
+            let g = g.clone();
+            let failed = self.context.with(|ctx| match g.settle(settle, outcome) {
+                Ok(()) => None,
+                Err(e) => Some(
+                    GuestRun {
+                        ctx: &ctx,
+                        req: &self.req,
+                        watchdog: &self.watchdog,
+                    }
+                    .guest_error(e),
+                ),
+            });
+            if let (Some(e), None) = (failed, &self.early_error) {
+                self.early_error = Some(e);
+            }
+        }
+    }
+
+    /// Runs queued jobs. With `can_wait`, a still-pending result means "waiting for the host";
+    /// without it, nothing could ever settle it.
+    pub fn pump(&mut self, can_wait: bool) -> Pump {
+        if self.early_error.is_some() {
+            return Pump::Finished;
+        }
+        let req = &self.req;
+        let watchdog = &self.watchdog;
+        let main = self.main.clone();
+        let (state, error, promise_id) = self.context.with(|ctx| {
+            let run = GuestRun { ctx: &ctx, req, watchdog };
+            if let Err(e) = run.drain_jobs() {
+                return (Pump::Finished, Some(e), None);
+            }
+            if watchdog.reason() != StopReason::None {
+                return (Pump::Finished, None, None);
+            }
+            let Some(main) = main.and_then(|m| m.restore(&ctx).ok()) else {
+                return (Pump::Finished, None, None);
+            };
+            let Some(p) = main.as_promise() else {
+                return (Pump::Finished, None, None);
+            };
+            let id = Some(raw::identity(p.as_value()));
+            if p.state() != rquickjs::promise::PromiseState::Pending {
+                return (Pump::Finished, None, id);
+            }
+            if can_wait {
+                return (Pump::Waiting, None, id);
+            }
+            let info = ErrorInfo::new(
+                ErrorCode::Timeout,
+                "TimeoutError",
+                "the awaited promise can never settle: no pending work is left that could settle it",
+            );
+            (Pump::Finished, Some(info), id)
+        });
+        if promise_id.is_some() {
+            self.main_promise = promise_id;
+        }
+        if error.is_some() && self.early_error.is_none() {
+            self.early_error = error;
+        }
+        state
+    }
+
+    /// Ends the run: copies the result out, collects output, and releases the realm.
+    pub fn finish(mut self) -> RunOutcome {
+        let req = &self.req;
+        let watchdog = &self.watchdog;
+        let (value, guest_error) = match self.early_error.take() {
+            Some(e) => (None, Some(e)),
+            None => {
+                let main = self.main.take();
+                let namespace = self.namespace.take();
+                self.context.with(|ctx| {
+                    let run = GuestRun {
+                        ctx: &ctx,
+                        req,
+                        watchdog,
+                    };
+                    let main = main.and_then(|m| m.restore(&ctx).ok());
+                    let namespace = namespace.and_then(|n| n.restore(&ctx).ok());
+                    run.settle_and_copy(main, namespace)
+                })
+            }
+        };
+        let host_calls = self.guest.as_ref().map(|g| g.host_calls.get()).unwrap_or(0);
+        if let Some(g) = self.guest.take() {
+            g.release();
+        }
+        self.main = None;
+        self.namespace = None;
+
+        let limits = req.limits;
+        // Engine stops first, then memory, then the guest's own error.
+        let error = match watchdog.reason() {
+            StopReason::Timeout => Some(ErrorInfo::new(
+                ErrorCode::Timeout,
+                "TimeoutError",
+                format!("execution exceeded {} ms", limits.timeout_ms),
+            )),
+            StopReason::Cancelled => Some(ErrorInfo::new(
+                ErrorCode::Cancelled,
+                "AbortError",
+                "the run was cancelled",
+            )),
+            StopReason::Output => Some(ErrorInfo::new(
+                ErrorCode::OutputLimit,
+                "RangeError",
+                format!("output exceeded {} bytes", limits.output_bytes),
+            )),
+            StopReason::HostCalls => Some(ErrorInfo::new(
+                ErrorCode::HostCallLimit,
+                "RangeError",
+                "the run made more host calls than its budget allows",
+            )),
+            StopReason::None if self.meter.exhausted() => Some(ErrorInfo::new(
+                ErrorCode::MemoryLimit,
+                "RangeError",
+                format!("memory limit of {} bytes exceeded", limits.memory_bytes),
+            )),
+            StopReason::None => guest_error,
+        };
+        let mut logs = std::mem::take(&mut self.sink.borrow_mut().logs);
+        let output = std::mem::take(&mut self.sink.borrow_mut().output);
+        {
+            let u = self.unhandled.borrow();
+            for (id, text) in &u.entries {
+                if Some(*id) != self.main_promise {
+                    logs.push(LogEntry {
+                        level: "error",
+                        message: format!("Unhandled promise rejection: {text}"),
+                    });
+                }
+            }
+            if u.dropped > 0 {
                 logs.push(LogEntry {
                     level: "error",
-                    message: format!("Unhandled promise rejection: {text}"),
+                    message: format!("... and {} more unhandled rejections", u.dropped),
                 });
             }
         }
-        if u.dropped > 0 {
-            logs.push(LogEntry {
-                level: "error",
-                message: format!("... and {} more unhandled rejections", u.dropped),
-            });
+        let ok = error.is_none();
+        let mut outcome = RunOutcome {
+            ok,
+            value: if ok { value } else { None },
+            output,
+            logs,
+            error,
+            stats: Stats {
+                wall_ms: watchdog.elapsed_ms(),
+                heap_bytes: self.meter.peak(),
+                host_calls,
+            },
+        };
+        if let Some(ext) = &req.extension {
+            ext.0.finish(&mut outcome);
         }
+        outcome
     }
-    let heap = meter.peak();
-    drop(context);
-    drop(rt);
-    let ok = error.is_none();
-    let mut outcome = RunOutcome {
-        ok,
-        value: if ok { value } else { None },
-        output,
-        logs,
-        error,
-        stats: Stats {
-            wall_ms: watchdog.elapsed_ms(),
-            heap_bytes: heap,
-            host_calls: 0,
-        },
-    };
-    if let Some(ext) = &req.extension {
-        ext.0.finish(&mut outcome);
-    }
-    outcome
 }
 
 fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
@@ -369,29 +580,25 @@ struct GuestRun<'a, 'js> {
     watchdog: &'a Watchdog,
 }
 
-type Evaluated = (Option<Data>, Option<ErrorInfo>, Option<usize>);
-
 impl<'a, 'js> GuestRun<'a, 'js> {
-    fn evaluate(&self) -> Evaluated {
-        let (started, module) = match self.start() {
-            Ok(v) => v,
-            Err(e) => return (None, Some(self.guest_error(e)), None),
-        };
-        // A promise result is awaited; in every mode the job queue is drained to empty.
-        let promise = started.as_promise().cloned();
-        let promise_id = promise.as_ref().map(|p| raw::identity(p.as_value()));
-        if let Err(e) = self.drain_jobs() {
-            return (None, Some(e), promise_id);
-        }
+    /// Reads the settled result (awaiting a promise's outcome) and copies it out.
+    fn settle_and_copy(
+        &self,
+        main: Option<Value<'js>>,
+        namespace: Option<Object<'js>>,
+    ) -> (Option<Data>, Option<ErrorInfo>) {
         if self.watchdog.reason() != StopReason::None {
-            return (None, None, promise_id);
+            return (None, None);
         }
-        let settled = match &promise {
+        let Some(started) = main else {
+            return (None, Some(ErrorInfo::internal("the run produced no value")));
+        };
+        let settled = match started.as_promise() {
             None => started,
             Some(p) => match p.state() {
                 rquickjs::promise::PromiseState::Resolved => match p.result::<Value>() {
                     Some(Ok(v)) => v,
-                    Some(Err(e)) => return (None, Some(self.guest_error(e)), promise_id),
+                    Some(Err(e)) => return (None, Some(self.guest_error(e))),
                     None => Value::new_undefined(self.ctx.clone()),
                 },
                 rquickjs::promise::PromiseState::Rejected => {
@@ -399,7 +606,7 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                         Some(Err(rquickjs::Error::Exception)) => self.ctx.catch(),
                         _ => Value::new_undefined(self.ctx.clone()),
                     };
-                    return (None, Some(self.error_from_value(&reason)), promise_id);
+                    return (None, Some(self.error_from_value(&reason)));
                 }
                 rquickjs::promise::PromiseState::Pending => {
                     let info = ErrorInfo::new(
@@ -407,29 +614,23 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                         "TimeoutError",
                         "the awaited promise can never settle: no pending work is left that could settle it",
                     );
-                    return (None, Some(info), promise_id);
+                    return (None, Some(info));
                 }
             },
         };
-        let result = match module {
-            Some(m) => match m.namespace() {
-                Ok(ns) => ns.into_value(),
-                Err(e) => return (None, Some(self.guest_error(e)), promise_id),
-            },
-            None => settled,
-        };
+        let result = namespace.map(|ns| ns.into_value()).unwrap_or(settled);
         let mut copier = Copier::new(self.ctx, CopyLimits::default());
         match copier.copy(&result, "value") {
-            Ok(d) => (Some(d), None, promise_id),
-            Err(CopyOutError::Invalid(why)) => {
-                let info = ErrorInfo::new(
+            Ok(d) => (Some(d), None),
+            Err(CopyOutError::Invalid(why)) => (
+                None,
+                Some(ErrorInfo::new(
                     ErrorCode::EvalError,
                     "ResultError",
                     format!("the result cannot be copied out: {why}"),
-                );
-                (None, Some(info), promise_id)
-            }
-            Err(CopyOutError::Guest(e)) => (None, Some(self.guest_error(e)), promise_id),
+                )),
+            ),
+            Err(CopyOutError::Guest(e)) => (None, Some(self.guest_error(e))),
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod bigint;
 pub mod host;
+pub mod live;
 pub mod options;
 pub mod workspace;
 
@@ -130,6 +131,12 @@ impl CancelHandle {
     }
 }
 
+impl CancelHandle {
+    pub fn token(&self) -> CancelToken {
+        self.token.clone()
+    }
+}
+
 impl Default for CancelHandle {
     fn default() -> Self {
         Self::new()
@@ -154,6 +161,10 @@ pub fn run_sync(
     let mut inherit = false;
     match options::parse_run(h, raw_of(&source), options.as_ref().map(raw_of)) {
         Err(e) => outcome = RunOutcome::failed(e),
+        Ok(parsed) if !parsed.globals.is_empty() => {
+            let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
+            (outcome, inherit) = live::LiveRun::run_to_end(env.raw(), parsed, token);
+        }
         Ok(parsed) => {
             inherit = parsed.inherit_console;
             let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
@@ -197,6 +208,13 @@ pub fn run(
         deferred.resolve(resolver(outcome, false));
         return Ok(RawValue(promise_raw));
     };
+    if !parsed.globals.is_empty() {
+        let outcome = RunOutcome::failed(ErrorInfo::invalid(
+            "runs with live globals execute on the main thread: call run() from the quickrealm package entry point",
+        ));
+        deferred.resolve(resolver(outcome, false));
+        return Ok(RawValue(promise_raw));
+    }
     let inherit = parsed.inherit_console;
     let request = parsed.request;
     let submitted = pool.submit(Box::new(move || {

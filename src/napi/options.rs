@@ -15,6 +15,8 @@ pub struct ParsedRun {
     pub request: RunRequest,
     /// Print captured console lines to the host console when the run ends.
     pub inherit_console: bool,
+    /// Live host values (`globals`, a Record or a Map), for runs on the main thread.
+    pub globals: Vec<(String, Raw)>,
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorInfo {
@@ -109,9 +111,11 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
         return Ok(ParsedRun {
             request,
             inherit_console,
+            globals: Vec::new(),
         });
     };
     let mut limits = LimitOverrides::default();
+    let mut globals = Vec::new();
     for (name, v) in checked_keys(h, options, RUN_OPTION_KEYS, "option")? {
         match name.as_str() {
             "mode" => {
@@ -156,18 +160,53 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
                     request.data.push((key, d));
                 }
             }
-            "globals" => {
-                return Err(invalid("globals (live host values) are not available in this build; copy values with `data`"));
-            }
+            "globals" => globals = read_globals(h, v)?,
             _ => {} // signal: handled by the JavaScript wrapper
         }
     }
     request.limits = limits.resolve().map_err(invalid)?;
     crate::engine::run::validate(&request)?;
+    for (name, _) in &globals {
+        if request.data.iter().any(|(d, _)| d == name) {
+            return Err(invalid(format!(
+                "'{name}' is given both in data and in globals"
+            )));
+        }
+    }
     Ok(ParsedRun {
         request,
         inherit_console,
+        globals,
     })
+}
+
+/// Reads `globals`: a plain object or a Map with string keys; values stay live host values.
+pub fn read_globals(h: Host, v: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
+    let map_ctor = h
+        .get_named(h.global().map_err(invalid)?, "Map")
+        .map_err(invalid)?;
+    let mut out = Vec::new();
+    if h.instance_of(v, map_ctor) {
+        let array = h
+            .get_named(h.global().map_err(invalid)?, "Array")
+            .map_err(invalid)?;
+        let from = h.get_named(array, "from").map_err(invalid)?;
+        let entries = h.call(array, from, &[v]).map_err(invalid)?;
+        for i in 0..h.array_length(entries).map_err(invalid)? {
+            let pair = h.element(entries, i).map_err(invalid)?;
+            let k = h.element(pair, 0).map_err(invalid)?;
+            let name = expect_string(h, k, "a globals key")?;
+            out.push((name, h.element(pair, 1).map_err(invalid)?));
+        }
+    } else {
+        out = read_all_keys(h, v).map_err(|_| invalid("globals must be an object or a Map"))?;
+    }
+    for (name, _) in &out {
+        if name.is_empty() || name.contains('\0') {
+            return Err(invalid("globals keys must be non-empty strings"));
+        }
+    }
+    Ok(out)
 }
 
 fn read_all_keys(h: Host, obj: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {

@@ -1,0 +1,112 @@
+'use strict';
+// createSandboxExecutor: a drop-in edit executor for tree-agent style APIs. Generated code gets a
+// live `context` (built from the tree by `createContext`) through the membrane and edits real
+// host objects. Failed edits are rolled back by the caller's own mechanism: tree-agent runs
+// every edit on a fresh fork and merges it only when the editor did not throw.
+
+const EDITING_ERROR_PREFIX =
+  'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
+
+const OPTION_KEYS = ['createContext', 'globals', 'compartmentOptions', 'lockdownOptions', 'limits', 'mode'];
+
+function invalid(message) {
+  const e = new TypeError(message);
+  e.code = 'INVALID_INPUT';
+  return e;
+}
+
+function entriesOf(globals, where) {
+  if (globals == null) return [];
+  if (globals instanceof Map) return [...globals.entries()];
+  if (typeof globals === 'object') return Object.entries(globals);
+  throw invalid(`${where} must be a Map or an object`);
+}
+
+function defaultCreateContext() {
+  const candidates = ['@fluidframework/tree-agent/alpha', '@fluidframework/tree-agent'];
+  for (const id of candidates) {
+    try {
+      const mod = require(id);
+      if (typeof mod.createContext === 'function') return mod.createContext;
+    } catch {
+      // not installed (or ESM-only): try the next one
+    }
+  }
+  return null;
+}
+
+/** Appends the location and frame of a guest error, the way a compiler would show them. */
+function locate(error) {
+  let text = error.message;
+  if (error.line !== undefined) {
+    text += ` (line ${error.line}, column ${error.column})`;
+    if (error.frame) text += `\n${error.frame}`;
+  }
+  return text;
+}
+
+function successMessage(tree) {
+  try {
+    const root = tree !== null && typeof tree === 'object' && 'root' in tree ? tree.root : tree;
+    const json = JSON.stringify(root);
+    return json === undefined ? 'The code ran successfully.' : `The code ran successfully. The new state of the tree is: ${json}`;
+  } catch {
+    return 'The code ran successfully.';
+  }
+}
+
+function createSandboxExecutor(options = {}) {
+  if (options === null || typeof options !== 'object') throw invalid('createSandboxExecutor() takes an options object');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) throw invalid(`unknown createSandboxExecutor() option '${key}'`);
+  }
+  const compartmentOptions = options.compartmentOptions ?? {};
+  if (compartmentOptions === null || typeof compartmentOptions !== 'object') throw invalid('compartmentOptions must be an object');
+  const extra = [...entriesOf(options.globals, 'globals'), ...entriesOf(compartmentOptions.globals, 'compartmentOptions.globals')];
+  for (const [name] of extra) {
+    if (name === 'context') throw new Error("The global 'context' is reserved by the executor and cannot be provided in globals");
+  }
+  const createContext = options.createContext ?? defaultCreateContext();
+  if (typeof createContext !== 'function') {
+    throw new Error(
+      'createSandboxExecutor needs a createContext option: @fluidframework/tree-agent is not installed, so no default is available',
+    );
+  }
+  const lockdown = options.lockdownOptions ?? {};
+  if (lockdown === null || typeof lockdown !== 'object') throw invalid('lockdownOptions must be an object');
+  const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
+  const fullStacks = lockdown.errorTaming === 'unsafe';
+  const { run } = require('./index.js');
+
+  async function runEdit(tree, code) {
+    const globals = Object.fromEntries(extra);
+    globals.context = createContext(tree);
+    return run(code, { mode: options.mode ?? 'function', globals, limits: options.limits, console: consoleMode });
+  }
+
+  const editor = async (tree, code) => {
+    const result = await runEdit(tree, code);
+    if (result.ok) return;
+    const error = new Error(locate(result.error));
+    error.name = result.error.name;
+    error.code = result.error.code;
+    error.stack = fullStacks && result.error.stack ? `${error.name}: ${error.message}\n${result.error.stack}` : `${error.name}: ${error.message}`;
+    throw error;
+  };
+
+  editor.run = async (tree, code) => {
+    let result;
+    try {
+      result = await runEdit(tree, code);
+    } catch (e) {
+      // createContext itself failed: still an editing error, never a throw.
+      const message = e instanceof Error ? e.message : String(e);
+      result = { ok: false, output: '', logs: [], error: { code: 'INVALID_INPUT', name: 'Error', message }, stats: { wallMs: 0, heapBytes: 0, hostCalls: 0 } };
+    }
+    if (result.ok) return { type: 'success', message: successMessage(tree), result };
+    return { type: 'editingError', message: EDITING_ERROR_PREFIX + locate(result.error), result };
+  };
+  return editor;
+}
+
+module.exports = { createSandboxExecutor, EDITING_ERROR_PREFIX };

@@ -1,0 +1,462 @@
+//! Live host values inside a realm. The guest half (`membrane_guest.js`) turns host handles into
+//! proxies; this half implements the native functions those proxies call, and converts values
+//! between the guest and the `HostBridge` (implemented by the napi layer on the main thread).
+
+use super::limits::{StopReason, Watchdog};
+use super::marshal::{text_of, to_guest, Data};
+use super::realm::{throw_uncatchable, INTERNAL_FILENAME};
+use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
+use std::cell::{Cell, RefCell};
+use std::ptr::NonNull;
+use std::rc::Rc;
+use std::sync::Arc;
+
+const GUEST_HALF: &str = include_str!("membrane_guest.js");
+/// Deepest guest value the membrane copies into the host.
+pub const MAX_OUTGOING_DEPTH: u32 = 128;
+pub const DEFAULT_HOST_CALL_BUDGET: u64 = 1_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefKind {
+    Object = 0,
+    Function = 1,
+    Array = 2,
+    Promise = 3,
+}
+
+/// A host value arriving in the guest: copied primitives, or a handle to a live host object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Prim(Data),
+    Ref(u32, RefKind),
+}
+
+/// A guest value leaving for the host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wire {
+    Prim(Data),
+    /// A proxy the guest received earlier: the same host object goes back.
+    Ref(u32),
+    /// A guest function; the host gets a function that calls back into the guest.
+    Callback(u32),
+    Array(Vec<Wire>),
+    Object(Vec<(String, Wire)>),
+    Date(f64),
+    Map(Vec<(Wire, Wire)>),
+    Set(Vec<Wire>),
+}
+
+/// A property key as the host sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    Name(String),
+    /// A well-known symbol by name: iterator, asyncIterator, toPrimitive, toStringTag.
+    Symbol(String),
+}
+
+/// A host exception, reduced to what may reach the guest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostFailure {
+    pub name: String,
+    pub message: String,
+}
+
+impl HostFailure {
+    pub fn new(name: &str, message: impl Into<String>) -> Self {
+        HostFailure {
+            name: name.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type HostResult<T> = Result<T, HostFailure>;
+
+/// What the host side provides. Implemented by the napi layer; every method runs on the thread
+/// that owns the host objects.
+pub trait HostBridge {
+    fn get(&self, id: u32, key: &Key) -> HostResult<Incoming>;
+    fn set(&self, id: u32, key: &Key, value: Wire) -> HostResult<()>;
+    fn has(&self, id: u32, key: &Key) -> HostResult<bool>;
+    fn delete(&self, id: u32, key: &str) -> HostResult<bool>;
+    fn own_keys(&self, id: u32) -> HostResult<Vec<String>>;
+    /// None when absent; Some(enumerable) otherwise.
+    fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>>;
+    fn call(&self, id: u32, this: Option<u32>, args: Vec<Wire>) -> HostResult<Incoming>;
+    fn construct(&self, id: u32, args: Vec<Wire>) -> HostResult<Incoming>;
+    /// Arranges for `settle` to be delivered (through the run's driver) when the promise settles.
+    fn then(&self, id: u32, settle: u32) -> HostResult<()>;
+    /// Receives the guest handle before any guest code runs, for host-to-guest callbacks.
+    fn attach(&self, _guest: &Rc<GuestHandle>) {}
+}
+
+/// The guest's side of a live run, shared with host callbacks so they can call back in.
+pub struct GuestHandle {
+    ctx: Cell<Option<NonNull<rquickjs::qjs::JSContext>>>,
+    api: RefCell<Option<Persistent<Object<'static>>>>,
+    pub host_calls: Cell<u64>,
+    budget: u64,
+    watchdog: Arc<Watchdog>,
+    /// Set when a crossing exceeded the host-call budget.
+    pub over_budget: Cell<bool>,
+}
+
+impl GuestHandle {
+    pub fn is_alive(&self) -> bool {
+        self.ctx.get().is_some()
+    }
+
+    /// Releases the guest half; host functions kept by the host stop working.
+    pub fn release(&self) {
+        self.api.borrow_mut().take();
+        self.ctx.set(None);
+    }
+
+    fn ctx<'js>(&self) -> Option<Ctx<'js>> {
+        // SAFETY: the pointer is cleared (release) before the context is freed, and all use is on
+        // the one thread that owns the run.
+        self.ctx.get().map(|p| unsafe { Ctx::from_raw(p) })
+    }
+
+    /// Counts one crossing; false when the run must stop (deadline, cancel, or budget).
+    fn cross(&self) -> Result<(), &'static str> {
+        let n = self.host_calls.get() + 1;
+        self.host_calls.set(n);
+        if n > self.budget {
+            self.over_budget.set(true);
+            self.watchdog.stop(StopReason::HostCalls);
+            return Err("host call budget exceeded");
+        }
+        if self.watchdog.should_stop() {
+            return Err("interrupted");
+        }
+        Ok(())
+    }
+
+    /// Calls a guest callback from the host. `this` and `args` arrive as host handles/copies.
+    pub fn invoke(&self, callback: u32, this: Incoming, args: Vec<Incoming>) -> HostResult<Wire> {
+        let Some(ctx) = self.ctx() else {
+            return Err(HostFailure::new(
+                "Error",
+                "a sandbox callback was called after its run ended",
+            ));
+        };
+        if let Err(why) = self.cross() {
+            return Err(HostFailure::new(
+                "Error",
+                format!("the sandbox run stopped: {why}"),
+            ));
+        }
+        let api = self.api.borrow().clone();
+        let Some(api) = api else {
+            return Err(HostFailure::new(
+                "Error",
+                "a sandbox callback was called after its run ended",
+            ));
+        };
+        let result = (|| -> rquickjs::Result<Wire> {
+            let api = api.restore(&ctx)?;
+            let invoke: Function = api.get("invoke")?;
+            let args_arr = Array::new(ctx.clone())?;
+            for (i, a) in args.iter().enumerate() {
+                args_arr.set(i, incoming_to_guest(&ctx, a)?)?;
+            }
+            let out: Value = invoke.call((callback, incoming_to_guest(&ctx, &this)?, args_arr))?;
+            wire_from_guest(&ctx, &out)
+        })();
+        result.map_err(|e| guest_failure(&ctx, e))
+    }
+
+    /// Delivers a host promise settlement to the guest promise waiting for it.
+    pub fn settle(
+        &self,
+        settle: u32,
+        outcome: Result<Incoming, HostFailure>,
+    ) -> rquickjs::Result<()> {
+        let Some(ctx) = self.ctx() else { return Ok(()) };
+        let api = self.api.borrow().clone();
+        let Some(api) = api else { return Ok(()) };
+        let api = api.restore(&ctx)?;
+        let settle_fn: Function = api.get("settle")?;
+        match outcome {
+            Ok(v) => settle_fn.call::<_, ()>((settle, true, incoming_to_guest(&ctx, &v)?, "")),
+            Err(f) => settle_fn.call::<_, ()>((settle, false, f.message.as_str(), f.name.as_str())),
+        }
+    }
+}
+
+/// Converts a guest exception raised while the host called back in into a host failure.
+fn guest_failure(ctx: &Ctx<'_>, e: rquickjs::Error) -> HostFailure {
+    if matches!(e, rquickjs::Error::Exception) {
+        let exc = ctx.catch();
+        if exc.is_uncatchable_error() {
+            // Put it back so the guest run keeps unwinding once control returns to it.
+            let _ = ctx.throw(exc);
+            return HostFailure::new("Error", "the sandbox run was stopped");
+        }
+        let (name, message, _) = super::errors::describe_exception(ctx, &exc);
+        HostFailure::new(&name, message)
+    } else {
+        HostFailure::new("Error", e.to_string())
+    }
+}
+
+pub fn incoming_to_guest<'js>(ctx: &Ctx<'js>, v: &Incoming) -> rquickjs::Result<Value<'js>> {
+    match v {
+        Incoming::Prim(d) => to_guest(ctx, d),
+        Incoming::Ref(id, kind) => {
+            let a = Array::new(ctx.clone())?;
+            a.set(0, *id)?;
+            a.set(1, *kind as u32)?;
+            Ok(a.into_value())
+        }
+    }
+}
+
+fn tag_items<'js>(arr: &Array<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
+    (0..arr.len()).map(|i| arr.get(i)).collect()
+}
+
+/// Decodes the tagged form produced by the guest half's `out()`.
+pub fn wire_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<Wire> {
+    if let Some(arr) = v.as_array() {
+        let tag: String = arr.get(0)?;
+        let body: Value = arr.get(1)?;
+        let list = || -> rquickjs::Result<Vec<Value<'js>>> {
+            body.as_array()
+                .map(tag_items)
+                .unwrap_or_else(|| Ok(Vec::new()))
+        };
+        let num = || body.as_number().unwrap_or(0.0);
+        return Ok(match tag.as_str() {
+            "r" => Wire::Ref(num() as u32),
+            "f" => Wire::Callback(num() as u32),
+            "d" => Wire::Date(num()),
+            "a" => Wire::Array(
+                list()?
+                    .iter()
+                    .map(|x| wire_from_guest(ctx, x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            "s" => Wire::Set(
+                list()?
+                    .iter()
+                    .map(|x| wire_from_guest(ctx, x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            "o" => {
+                let mut entries = Vec::new();
+                for pair in list()? {
+                    let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
+                    let k: Value = pair.get(0)?;
+                    let k = text_of(ctx, &k).map(|t| t.to_lossy()).unwrap_or_default();
+                    entries.push((k, wire_from_guest(ctx, &pair.get(1)?)?));
+                }
+                Wire::Object(entries)
+            }
+            "m" => {
+                let mut entries = Vec::new();
+                for pair in list()? {
+                    let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
+                    entries.push((
+                        wire_from_guest(ctx, &pair.get(0)?)?,
+                        wire_from_guest(ctx, &pair.get(1)?)?,
+                    ));
+                }
+                Wire::Map(entries)
+            }
+            _ => return Err(rquickjs::Error::Unknown),
+        });
+    }
+    // Primitives only reach here.
+    if v.is_undefined() {
+        return Ok(Wire::Prim(Data::Undefined));
+    }
+    if v.is_null() {
+        return Ok(Wire::Prim(Data::Null));
+    }
+    if let Some(b) = v.as_bool() {
+        return Ok(Wire::Prim(Data::Bool(b)));
+    }
+    if let Some(n) = v.as_number() {
+        return Ok(Wire::Prim(Data::Number(n)));
+    }
+    if v.is_string() {
+        return Ok(Wire::Prim(Data::String(
+            text_of(ctx, v).ok_or(rquickjs::Error::Unknown)?,
+        )));
+    }
+    if v.is_big_int() {
+        let digits = super::raw::to_display_string(ctx, v).ok_or(rquickjs::Error::Unknown)?;
+        return Ok(Wire::Prim(Data::BigInt(digits)));
+    }
+    Ok(Wire::Prim(Data::Undefined))
+}
+
+fn key_of(name: String, is_symbol: u32) -> Key {
+    if is_symbol == 1 {
+        Key::Symbol(name)
+    } else {
+        Key::Name(name)
+    }
+}
+
+fn throw_failure<'js>(ctx: &Ctx<'js>, f: HostFailure) -> rquickjs::Error {
+    let ctor_name = match f.name.as_str() {
+        "TypeError" | "RangeError" | "SyntaxError" | "ReferenceError" | "EvalError"
+        | "URIError" => f.name.as_str(),
+        _ => "Error",
+    };
+    let build = || -> rquickjs::Result<Value<'js>> {
+        let ctor: rquickjs::function::Constructor = ctx.globals().get(ctor_name)?;
+        let e: Object = ctor.construct((f.message.as_str(),))?;
+        if ctor_name != f.name {
+            super::raw::define_data(
+                ctx,
+                &e,
+                "name",
+                rquickjs::String::from_str(ctx.clone(), &f.name)?.into_value(),
+            );
+        }
+        Ok(e.into_value())
+    };
+    match build() {
+        Ok(v) => ctx.throw(v),
+        Err(e) => e,
+    }
+}
+
+/// Installs the membrane into a realm (before lockdown).
+/// Returns the handle host callbacks use to call back into the guest.
+pub fn install<'js>(
+    ctx: &Ctx<'js>,
+    bridge: Rc<dyn HostBridge>,
+    watchdog: Arc<Watchdog>,
+    budget: u64,
+) -> rquickjs::Result<Rc<GuestHandle>> {
+    let handle = Rc::new(GuestHandle {
+        ctx: Cell::new(Some(ctx.as_raw())),
+        api: RefCell::new(None),
+        host_calls: Cell::new(0),
+        budget,
+        watchdog,
+        over_budget: Cell::new(false),
+    });
+    let n = Object::new(ctx.clone())?;
+    macro_rules! native {
+        ($name:literal, |$ctx:ident, $b:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
+            let bridge = bridge.clone();
+            let handle = handle.clone();
+            let f = Function::new(ctx.clone(), move |$ctx: Ctx<'js>, $($arg: $ty),*| -> rquickjs::Result<Value<'js>> {
+                if let Err(why) = handle.cross() {
+                    return Err(throw_uncatchable(&$ctx, why));
+                }
+                let $b = &*bridge;
+                $body
+            })?;
+            n.set($name, f)?;
+        }};
+    }
+    native!("get", |ctx, b, id: u32, key: String, sym: u32| {
+        let v = b
+            .get(id, &key_of(key, sym))
+            .map_err(|f| throw_failure(&ctx, f))?;
+        incoming_to_guest(&ctx, &v)
+    });
+    native!("set", |ctx,
+                    b,
+                    id: u32,
+                    key: String,
+                    sym: u32,
+                    value: Value<'js>| {
+        let w = wire_from_guest(&ctx, &value)?;
+        b.set(id, &key_of(key, sym), w)
+            .map_err(|f| throw_failure(&ctx, f))?;
+        Ok(Value::new_undefined(ctx.clone()))
+    });
+    native!("has", |ctx, b, id: u32, key: String, sym: u32| {
+        let r = b
+            .has(id, &key_of(key, sym))
+            .map_err(|f| throw_failure(&ctx, f))?;
+        Ok(Value::new_bool(ctx.clone(), r))
+    });
+    native!("del", |ctx, b, id: u32, key: String| {
+        let r = b.delete(id, &key).map_err(|f| throw_failure(&ctx, f))?;
+        Ok(Value::new_bool(ctx.clone(), r))
+    });
+    native!("keys", |ctx, b, id: u32| {
+        let names = b.own_keys(id).map_err(|f| throw_failure(&ctx, f))?;
+        let arr = Array::new(ctx.clone())?;
+        for (i, k) in names.iter().enumerate() {
+            arr.set(i, k.as_str())?;
+        }
+        Ok(arr.into_value())
+    });
+    native!("desc", |ctx, b, id: u32, key: String| {
+        let d = b.describe(id, &key).map_err(|f| throw_failure(&ctx, f))?;
+        Ok(Value::new_int(
+            ctx.clone(),
+            match d {
+                None => 0,
+                Some(true) => 1,
+                Some(false) => 2,
+            },
+        ))
+    });
+    native!("call", |ctx, b, id: u32, this: i64, args: Array<'js>| {
+        let wires = tag_items(&args)?
+            .iter()
+            .map(|a| wire_from_guest(&ctx, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let this = u32::try_from(this).ok();
+        let v = b
+            .call(id, this, wires)
+            .map_err(|f| throw_failure(&ctx, f))?;
+        incoming_to_guest(&ctx, &v)
+    });
+    native!("construct", |ctx, b, id: u32, args: Array<'js>| {
+        let wires = tag_items(&args)?
+            .iter()
+            .map(|a| wire_from_guest(&ctx, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let v = b.construct(id, wires).map_err(|f| throw_failure(&ctx, f))?;
+        incoming_to_guest(&ctx, &v)
+    });
+    native!("then", |ctx, b, id: u32, settle: u32| {
+        b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
+        Ok(Value::new_undefined(ctx.clone()))
+    });
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.filename = Some(INTERNAL_FILENAME.into());
+    let build: Function = ctx.eval_with_options(GUEST_HALF, opts)?;
+    let api: Object = build.call((n, MAX_OUTGOING_DEPTH))?;
+    *handle.api.borrow_mut() = Some(Persistent::save(ctx, api));
+    bridge.attach(&handle);
+    Ok(handle)
+}
+
+/// Binds live host values as globals (after lockdown: proxies are never frozen).
+pub fn bind_globals<'js>(
+    ctx: &Ctx<'js>,
+    handle: &GuestHandle,
+    globals: &[(String, Incoming)],
+) -> rquickjs::Result<()> {
+    let api = handle
+        .api
+        .borrow()
+        .clone()
+        .ok_or(rquickjs::Error::Unknown)?
+        .restore(ctx)?;
+    let wrap: Function = api.get("wrap")?;
+    let global = ctx.globals();
+    for (name, value) in globals {
+        let v: Value = wrap.call((incoming_to_guest(ctx, value)?,))?;
+        if !super::raw::define_data(ctx, &global, name, v) {
+            return Err(Exception::throw_type(
+                ctx,
+                &format!("global '{name}' collides with a built-in global"),
+            ));
+        }
+    }
+    Ok(())
+}

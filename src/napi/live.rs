@@ -1,0 +1,919 @@
+//! Live host values for runs on the main thread: the N-API side of the membrane (`HostBridge`),
+//! host functions that call back into the guest, and `LiveRun`, the resumable run the
+//! JavaScript wrapper drives across event-loop turns while host promises settle.
+// `napi_value`s are opaque handles that N-API itself validates; passing one is not a dereference.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use super::host::{write, Host, Raw, RawValue};
+use super::options::{self, ParsedRun};
+use super::{build_result, CancelHandle};
+use crate::engine::errors::ErrorInfo;
+use crate::engine::marshal::{BytesKind, Data};
+use crate::engine::membrane::{
+    GuestHandle, HostBridge, HostFailure, HostResult, Incoming, Key, RefKind, Wire,
+    DEFAULT_HOST_CALL_BUDGET,
+};
+use crate::engine::run::{LiveGlobals, Pump, Session};
+use crate::engine::{CancelToken, RunOutcome};
+use napi::bindgen_prelude::{Env, Error, JsValue, Status, Unknown};
+use napi::sys;
+use napi_derive::napi;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::ffi::c_void;
+use std::ptr;
+use std::rc::{Rc, Weak};
+
+type Settlement = (u32, Result<Incoming, HostFailure>);
+
+/// Host values the guest must never obtain, whatever path leads to them.
+const DENIED_GLOBAL_PATHS: &[&[&str]] = &[
+    &[],
+    &["Function"],
+    &["eval"],
+    &["process"],
+    &["require"],
+    &["Object", "prototype"],
+    &["Function", "prototype"],
+    &["Array", "prototype"],
+];
+const DENIED_BY_SYNTAX: &str = "[Object.getPrototypeOf(async function(){}).constructor, \
+    Object.getPrototypeOf(function*(){}).constructor, Object.getPrototypeOf(async function*(){}).constructor]";
+
+pub struct NapiBridge {
+    env: sys::napi_env,
+    /// Handle id -> reference; id 0 is the "denied" sentinel and never handed out.
+    handles: RefCell<Vec<sys::napi_ref>>,
+    /// Host `Map` from object to handle id (identity), pre-seeded with denied values -> 0.
+    identity: sys::napi_ref,
+    map_get: sys::napi_ref,
+    map_set: sys::napi_ref,
+    describe: sys::napi_ref,
+    symbols: HashMap<&'static str, sys::napi_ref>,
+    callbacks: RefCell<HashMap<u32, sys::napi_ref>>,
+    guest: RefCell<Weak<GuestHandle>>,
+    settlements: RefCell<VecDeque<Settlement>>,
+    outstanding: Cell<usize>,
+    wake: RefCell<Option<sys::napi_ref>>,
+    me: RefCell<Weak<NapiBridge>>,
+}
+
+fn failure_from_host(h: Host, exc: Raw) -> HostFailure {
+    let read = |k: &str| -> Option<String> {
+        let v = h.get_named(exc, k).ok()?;
+        if h.type_of(v) == sys::ValueType::napi_string {
+            h.string(v).ok()
+        } else {
+            None
+        }
+    };
+    if h.type_of(exc) == sys::ValueType::napi_object {
+        let name = read("name").unwrap_or_else(|| "Error".into());
+        let message = read("message").unwrap_or_default();
+        return HostFailure::new(&name, message);
+    }
+    let shown = match h.type_of(exc) {
+        sys::ValueType::napi_string => h.string(exc).unwrap_or_default(),
+        sys::ValueType::napi_number => h.number(exc).map(|n| n.to_string()).unwrap_or_default(),
+        _ => "a non-error value".into(),
+    };
+    HostFailure::new("Error", shown)
+}
+
+/// A scope for napi values created during one crossing.
+struct Scope {
+    env: sys::napi_env,
+    scope: sys::napi_handle_scope,
+}
+
+impl Scope {
+    fn open(env: sys::napi_env) -> Scope {
+        let mut scope = ptr::null_mut();
+        unsafe { sys::napi_open_handle_scope(env, &mut scope) };
+        Scope { env, scope }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        if !self.scope.is_null() {
+            unsafe { sys::napi_close_handle_scope(self.env, self.scope) };
+        }
+    }
+}
+
+impl NapiBridge {
+    fn host(&self) -> Host {
+        Host::new(self.env)
+    }
+
+    fn reference(&self, v: Raw) -> Result<sys::napi_ref, String> {
+        let mut r = ptr::null_mut();
+        let s = unsafe { sys::napi_create_reference(self.env, v, 1, &mut r) };
+        if s != sys::Status::napi_ok {
+            return Err("could not keep a host value".into());
+        }
+        Ok(r)
+    }
+
+    fn deref(&self, r: sys::napi_ref) -> Result<Raw, String> {
+        let mut v = ptr::null_mut();
+        let s = unsafe { sys::napi_get_reference_value(self.env, r, &mut v) };
+        if s != sys::Status::napi_ok || v.is_null() {
+            return Err("a host handle is no longer valid".into());
+        }
+        Ok(v)
+    }
+
+    pub fn new(env: sys::napi_env) -> Result<Rc<NapiBridge>, String> {
+        let h = Host::new(env);
+        let global = h.global()?;
+        let map_ctor = h.get_named(global, "Map")?;
+        let identity_map = h.new_instance(map_ctor, &[])?;
+        let map_proto = h.get_named(map_ctor, "prototype")?;
+        let object_ctor = h.get_named(global, "Object")?;
+        let symbol_ctor = h.get_named(global, "Symbol")?;
+        let mk = |v: Raw| -> Result<sys::napi_ref, String> {
+            let mut r = ptr::null_mut();
+            unsafe { sys::napi_create_reference(env, v, 1, &mut r) };
+            if r.is_null() {
+                Err("could not keep a host value".into())
+            } else {
+                Ok(r)
+            }
+        };
+        let mut symbols = HashMap::new();
+        for name in ["iterator", "asyncIterator", "toPrimitive", "toStringTag"] {
+            symbols.insert(name, mk(h.get_named(symbol_ctor, name)?)?);
+        }
+        let bridge = Rc::new(NapiBridge {
+            env,
+            handles: RefCell::new(vec![ptr::null_mut()]),
+            identity: mk(identity_map)?,
+            map_get: mk(h.get_named(map_proto, "get")?)?,
+            map_set: mk(h.get_named(map_proto, "set")?)?,
+            describe: mk(h.get_named(object_ctor, "getOwnPropertyDescriptor")?)?,
+            symbols,
+            callbacks: RefCell::new(HashMap::new()),
+            guest: RefCell::new(Weak::new()),
+            settlements: RefCell::new(VecDeque::new()),
+            outstanding: Cell::new(0),
+            wake: RefCell::new(None),
+            me: RefCell::new(Weak::new()),
+        });
+        *bridge.me.borrow_mut() = Rc::downgrade(&bridge);
+        // Seed the identity map with values the guest must never reach.
+        let set = bridge.deref(bridge.map_set)?;
+        let zero = h.create_number(0.0)?;
+        for path in DENIED_GLOBAL_PATHS {
+            let mut v = global;
+            let mut found = true;
+            for part in *path {
+                match h.get_named(v, part) {
+                    Ok(next) if !h.is_nullish(next) => v = next,
+                    _ => {
+                        found = false;
+                        break;
+                    }
+                }
+            }
+            if found {
+                h.call(identity_map, set, &[v, zero])?;
+            }
+        }
+        let script = h.create_str(DENIED_BY_SYNTAX)?;
+        let mut ctors = ptr::null_mut();
+        if unsafe { sys::napi_run_script(env, script, &mut ctors) } == sys::Status::napi_ok {
+            for i in 0..h.array_length(ctors)? {
+                h.call(identity_map, set, &[h.element(ctors, i)?, zero])?;
+            }
+        } else {
+            let _ = h.take_exception();
+        }
+        Ok(bridge)
+    }
+
+    fn pending_failure(&self) -> HostFailure {
+        let h = self.host();
+        let mut exc = ptr::null_mut();
+        let mut pending = false;
+        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
+        if pending {
+            unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exc) };
+            return failure_from_host(h, exc);
+        }
+        HostFailure::new("Error", "a host operation failed")
+    }
+
+    fn check(&self, status: sys::napi_status) -> HostResult<()> {
+        if status == sys::Status::napi_ok {
+            Ok(())
+        } else {
+            Err(self.pending_failure())
+        }
+    }
+
+    fn value(&self, id: u32) -> HostResult<Raw> {
+        let r = self
+            .handles
+            .borrow()
+            .get(id as usize)
+            .copied()
+            .filter(|r| !r.is_null());
+        let r = r.ok_or_else(|| HostFailure::new("TypeError", "unknown host handle"))?;
+        self.deref(r).map_err(|e| HostFailure::new("Error", e))
+    }
+
+    /// Converts a host value for the guest: primitives copied, objects by handle (one id per
+    /// object, so identity holds), promises as promise handles.
+    pub fn incoming(&self, v: Raw) -> HostResult<Incoming> {
+        let h = self.host();
+        let t = h.type_of(v);
+        let fail = |e: String| HostFailure::new("TypeError", e);
+        let prim = match t {
+            sys::ValueType::napi_undefined => Some(Data::Undefined),
+            sys::ValueType::napi_null => Some(Data::Null),
+            sys::ValueType::napi_boolean => Some(Data::Bool(h.boolean(v).map_err(fail)?)),
+            sys::ValueType::napi_number => Some(Data::Number(h.number(v).map_err(fail)?)),
+            sys::ValueType::napi_string => Some(Data::String(h.text(v).map_err(fail)?)),
+            sys::ValueType::napi_bigint => {
+                let mut reader = super::host::HostReader::new(h, Default::default());
+                Some(reader.read(v, "value").map_err(fail)?)
+            }
+            sys::ValueType::napi_symbol => Some(Data::Undefined),
+            _ => None,
+        };
+        if let Some(d) = prim {
+            return Ok(Incoming::Prim(d));
+        }
+        let map = self.deref(self.identity).map_err(fail)?;
+        let get = self.deref(self.map_get).map_err(fail)?;
+        let known = h.call(map, get, &[v]).map_err(fail)?;
+        if h.type_of(known) == sys::ValueType::napi_number {
+            let id = h.number(known).map_err(fail)? as u32;
+            if id == 0 {
+                return Err(HostFailure::new(
+                    "TypeError",
+                    "this host value is not reachable from the sandbox",
+                ));
+            }
+            return Ok(Incoming::Ref(id, self.kind_of(v)));
+        }
+        let id = {
+            let mut handles = self.handles.borrow_mut();
+            handles.push(self.reference(v).map_err(fail)?);
+            (handles.len() - 1) as u32
+        };
+        let set = self.deref(self.map_set).map_err(fail)?;
+        h.call(map, set, &[v, h.create_number(id as f64).map_err(fail)?])
+            .map_err(fail)?;
+        Ok(Incoming::Ref(id, self.kind_of(v)))
+    }
+
+    fn kind_of(&self, v: Raw) -> RefKind {
+        let h = self.host();
+        let mut is_promise = false;
+        unsafe { sys::napi_is_promise(self.env, v, &mut is_promise) };
+        if is_promise {
+            RefKind::Promise
+        } else if h.type_of(v) == sys::ValueType::napi_function {
+            RefKind::Function
+        } else if h.is_array(v) {
+            RefKind::Array
+        } else {
+            RefKind::Object
+        }
+    }
+
+    /// Converts a guest value for the host: handles unwrap to the same host object, callbacks
+    /// become host functions, plain data is copied into fresh host objects.
+    pub fn outgoing(&self, w: Wire) -> HostResult<Raw> {
+        let h = self.host();
+        let fail = |e: String| HostFailure::new("TypeError", e);
+        Ok(match w {
+            Wire::Prim(d) => write(h, &d).map_err(fail)?,
+            Wire::Ref(id) => self.value(id)?,
+            Wire::Callback(cb) => self.callback(cb)?,
+            Wire::Array(items) => {
+                let arr = h.create_array(items.len()).map_err(fail)?;
+                for (i, item) in items.into_iter().enumerate() {
+                    h.set_element(arr, i as u32, self.outgoing(item)?)
+                        .map_err(fail)?;
+                }
+                arr
+            }
+            Wire::Object(entries) => {
+                let obj = h.create_object().map_err(fail)?;
+                for (k, v) in entries {
+                    h.set_own(obj, &k, self.outgoing(v)?).map_err(fail)?;
+                }
+                obj
+            }
+            Wire::Date(ms) => write(h, &Data::Date(ms)).map_err(fail)?,
+            Wire::Map(entries) => {
+                let map = write(h, &Data::Map(Vec::new())).map_err(fail)?;
+                let set = h.get_named(map, "set").map_err(fail)?;
+                for (k, v) in entries {
+                    h.call(map, set, &[self.outgoing(k)?, self.outgoing(v)?])
+                        .map_err(fail)?;
+                }
+                map
+            }
+            Wire::Set(items) => {
+                let set_obj = write(h, &Data::Set(Vec::new())).map_err(fail)?;
+                let add = h.get_named(set_obj, "add").map_err(fail)?;
+                for v in items {
+                    h.call(set_obj, add, &[self.outgoing(v)?]).map_err(fail)?;
+                }
+                set_obj
+            }
+        })
+    }
+
+    fn key(&self, key: &Key) -> HostResult<Raw> {
+        match key {
+            Key::Name(s) => self
+                .host()
+                .create_str(s)
+                .map_err(|e| HostFailure::new("TypeError", e)),
+            Key::Symbol(name) => {
+                let r = self.symbols.get(name.as_str()).copied();
+                let r = r.ok_or_else(|| HostFailure::new("TypeError", "unsupported symbol"))?;
+                self.deref(r).map_err(|e| HostFailure::new("Error", e))
+            }
+        }
+    }
+
+    /// The host function standing for guest callback `cb` (one per callback, so identity holds).
+    fn callback(&self, cb: u32) -> HostResult<Raw> {
+        if let Some(r) = self.callbacks.borrow().get(&cb).copied() {
+            return self.deref(r).map_err(|e| HostFailure::new("Error", e));
+        }
+        let data = Box::into_raw(Box::new(CallbackData {
+            bridge: self.me.borrow().clone(),
+            cb,
+        }));
+        let mut f = ptr::null_mut();
+        let name = "sandboxCallback";
+        let s = unsafe {
+            sys::napi_create_function(
+                self.env,
+                name.as_ptr() as *const _,
+                name.len() as isize,
+                Some(call_guest),
+                data as *mut c_void,
+                &mut f,
+            )
+        };
+        if s != sys::Status::napi_ok {
+            drop(unsafe { Box::from_raw(data) });
+            return Err(self.pending_failure());
+        }
+        unsafe {
+            sys::napi_add_finalizer(
+                self.env,
+                f,
+                data as *mut c_void,
+                Some(free_callback_data),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        let r = self
+            .reference(f)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        self.callbacks.borrow_mut().insert(cb, r);
+        Ok(f)
+    }
+
+    fn settled(&self, settle: u32, outcome: Result<Incoming, HostFailure>) {
+        self.outstanding
+            .set(self.outstanding.get().saturating_sub(1));
+        self.settlements.borrow_mut().push_back((settle, outcome));
+        let wake = *self.wake.borrow();
+        if let Some(w) = wake {
+            if let Ok(f) = self.deref(w) {
+                let h = self.host();
+                if let Ok(undef) = h.undefined() {
+                    let _ = h.call(undef, f, &[]);
+                }
+            }
+        }
+    }
+
+    /// Drops every reference the run holds; guest callbacks kept by the host go dead.
+    pub fn release(&self) {
+        for r in self.handles.borrow_mut().drain(..) {
+            if !r.is_null() {
+                unsafe { sys::napi_delete_reference(self.env, r) };
+            }
+        }
+        for (_, r) in self.callbacks.borrow_mut().drain() {
+            unsafe { sys::napi_delete_reference(self.env, r) };
+        }
+        if let Some(w) = self.wake.borrow_mut().take() {
+            unsafe { sys::napi_delete_reference(self.env, w) };
+        }
+        *self.guest.borrow_mut() = Weak::new();
+    }
+}
+
+struct CallbackData {
+    bridge: Weak<NapiBridge>,
+    cb: u32,
+}
+
+unsafe extern "C" fn free_callback_data(
+    _env: sys::napi_env,
+    data: *mut c_void,
+    _hint: *mut c_void,
+) {
+    if !data.is_null() {
+        drop(unsafe { Box::from_raw(data as *mut CallbackData) });
+    }
+}
+
+fn throw_host(env: sys::napi_env, f: &HostFailure) {
+    let h = Host::new(env);
+    let (Ok(msg), Ok(code)) = (h.create_str(&f.message), h.create_str("SANDBOX_CALLBACK")) else {
+        return;
+    };
+    let mut err = ptr::null_mut();
+    unsafe { sys::napi_create_error(env, code, msg, &mut err) };
+    if let Ok(name) = h.create_str(&f.name) {
+        let _ = h.set_own(err, "name", name);
+    }
+    unsafe { sys::napi_throw(env, err) };
+}
+
+/// A host call into a guest callback.
+unsafe extern "C" fn call_guest(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+        call_guest_inner(env, info)
+    }));
+    match result {
+        Ok(Ok(v)) => v,
+        Ok(Err(f)) => {
+            throw_host(env, &f);
+            ptr::null_mut()
+        }
+        Err(_) => {
+            throw_host(
+                env,
+                &HostFailure::new("Error", "quickrealm: internal error in a sandbox callback"),
+            );
+            ptr::null_mut()
+        }
+    }
+}
+
+unsafe fn call_guest_inner(env: sys::napi_env, info: sys::napi_callback_info) -> HostResult<Raw> {
+    let mut argc: usize = 16;
+    let mut argv = [ptr::null_mut(); 16];
+    let mut this = ptr::null_mut();
+    let mut data: *mut c_void = ptr::null_mut();
+    unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            &mut this,
+            &mut data,
+        )
+    };
+    let dead = || HostFailure::new("Error", "a sandbox callback was called after its run ended");
+    let data = unsafe { (data as *const CallbackData).as_ref() }.ok_or_else(dead)?;
+    let bridge = data.bridge.upgrade().ok_or_else(dead)?;
+    let guest = bridge.guest.borrow().upgrade().ok_or_else(dead)?;
+    if !guest.is_alive() {
+        return Err(dead());
+    }
+    let mut scope = ptr::null_mut();
+    unsafe { sys::napi_open_escapable_handle_scope(env, &mut scope) };
+    let result = (|| {
+        let this_in = if Host::new(env).is_nullish(this) {
+            Incoming::Prim(Data::Undefined)
+        } else {
+            bridge
+                .incoming(this)
+                .unwrap_or(Incoming::Prim(Data::Undefined))
+        };
+        let mut args = Vec::with_capacity(argc.min(16));
+        for a in argv.iter().take(argc.min(16)) {
+            args.push(bridge.incoming(*a)?);
+        }
+        let out = guest.invoke(data.cb, this_in, args)?;
+        let v = bridge.outgoing(out)?;
+        let mut escaped = ptr::null_mut();
+        unsafe { sys::napi_escape_handle(env, scope, v, &mut escaped) };
+        Ok(escaped)
+    })();
+    unsafe { sys::napi_close_escapable_handle_scope(env, scope) };
+    result
+}
+
+struct SettleData {
+    bridge: Weak<NapiBridge>,
+    settle: u32,
+    ok: bool,
+}
+
+unsafe extern "C" fn free_settle_data(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    if !data.is_null() {
+        drop(unsafe { Box::from_raw(data as *mut SettleData) });
+    }
+}
+
+unsafe extern "C" fn on_settle(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut argc: usize = 1;
+        let mut argv = [ptr::null_mut(); 1];
+        let mut data: *mut c_void = ptr::null_mut();
+        unsafe {
+            sys::napi_get_cb_info(
+                env,
+                info,
+                &mut argc,
+                argv.as_mut_ptr(),
+                ptr::null_mut(),
+                &mut data,
+            )
+        };
+        let Some(data) = (unsafe { (data as *const SettleData).as_ref() }) else {
+            return;
+        };
+        let Some(bridge) = data.bridge.upgrade() else {
+            return;
+        };
+        let h = Host::new(env);
+        let value = if argc >= 1 {
+            argv[0]
+        } else {
+            h.undefined().unwrap_or(ptr::null_mut())
+        };
+        let outcome = if data.ok {
+            bridge.incoming(value)
+        } else {
+            Err(failure_from_host(h, value))
+        };
+        bridge.settled(data.settle, outcome);
+    }));
+    ptr::null_mut()
+}
+
+impl HostBridge for NapiBridge {
+    fn get(&self, id: u32, key: &Key) -> HostResult<Incoming> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let k = self.key(key)?;
+        let mut out = ptr::null_mut();
+        self.check(unsafe { sys::napi_get_property(self.env, obj, k, &mut out) })?;
+        self.incoming(out)
+    }
+
+    fn set(&self, id: u32, key: &Key, value: Wire) -> HostResult<()> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let k = self.key(key)?;
+        let v = self.outgoing(value)?;
+        self.check(unsafe { sys::napi_set_property(self.env, obj, k, v) })
+    }
+
+    fn has(&self, id: u32, key: &Key) -> HostResult<bool> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let k = self.key(key)?;
+        let mut r = false;
+        self.check(unsafe { sys::napi_has_property(self.env, obj, k, &mut r) })?;
+        Ok(r)
+    }
+
+    fn delete(&self, id: u32, key: &str) -> HostResult<bool> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let k = self.key(&Key::Name(key.into()))?;
+        let mut r = false;
+        self.check(unsafe { sys::napi_delete_property(self.env, obj, k, &mut r) })?;
+        Ok(r)
+    }
+
+    fn own_keys(&self, id: u32) -> HostResult<Vec<String>> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let h = self.host();
+        let mut names = ptr::null_mut();
+        self.check(unsafe {
+            sys::napi_get_all_property_names(
+                self.env,
+                obj,
+                sys::KeyCollectionMode::own_only,
+                sys::KeyFilter::skip_symbols,
+                sys::KeyConversion::numbers_to_strings,
+                &mut names,
+            )
+        })?;
+        let n = h
+            .array_length(names)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        (0..n)
+            .map(|i| {
+                h.element(names, i)
+                    .and_then(|k| h.string(k))
+                    .map_err(|e| HostFailure::new("Error", e))
+            })
+            .collect()
+    }
+
+    fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>> {
+        let _scope = Scope::open(self.env);
+        let obj = self.value(id)?;
+        let h = self.host();
+        let f = self
+            .deref(self.describe)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        let k = h
+            .create_str(key)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        let undef = h.undefined().map_err(|e| HostFailure::new("Error", e))?;
+        let d = h
+            .call(undef, f, &[obj, k])
+            .map_err(|_| self.pending_failure())?;
+        if h.is_nullish(d) {
+            return Ok(None);
+        }
+        let e = h
+            .get_named(d, "enumerable")
+            .and_then(|v| h.boolean(v))
+            .unwrap_or(false);
+        Ok(Some(e))
+    }
+
+    fn call(&self, id: u32, this: Option<u32>, args: Vec<Wire>) -> HostResult<Incoming> {
+        let _scope = Scope::open(self.env);
+        let f = self.value(id)?;
+        let h = self.host();
+        let this = match this {
+            Some(t) => self.value(t)?,
+            None => h.undefined().map_err(|e| HostFailure::new("Error", e))?,
+        };
+        let argv = args
+            .into_iter()
+            .map(|a| self.outgoing(a))
+            .collect::<HostResult<Vec<_>>>()?;
+        let mut out = ptr::null_mut();
+        self.check(unsafe {
+            sys::napi_call_function(self.env, this, f, argv.len(), argv.as_ptr(), &mut out)
+        })?;
+        self.incoming(out)
+    }
+
+    fn construct(&self, id: u32, args: Vec<Wire>) -> HostResult<Incoming> {
+        let _scope = Scope::open(self.env);
+        let f = self.value(id)?;
+        let argv = args
+            .into_iter()
+            .map(|a| self.outgoing(a))
+            .collect::<HostResult<Vec<_>>>()?;
+        let mut out = ptr::null_mut();
+        self.check(unsafe {
+            sys::napi_new_instance(self.env, f, argv.len(), argv.as_ptr(), &mut out)
+        })?;
+        self.incoming(out)
+    }
+
+    fn then(&self, id: u32, settle: u32) -> HostResult<()> {
+        let _scope = Scope::open(self.env);
+        let promise = self.value(id)?;
+        let h = self.host();
+        let then = h
+            .get_named(promise, "then")
+            .map_err(|_| self.pending_failure())?;
+        let mut fns = [ptr::null_mut(); 2];
+        for (i, ok) in [true, false].into_iter().enumerate() {
+            let data = Box::into_raw(Box::new(SettleData {
+                bridge: self.me.borrow().clone(),
+                settle,
+                ok,
+            }));
+            let name = "settle";
+            let s = unsafe {
+                sys::napi_create_function(
+                    self.env,
+                    name.as_ptr() as *const _,
+                    name.len() as isize,
+                    Some(on_settle),
+                    data as *mut c_void,
+                    &mut fns[i],
+                )
+            };
+            if s != sys::Status::napi_ok {
+                drop(unsafe { Box::from_raw(data) });
+                return Err(self.pending_failure());
+            }
+            unsafe {
+                sys::napi_add_finalizer(
+                    self.env,
+                    fns[i],
+                    data as *mut c_void,
+                    Some(free_settle_data),
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                )
+            };
+        }
+        h.call(promise, then, &fns)
+            .map_err(|_| self.pending_failure())?;
+        self.outstanding.set(self.outstanding.get() + 1);
+        Ok(())
+    }
+
+    fn attach(&self, guest: &Rc<GuestHandle>) {
+        *self.guest.borrow_mut() = Rc::downgrade(guest);
+    }
+}
+
+/// A run with live host values, driven from JavaScript: `pump()` until it reports completion,
+/// calling it again whenever `wake` fires (a host promise settled), then `finish()`.
+#[napi]
+pub struct LiveRun {
+    session: Option<Session>,
+    bridge: Option<Rc<NapiBridge>>,
+    failed: Option<RunOutcome>,
+    inherit_console: bool,
+}
+
+fn start_live(
+    env: sys::napi_env,
+    parsed: ParsedRun,
+    cancel: CancelToken,
+    wake: Option<Raw>,
+) -> LiveRun {
+    let failed = |outcome: RunOutcome| LiveRun {
+        session: None,
+        bridge: None,
+        failed: Some(outcome),
+        inherit_console: false,
+    };
+    let bridge = match NapiBridge::new(env) {
+        Ok(b) => b,
+        Err(e) => return failed(RunOutcome::failed(ErrorInfo::internal(e))),
+    };
+    if let Some(w) = wake {
+        match bridge.reference(w) {
+            Ok(r) => *bridge.wake.borrow_mut() = Some(r),
+            Err(e) => return failed(RunOutcome::failed(ErrorInfo::internal(e))),
+        }
+    }
+    let mut globals = Vec::new();
+    for (name, raw) in &parsed.globals {
+        match bridge.incoming(*raw) {
+            Ok(v) => globals.push((name.clone(), v)),
+            Err(f) => {
+                bridge.release();
+                return failed(RunOutcome::failed(ErrorInfo::invalid(format!(
+                    "globals.{name}: {}",
+                    f.message
+                ))));
+            }
+        }
+    }
+    let live = LiveGlobals {
+        bridge: bridge.clone(),
+        globals,
+        budget: DEFAULT_HOST_CALL_BUDGET,
+    };
+    match Session::start(parsed.request, &cancel, Some(live)) {
+        Ok(session) => LiveRun {
+            session: Some(session),
+            bridge: Some(bridge),
+            failed: None,
+            inherit_console: parsed.inherit_console,
+        },
+        Err(outcome) => {
+            bridge.release();
+            failed(outcome)
+        }
+    }
+}
+
+impl LiveRun {
+    fn step(&mut self, can_wait: bool) -> bool {
+        let (Some(session), Some(bridge)) = (self.session.as_mut(), self.bridge.as_ref()) else {
+            return true;
+        };
+        loop {
+            let next = bridge.settlements.borrow_mut().pop_front();
+            let Some((settle, outcome)) = next else { break };
+            session.settle(settle, outcome);
+        }
+        match session.pump(can_wait && bridge.outstanding.get() > 0) {
+            Pump::Finished => true,
+            Pump::Waiting => false,
+        }
+    }
+
+    fn complete(&mut self) -> RunOutcome {
+        if let Some(outcome) = self.failed.take() {
+            return outcome;
+        }
+        let outcome = match self.session.take() {
+            Some(s) => crate::engine::run::guarded(|| s.finish()),
+            None => RunOutcome::failed(ErrorInfo::internal("the run already finished")),
+        };
+        if let Some(b) = self.bridge.take() {
+            b.release();
+        }
+        outcome
+    }
+
+    /// Runs a live run to completion on the calling thread (runSync with globals).
+    pub fn run_to_end(
+        env: sys::napi_env,
+        parsed: ParsedRun,
+        cancel: CancelToken,
+    ) -> (RunOutcome, bool) {
+        let inherit = parsed.inherit_console;
+        let mut live = start_live(env, parsed, cancel, None);
+        let waiting = !live.step(true);
+        let mut outcome = live.complete();
+        if waiting && outcome.ok {
+            outcome = RunOutcome::failed(ErrorInfo::invalid(
+                "the code awaits a host promise, which runSync cannot wait for; use run()",
+            ));
+        }
+        (outcome, inherit)
+    }
+}
+
+#[napi]
+impl LiveRun {
+    /// Starts a run with live `globals` on the main thread.
+    #[napi(
+        factory,
+        catch_unwind,
+        ts_args_type = "source: string, options: object, cancel: CancelHandle | null, wake: () => void"
+    )]
+    pub fn start(
+        env: Env,
+        source: Unknown,
+        options: Unknown,
+        cancel: Option<&CancelHandle>,
+        wake: Unknown,
+    ) -> LiveRun {
+        let h = Host::new(env.raw());
+        let token = cancel.map(|c| c.token()).unwrap_or_default();
+        match options::parse_run(h, source.raw(), Some(options.raw())) {
+            Ok(parsed) => start_live(env.raw(), parsed, token, Some(wake.raw())),
+            Err(e) => LiveRun {
+                session: None,
+                bridge: None,
+                failed: Some(RunOutcome::failed(e)),
+                inherit_console: false,
+            },
+        }
+    }
+
+    /// Advances the run; true when it has finished (call `finish`), false while it waits.
+    #[napi(catch_unwind)]
+    pub fn pump(&mut self) -> bool {
+        self.step(true)
+    }
+
+    /// Milliseconds until the run's deadline (for the wrapper's timer).
+    #[napi(catch_unwind)]
+    pub fn remaining_ms(&self) -> f64 {
+        match &self.session {
+            Some(s) => {
+                let wd = s.watchdog();
+                wd.deadline
+                    .saturating_duration_since(std::time::Instant::now())
+                    .as_secs_f64()
+                    * 1000.0
+            }
+            None => 0.0,
+        }
+    }
+
+    /// Ends the run and returns its `RunResult`; every host handle is released.
+    #[napi(catch_unwind, ts_return_type = "object")]
+    pub fn finish(&mut self, env: Env) -> napi::Result<RawValue> {
+        let inherit = self.inherit_console;
+        let outcome = self.complete();
+        build_result(Host::new(env.raw()), &outcome, inherit)
+            .map(RawValue)
+            .map_err(|e| Error::new(Status::GenericFailure, e))
+    }
+}
+
+// Bytes of typed arrays crossing as plain data keep their kind.
+#[allow(dead_code)]
+fn _bytes_kind_is_used(k: BytesKind) -> BytesKind {
+    k
+}
