@@ -107,10 +107,43 @@ export declare class ZipWorkspace {
    * is returned (`null` if the tree was already in that state).
    */
   restore(id: number): number | null
+  /**
+   * Runs a `.js`, `.mjs`, `.ts` or `.mts` file of the workspace as an ES module graph on a
+   * worker thread. Resolves to `{ ok, exitCode, stdout, stderr, error?, historyId?, stats }`;
+   * rejects only for bad arguments (thrown synchronously as a TypeError with code
+   * INVALID_INPUT). The run sees a snapshot taken now; its changes are applied when the promise
+   * settles (by default only if it succeeded), as one history entry, on top of whatever the
+   * host changed meanwhile.
+   */
+  exec(entryPath: string, options?: object | null): Promise<object>
 }
+
+/** Sets how many prepared realms are kept ready for plain runs (0 turns preparation off). */
+export declare function configurePool(size: number): number
 
 /** Sets the number of worker threads used by `run()` (default: one per core). */
 export declare function configureWorkers(workers: number): number
+
+export declare function poolStats(): PoolStats
+
+/** Counters of the prepared-realm pool. */
+export interface PoolStats {
+  /** Realms built and frozen, waiting for a run. */
+  ready: number
+  /** How many the pool keeps ready. */
+  size: number
+  /** Runs that asked the pool for a realm. */
+  taken: number
+  /** Realms the background builder has prepared so far. */
+  built: number
+}
+
+export declare function realmStats(): RealmStats
+
+/** Memory of one fresh, frozen realm as its allocator counts it. */
+export interface RealmStats {
+  bytesPerRealm: number
+}
 
 /**
  * Runs guest code on a quickrealm worker thread; resolves to a `RunResult`, never rejects for

@@ -106,10 +106,33 @@ export function runSync(source: string, options?: RunOptions): RunResult;
 export interface ConfigureOptions {
   /** Worker threads used by run(); default one per core. */
   workers?: number;
+  /**
+   * Realms built and frozen ahead of time on a background thread for plain runs (no globals, no
+   * workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm
+   * serves exactly one run and is torn down on another background thread afterwards.
+   */
+  poolSize?: number;
 }
 
 /** Adjusts process-wide settings; returns the settings in force. */
-export function configure(options: ConfigureOptions): { workers: number };
+export function configure(options: ConfigureOptions): { workers: number; poolSize: number };
+
+export interface PoolStats {
+  /** Realms prepared and waiting. */
+  ready: number;
+  /** How many the pool keeps ready. */
+  size: number;
+  /** Runs that asked the pool for a realm. */
+  taken: number;
+  /** Realms the background builder has prepared so far. */
+  built: number;
+}
+
+/** Counters of the prepared-realm pool. */
+export function poolStats(): PoolStats;
+
+/** Memory of one fresh, frozen realm as quickrealm's allocator counts it. */
+export function realmStats(): { bytesPerRealm: number };
 
 // ---- tree-agent style editor -------------------------------------------------------------
 
@@ -326,6 +349,65 @@ export declare class ZipWorkspace {
   redo(n?: number | null): number[];
   /** Returns the tree to its state right after entry `id`, recorded as a new entry whose id is returned. */
   restore(id: number): number | null;
+  /**
+   * Runs a `.js`, `.mjs`, `.ts` or `.mts` file of the workspace as an ES module graph on a worker
+   * thread (see ExecOptions). The run sees a snapshot taken when exec is called; its file changes
+   * are applied when the promise settles, as one history entry (`exec ~/main.ts`), on top of any
+   * changes the host made meanwhile. Bad arguments throw a TypeError with code INVALID_INPUT;
+   * everything else, guest errors included, resolves.
+   */
+  exec(entryPath: string, options?: ExecOptions | null): Promise<ExecResult>;
+}
+
+/**
+ * Options of `ZipWorkspace.exec`. Inside the run: relative imports of workspace files (extension-
+ * less specifiers try .ts, .js, .mjs, /index.ts, /index.js; './x.js' also finds x.ts), the `fs`,
+ * `fs/promises`, `path` and `os` modules (also as `node:fs`, ...) with default and named imports,
+ * and a minimal `process` (argv, env, exit, exitCode, cwd() === '~', stdout/stderr.write). Every
+ * other import (packages, Node built-ins, absolute paths, URLs, paths leaving the workspace) is
+ * refused with an error naming the specifier. TypeScript types are stripped with oxc (enums and
+ * namespaces are compiled); error locations point into the original files.
+ */
+export interface ExecOptions {
+  /** Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`. */
+  argv?: string[];
+  /** `process.env` (a copy; the run may change it). */
+  env?: Record<string, string>;
+  limits?: Limits;
+  /** Shorthand for `limits.timeoutMs`. */
+  timeoutMs?: number;
+  /**
+   * When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),
+   * 'always' (even after a failure: the changes made up to it), 'never' (a dry run).
+   */
+  commit?: 'on-success' | 'always' | 'never';
+  /**
+   * What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and
+   * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
+   */
+  quota?: { bytes?: number; files?: number };
+}
+
+/** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
+export interface ExecErrorInfo extends SandboxErrorInfo {
+  /** The workspace module the error points into, e.g. '~/lib/util.ts'. */
+  file?: string;
+}
+
+export interface ExecResult {
+  /** Exit code 0 and no error. */
+  ok: boolean;
+  /** 0 on success, the code given to process.exit() (or set as process.exitCode), 1 otherwise. */
+  exitCode: number;
+  /** console.log/info/debug lines and process.stdout.write text. */
+  stdout: string;
+  /** console.warn/error lines and process.stderr.write text. */
+  stderr: string;
+  /** Why the run failed (a non-zero exit is an ExitError). */
+  error?: ExecErrorInfo;
+  /** Present when the changes were applied: the history entry, or null if nothing changed. */
+  historyId?: number | null;
+  stats: { wallMs: number; heapBytes: number };
 }
 
 /** The JSON Schema subset used by the tool definitions. */

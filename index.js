@@ -98,7 +98,9 @@ function configure(options) {
     throw new TypeError('INVALID_INPUT: configure() takes an options object');
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'workers') throw new TypeError(`INVALID_INPUT: unknown configure() option '${key}'`);
+    if (key !== 'workers' && key !== 'poolSize') {
+      throw new TypeError(`INVALID_INPUT: unknown configure() option '${key}'`);
+    }
   }
   if (options.workers !== undefined) {
     const n = options.workers;
@@ -107,11 +109,28 @@ function configure(options) {
     }
     binding.configureWorkers(n);
   }
-  return { workers: binding.workerCount() };
+  if (options.poolSize !== undefined) {
+    const n = options.poolSize;
+    if (!Number.isInteger(n) || n < 0 || n > 64) {
+      throw new RangeError('INVALID_INPUT: poolSize must be an integer between 0 and 64');
+    }
+    binding.configurePool(n);
+  }
+  return { workers: binding.workerCount(), poolSize: binding.poolStats().size };
+}
+
+/** Counters of the prepared-realm pool: { ready, size, taken, built }. */
+function poolStats() {
+  return binding.poolStats();
 }
 
 const { ZipWorkspace } = require('./binding.js');
 const { workspaceTools } = require('./workspace.js');
 const { createSandboxExecutor } = require('./executor.js');
 
-module.exports = { run, runSync, configure, createSandboxExecutor, ZipWorkspace, workspaceTools };
+/** Memory of one fresh, frozen realm: { bytesPerRealm }. */
+function realmStats() {
+  return binding.realmStats();
+}
+
+module.exports = { run, runSync, configure, poolStats, realmStats, createSandboxExecutor, ZipWorkspace, workspaceTools };

@@ -6,6 +6,7 @@
 // Cases: realm compute memory membrane throughput (default: all).
 // Options:
 //   --only=a,b     only rows whose implementation name contains one of these
+//   --skip=a,b     drop rows whose implementation name contains one of these
 //   --quick        shorter batches (for a smoke run; numbers are noisier)
 //   --out=FILE     where to write the markdown report (default bench/RESULTS.md)
 //   --no-write     print only
@@ -37,12 +38,13 @@ const CASES = [
 ];
 
 function parseArgs(argv) {
-  const o = { cases: [], only: null, quick: false, out: path.join(here, 'RESULTS.md'), write: true };
+  const o = { cases: [], only: null, skip: null, quick: false, out: path.join(here, 'RESULTS.md'), write: true };
   for (const a of argv) {
     if (a === '--help' || a === '-h') o.help = true;
     else if (a === '--quick') o.quick = true;
     else if (a === '--no-write') o.write = false;
     else if (a.startsWith('--only=')) o.only = a.slice(7).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    else if (a.startsWith('--skip=')) o.skip = a.slice(7).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
     else if (a.startsWith('--out=')) o.out = path.resolve(a.slice(6));
     else if (a.startsWith('-')) throw new Error(`unknown option ${a}`);
     else {
@@ -79,6 +81,18 @@ async function runRow(caseName, row) {
   return res;
 }
 
+// CPU time used by the whole machine (Linux /proc/stat, in seconds), to tell
+// how much other processes competed with this run. null elsewhere.
+function machineBusySeconds() {
+  try {
+    const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + (steal || 0)) / 100; // USER_HZ
+  } catch {
+    return null;
+  }
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -95,18 +109,28 @@ function machine() {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
-    process.stdout.write(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 15).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+    process.stdout.write(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 16).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
     return;
   }
   if (opts.quick) Object.assign(cfg, { warmMs: 100, batches: 5, batchMs: 60, memSeconds: 3, liveRealms: 100 });
   if (typeof globalThis.gc !== 'function') log('warning: run with --expose-gc; memory figures are unreliable without it');
 
   const started = now();
+  const loadAtStart = os.loadavg();
+  const busyAtStart = machineBusySeconds();
+  const cpuAtStart = process.cpuUsage();
+  if (loadAtStart[0] > os.cpus().length / 2) {
+    log(`warning: load average ${loadAtStart[0].toFixed(2)} on ${os.cpus().length} cores; timings will be noisy`);
+  }
   const selected = CASES.filter(([k]) => opts.cases.includes(k));
   const plan = selected.map(([name, mod]) => ({
     name,
     mod,
-    rows: mod.rows().filter((r) => !opts.only || opts.only.some((s) => r.impl.toLowerCase().includes(s))),
+    rows: mod.rows().filter((r) => {
+      const name = r.impl.toLowerCase();
+      if (opts.only && !opts.only.some((s) => name.includes(s))) return false;
+      return !(opts.skip && opts.skip.some((s) => name.includes(s)));
+    }),
   }));
 
   const q = quickrealm();
@@ -126,6 +150,13 @@ async function main() {
   const m = machine();
   const v = versions();
   const elapsed = (now() - started) / 1000;
+  const busyAtEnd = machineBusySeconds();
+  const own = process.cpuUsage(cpuAtStart);
+  const otherCores =
+    busyAtStart == null ? null : Math.max(0, busyAtEnd - busyAtStart - (own.user + own.system) / 1e6) / elapsed;
+  if (otherCores != null && otherCores > 0.25) {
+    log(`warning: other processes used ${otherCores.toFixed(2)} cores on average during the run; timings are disturbed`);
+  }
   const lines = [
     '# quickrealm benchmark results',
     '',
@@ -134,16 +165,16 @@ async function main() {
     `- Node ${m.node} (V8 ${m.v8}); flags: ${process.execArgv.join(' ') || '(none)'}`,
     `- Peers: ${Object.entries(v).map(([k, x]) => `${k} ${x}`).join(', ')}`,
     `- quickrealm: ${q.mod ? 'loaded' : cell(q.error, 160)}`,
-    `- Cases: ${opts.cases.join(', ')}${opts.only ? `; rows matching: ${opts.only.join(', ')}` : ''}${opts.quick ? ' (--quick)' : ''}`,
+    `- Cases: ${opts.cases.join(', ')}${opts.only ? `; only rows matching: ${opts.only.join(', ')}` : ''}` +
+      `${opts.skip ? `; skipped rows matching: ${opts.skip.join(', ')}` : ''}${opts.quick ? ' (--quick)' : ''}`,
     `- Timing: ${cfg.warmMs} ms warm-up, then ${cfg.batches} batches of ≥${cfg.batchMs} ms per row; ` +
       'the median of the per-batch µs/op is reported, spread = ±half the min–max range relative to the median ' +
       '(min–max in brackets). Ratio = row time ÷ quickrealm time (or ÷ the fastest row when quickrealm has no figure).',
-    `- Run time: ${elapsed.toFixed(0)} s`,
+    `- Run time: ${elapsed.toFixed(0)} s; load average at start: ${loadAtStart.map((x) => x.toFixed(2)).join(', ')}` +
+      (otherCores == null ? '' : `; CPU used by other processes during the run: ${otherCores.toFixed(2)} cores on average`),
     '',
   ];
-  let k = 0;
   for (const p of plan) {
-    k++;
     lines.push(`## ${CASES.findIndex(([n]) => n === p.name) + 1}. ${p.mod.title}`, '', p.mod.about, '');
     lines.push(p.mod.render(results.get(p.name)), '');
   }

@@ -5,7 +5,8 @@ import vm from 'node:vm';
 import { cfg, rssGrowth, liveRealms, NA } from '../lib/measure.mjs';
 import { table, fmtBytes, fmtInt, fmtUs, fmtRatio, na, cell } from '../lib/format.mjs';
 import { editOps } from './realm.mjs';
-import { needQuickrealm, needIvm, needQuickJS, needSes } from '../lib/peers.mjs';
+import { needQuickrealm, qrValue, needIvm, needQuickJS, needSes } from '../lib/peers.mjs';
+import { EDIT_DATA, EDIT_CODE_RET } from '../lib/workloads.mjs';
 
 export const title = 'Memory';
 export const about =
@@ -22,9 +23,8 @@ const live = {
     const qr = needQuickrealm('realmStats');
     const s = await qr.realmStats();
     if (!s || typeof s !== 'object') throw new NA('realmStats() returned no object');
-    const per = s.bytesPerRealm;
-    if (typeof per !== 'number') throw new NA(`realmStats() has no numeric bytesPerRealm: ${JSON.stringify(s)}`);
-    return { n: s.realms ?? 1, delta: undefined, perRealm: undefined, enginePerRealm: per, note: JSON.stringify(s) };
+    if (typeof s.bytesPerRealm !== 'number') throw new NA(`realmStats() has no numeric bytesPerRealm: ${JSON.stringify(s)}`);
+    return { delta: undefined, perRealm: undefined, enginePerRealm: s.bytesPerRealm, raw: s };
   },
   async 'quickjs-emscripten'() {
     const { QuickJS } = await needQuickJS();
@@ -89,6 +89,17 @@ export function rows() {
   for (const [impl, f] of Object.entries(live)) {
     list.push({ impl, group: 'live', ses: impl === 'SES', run: async () => ({ mem: await f() }) });
   }
+  list.push({
+    impl: 'quickrealm',
+    group: 'stats',
+    run: async () => {
+      const qr = needQuickrealm('runSync');
+      const r = qr.runSync(EDIT_CODE_RET, { mode: 'script', data: { context: EDIT_DATA } });
+      qrValue(r, 'runSync script');
+      if (!r.stats || typeof r.stats !== 'object') throw new NA('result has no stats object');
+      return { raw: r.stats };
+    },
+  });
   return list;
 }
 
@@ -116,21 +127,28 @@ export function render(results) {
   out.push('', `**Memory per live realm** (N = ${cfg.liveRealms})`, '');
   const base = lv.find((r) => r.impl === 'quickrealm' && r.mem);
   const baseVal = base ? base.mem.enginePerRealm : undefined;
+  const header = ['implementation', 'ΔRSS', 'RSS per realm', 'engine-reported per realm'];
+  if (baseVal) header.push('vs quickrealm (engine-reported)');
   out.push(
     table(
-      ['implementation', 'ΔRSS', 'RSS per realm', 'engine-reported per realm', baseVal ? 'vs quickrealm (engine-reported)' : 'note'],
-      lv.map((r) =>
-        r.mem
-          ? [
-              r.impl,
-              fmtBytes(r.mem.delta),
-              fmtBytes(r.mem.perRealm),
-              fmtBytes(r.mem.enginePerRealm),
-              baseVal ? fmtRatio(r.mem.enginePerRealm / baseVal) : r.mem.note ? cell(r.mem.note, 60) : '',
-            ]
-          : [r.impl, na(r.error), '', '', ''],
-      ),
+      header,
+      lv.map((r) => {
+        if (!r.mem) return [r.impl, na(r.error), '', '', ...(baseVal ? [''] : [])];
+        const line = [r.impl, fmtBytes(r.mem.delta), fmtBytes(r.mem.perRealm), fmtBytes(r.mem.enginePerRealm)];
+        if (baseVal) line.push(fmtRatio(r.mem.enginePerRealm / baseVal));
+        return line;
+      }),
     ),
   );
+  if (base) out.push('', `quickrealm \`realmStats()\`: \`${cell(JSON.stringify(base.mem.raw), 400)}\``);
+  const st = results.find((r) => r.group === 'stats');
+  if (st) {
+    out.push(
+      '',
+      st.raw
+        ? `quickrealm \`result.stats\` for one case-1 run: \`${cell(JSON.stringify(st.raw), 400)}\``
+        : `quickrealm \`result.stats\`: ${na(st.error)}`,
+    );
+  }
   return out.join('\n');
 }

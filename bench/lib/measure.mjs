@@ -1,9 +1,9 @@
 // Timing and memory helpers. All timings are wall-clock (performance.now).
 
 export const cfg = {
-  warmMs: 200, // warm-up time per row
-  batches: 7, // measured batches per row
-  batchMs: 120, // time box per batch
+  warmMs: 300, // warm-up time per row
+  batches: 9, // measured batches per row
+  batchMs: 200, // time box per batch
   minOps: 2, // at least this many ops per batch, whatever the time box
   memSeconds: 10, // time cap for each "sequential runs" memory row
   liveRealms: 200, // realms kept alive for "memory per live realm"

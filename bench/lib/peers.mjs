@@ -29,7 +29,8 @@ export function quickrealm() {
     try {
       return { mod: benchRequire(target), error: null };
     } catch (e) {
-      return { mod: null, error: `load failed: ${firstLine(e)}` };
+      const hint = e && e.code === 'MODULE_NOT_FOUND' ? ' (is the addon built?)' : '';
+      return { mod: null, error: `load failed: ${firstLine(e)}${hint}` };
     }
   });
 }

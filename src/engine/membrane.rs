@@ -4,7 +4,7 @@
 
 use super::limits::{StopReason, Watchdog};
 use super::marshal::{text_of, to_guest, Data};
-use super::realm::{throw_uncatchable, INTERNAL_FILENAME};
+use super::realm::{throw_uncatchable, RunSlot};
 use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
@@ -96,7 +96,7 @@ pub struct GuestHandle {
     api: RefCell<Option<Persistent<Object<'static>>>>,
     pub host_calls: Cell<u64>,
     budget: u64,
-    watchdog: Arc<Watchdog>,
+    slot: Rc<RunSlot>,
     /// Set when a crossing exceeded the host-call budget.
     pub over_budget: Cell<bool>,
 }
@@ -124,10 +124,10 @@ impl GuestHandle {
         self.host_calls.set(n);
         if n > self.budget {
             self.over_budget.set(true);
-            self.watchdog.stop(StopReason::HostCalls);
+            self.slot.watchdog.borrow().stop(StopReason::HostCalls);
             return Err("host call budget exceeded");
         }
-        if self.watchdog.should_stop() {
+        if self.slot.watchdog.borrow().should_stop() {
             return Err("interrupted");
         }
         Ok(())
@@ -331,7 +331,8 @@ fn throw_failure<'js>(ctx: &Ctx<'js>, f: HostFailure) -> rquickjs::Error {
 pub fn install<'js>(
     ctx: &Ctx<'js>,
     bridge: Rc<dyn HostBridge>,
-    watchdog: Arc<Watchdog>,
+    slot: Rc<RunSlot>,
+    _watchdog: Arc<Watchdog>,
     budget: u64,
 ) -> rquickjs::Result<Rc<GuestHandle>> {
     let handle = Rc::new(GuestHandle {
@@ -339,7 +340,7 @@ pub fn install<'js>(
         api: RefCell::new(None),
         host_calls: Cell::new(0),
         budget,
-        watchdog,
+        slot,
         over_budget: Cell::new(false),
     });
     let n = Object::new(ctx.clone())?;
@@ -426,9 +427,8 @@ pub fn install<'js>(
         b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
         Ok(Value::new_undefined(ctx.clone()))
     });
-    let mut opts = rquickjs::context::EvalOptions::default();
-    opts.filename = Some(INTERNAL_FILENAME.into());
-    let build: Function = ctx.eval_with_options(GUEST_HALF, opts)?;
+    let build: Function =
+        super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()?;
     let api: Object = build.call((n, MAX_OUTGOING_DEPTH))?;
     *handle.api.borrow_mut() = Some(Persistent::save(ctx, api));
     bridge.attach(&handle);

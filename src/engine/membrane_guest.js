@@ -3,7 +3,7 @@
 // reachable from guest code except the proxies it creates.
 (function (N, maxDepth) {
   'use strict';
-  const { apply, ownKeys: reflectOwnKeys, getPrototypeOf, isExtensible } = Reflect;
+  const { apply, ownKeys: reflectOwnKeys, getPrototypeOf, isExtensible, getOwnPropertyDescriptor: reflectGetOwnPropertyDescriptor } = Reflect;
   const { defineProperty, keys: objectKeys, freeze } = Object;
   const isArray = Array.isArray;
   const ProxyCtor = Proxy, PromiseCtor = Promise, MapCtor = Map, WeakMapCtor = WeakMap, SetCtor = Set;
@@ -30,6 +30,7 @@
   const pending = new MapCtor();     // settle id -> [resolve, reject]
   let nextCallback = 1, nextSettle = 1;
 
+  const hasInstanceSymbol = Symbol.hasInstance;
   const wellKnown = (k) => apply(mapGet, WELL_KNOWN, [k]);
   const refuse = (what) => { throw new TypeError(what + ' is not allowed on host objects'); };
 
@@ -99,6 +100,18 @@
     }
   }
   const send = (v) => out(v, 0, new SetCtor());
+
+  // `x instanceof HostClass`: the proxy's target has no `prototype`, so the check is asked of the
+  // host. Only proxies can be instances of a host class; anything else is false without copying.
+  const hasInstance = ({
+    [hasInstanceSymbol](v) {
+      const self = apply(weakGet, ids, [this]);
+      if (self === undefined || apply(weakGet, ids, [v]) === undefined) return false;
+      const check = into(N.get(self, 'hasInstance', 1));
+      return typeof check === 'function' && apply(check, this, [v]) === true;
+    },
+  })[hasInstanceSymbol];
+  freeze(hasInstance);
   const sendAll = (args) => { const r = []; for (let i = 0; i < args.length; i++) apply(arrayPush, r, [send(args[i])]); return r; };
 
   function handler(id, kind) {
@@ -107,6 +120,7 @@
     return {
       get(t, k, receiver) {
         if (typeof k === 'string' && apply(setHas, BLOCKED, [k])) return t[k];
+        if (k === hasInstanceSymbol) return kind === 1 ? hasInstance : undefined;
         const name = key(k);
         if (name === undefined) return undefined;
         return into(N.get(id, name, isSym(k)));
@@ -128,12 +142,19 @@
         return N.del(id, k);
       },
       ownKeys(t) {
-        const names = N.keys(id);
+        const names = [];
+        const host = N.keys(id);
+        for (let i = 0; i < host.length; i++) {
+          if (!apply(setHas, BLOCKED, [host[i]])) apply(arrayPush, names, [host[i]]);
+        }
         if (kind === 2 && !names.includes('length')) apply(arrayPush, names, ['length']);
         return names;
       },
       getOwnPropertyDescriptor(t, k) {
         if (typeof k === 'symbol') return undefined;
+        // Same rule as `get`: a descriptor's value would otherwise hand out what `get` refuses
+        // (a host function's `prototype`, for one).
+        if (apply(setHas, BLOCKED, [k])) return reflectGetOwnPropertyDescriptor(t, k);
         if (kind === 2 && k === 'length') {
           return { value: into(N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
         }

@@ -7,6 +7,7 @@ pub mod limits;
 pub mod marshal;
 pub mod membrane;
 pub mod pool;
+pub mod prepared;
 pub mod raw;
 pub mod realm;
 pub mod run;

@@ -255,3 +255,69 @@ pub fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
     };
     check().unwrap_or(false)
 }
+
+/// Compiled bytecode of the host's own helper scripts, shared by every realm of the process.
+static BYTECODE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<usize, Vec<u8>>>> =
+    std::sync::OnceLock::new();
+
+/// Evaluates one of the host's helper scripts (a `'static` source), compiling it once per
+/// process and loading bytecode afterwards.
+pub fn eval_helper<'js>(
+    ctx: &Ctx<'js>,
+    source: &'static str,
+    filename: &'static std::ffi::CStr,
+) -> rquickjs::Result<Value<'js>> {
+    let key = source.as_ptr() as usize;
+    let cache = BYTECODE.get_or_init(Default::default);
+    let c = ctx.as_raw().as_ptr();
+    let cached = cache.lock().ok().and_then(|m| m.get(&key).cloned());
+    // SAFETY: bytecode comes from this same engine build; every value is owned and freed once.
+    unsafe {
+        let func = match cached {
+            Some(bytes) => {
+                let f = qjs::JS_ReadObject(
+                    c,
+                    bytes.as_ptr(),
+                    bytes.len() as _,
+                    qjs::JS_READ_OBJ_BYTECODE as i32,
+                );
+                Value::from_raw(ctx.clone(), f)
+            }
+            None => {
+                let src = std::ffi::CString::new(source).map_err(|_| rquickjs::Error::Unknown)?;
+                let flags = (qjs::JS_EVAL_TYPE_GLOBAL
+                    | qjs::JS_EVAL_FLAG_STRICT
+                    | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
+                let f = qjs::JS_Eval(c, src.as_ptr(), source.len() as _, filename.as_ptr(), flags);
+                let f = Value::from_raw(ctx.clone(), f);
+                if f.is_exception() {
+                    return Err(rquickjs::Error::Exception);
+                }
+                let mut size = 0usize;
+                let buf = qjs::JS_WriteObject(
+                    c,
+                    &mut size as *mut usize as *mut _,
+                    f.as_raw(),
+                    qjs::JS_WRITE_OBJ_BYTECODE as i32,
+                );
+                if !buf.is_null() {
+                    let bytes = std::slice::from_raw_parts(buf, size).to_vec();
+                    qjs::js_free(c, buf as *mut _);
+                    if let Ok(mut m) = cache.lock() {
+                        m.insert(key, bytes);
+                    }
+                }
+                f
+            }
+        };
+        if func.is_exception() {
+            return Err(rquickjs::Error::Exception);
+        }
+        let r = qjs::JS_EvalFunction(c, qjs::JS_DupValue(c, func.as_raw()));
+        let r = Value::from_raw(ctx.clone(), r);
+        if r.is_exception() {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(r)
+    }
+}

@@ -1,16 +1,16 @@
 //! One run: a fresh runtime and context, injected data, evaluation in the requested mode,
 //! the job loop under the deadline, and the copied-out result.
 
-use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
-use super::membrane::{self, GuestHandle, HostBridge, Incoming};
+use super::membrane::{self, GuestHandle, Incoming};
+pub use super::prepared::LiveGlobals;
+use super::prepared::{self, Realm, RealmSpec};
 use super::raw;
-use super::realm::{self, Bindings, ConsoleMode, LogEntry, OutputSink};
+use super::realm::{ConsoleMode, LogEntry};
 use rquickjs::context::EvalOptions;
-use rquickjs::{qjs, Context, Ctx, Module, Object, Persistent, Runtime, Value};
-use std::cell::RefCell;
+use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -109,7 +109,7 @@ impl RunOutcome {
 /// match, and columns on line 1 are shifted back by its length.
 const FN_PREFIX: &str = "(async function () { ";
 const FN_SUFFIX: &str = "\n})";
-const MAX_UNHANDLED_REPORTED: usize = 10;
+pub const MAX_UNHANDLED_REPORTED: usize = 10;
 
 pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
     if req.source.len() > MAX_SOURCE_BYTES {
@@ -162,18 +162,6 @@ pub fn guarded(f: impl FnOnce() -> RunOutcome) -> RunOutcome {
     }
 }
 
-struct Unhandled {
-    entries: Vec<(usize, String)>,
-    dropped: usize,
-}
-
-/// Live host values for a run: the bridge to the host, and the globals to bind.
-pub struct LiveGlobals {
-    pub bridge: Rc<dyn HostBridge>,
-    pub globals: Vec<(String, Incoming)>,
-    pub budget: u64,
-}
-
 /// Whether a run has finished or is waiting for the host (a host promise it awaits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pump {
@@ -185,23 +173,19 @@ pub enum Pump {
 /// through all three at once (`execute`); runs with live host values pump again whenever a host
 /// promise settles.
 pub struct Session {
-    // Guest values kept across calls; released before the context and runtime (field order).
+    // Guest values kept across calls; released before the realm (field order is drop order).
     main: Option<Persistent<Value<'static>>>,
     namespace: Option<Persistent<Object<'static>>>,
-    guest: Option<Rc<GuestHandle>>,
     early_error: Option<ErrorInfo>,
     main_promise: Option<usize>,
-    context: Context,
-    _rt: Runtime,
+    realm: Option<Realm>,
     req: RunRequest,
     watchdog: Arc<Watchdog>,
-    meter: Arc<HeapMeter>,
-    sink: Rc<RefCell<OutputSink>>,
-    unhandled: Rc<RefCell<Unhandled>>,
 }
 
 impl Session {
-    /// Builds the realm, injects data and live globals, and starts the guest code.
+    /// Takes a prepared realm (or builds one), injects data and live globals, and starts the
+    /// guest code.
     pub fn start(
         req: RunRequest,
         cancel: &CancelToken,
@@ -217,122 +201,58 @@ impl Session {
         }
         let limits = req.limits;
         let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
-        let meter = HeapMeter::new(limits.memory_bytes);
-        let rt = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone())).map_err(|e| {
-            RunOutcome::failed(ErrorInfo::internal(format!("runtime creation failed: {e}")))
-        })?;
-        rt.set_max_stack_size(limits.stack_bytes);
-        {
-            let wd = watchdog.clone();
-            let meter = meter.clone();
-            rt.set_interrupt_handler(Some(Box::new(move || {
-                meter.exhausted() || wd.should_stop()
-            })));
-        }
-        let unhandled = Rc::new(RefCell::new(Unhandled {
-            entries: Vec::new(),
-            dropped: 0,
-        }));
-        {
-            let unhandled = unhandled.clone();
-            rt.set_host_promise_rejection_tracker(Some(Box::new(
-                move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
-                    let id = raw::identity(&promise);
-                    let mut u = unhandled.borrow_mut();
-                    if handled {
-                        u.entries.retain(|(p, _)| *p != id);
-                    } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
-                        let (name, message, _) = describe_exception(&ctx, &reason);
-                        u.entries.push((id, format!("{name}: {message}")));
-                    } else {
-                        u.dropped += 1;
-                    }
-                },
-            )));
-        }
-        if let Some(ext) = &req.extension {
-            ext.0.configure_runtime(&rt);
-        }
-        let context = Context::full(&rt).map_err(|e| {
-            RunOutcome::failed(ErrorInfo::internal(format!("context creation failed: {e}")))
-        })?;
-        let sink = Rc::new(RefCell::new(OutputSink::new(limits.output_bytes)));
+        let spec = RealmSpec {
+            with_console: req.console != ConsoleMode::Absent,
+            max_elements: RealmSpec::max_elements_for(limits.memory_bytes),
+            extension: req.extension.as_ref(),
+            live,
+        };
+        let standard = spec.with_console
+            && spec.extension.is_none()
+            && spec.live.is_none()
+            && limits.memory_bytes == super::limits::DEFAULT_MEMORY_BYTES;
+        let realm = if standard {
+            prepared::take_standard()
+        } else {
+            None
+        };
+        let realm = match realm {
+            Some(r) => r,
+            None => Realm::build(spec).map_err(|e| RunOutcome::failed(ErrorInfo::internal(e)))?,
+        };
+        realm.begin(
+            &limits,
+            watchdog.clone(),
+            req.input.as_deref(),
+            req.console == ConsoleMode::Capture,
+        );
         let mut session = Session {
             main: None,
             namespace: None,
-            guest: None,
             early_error: None,
             main_promise: None,
-            context,
-            _rt: rt,
+            realm: Some(realm),
             req,
             watchdog,
-            meter,
-            sink,
-            unhandled,
         };
-        session.setup_and_start(live);
+        session.inject_and_start();
         Ok(session)
     }
 
-    fn setup_and_start(&mut self, live: Option<LiveGlobals>) {
-        let bindings = Bindings {
-            input: self.req.input.clone(),
-            console: self.req.console,
-            sink: self.sink.clone(),
-            watchdog: self.watchdog.clone(),
+    fn inject_and_start(&mut self) {
+        let Some(realm) = self.realm.as_ref() else {
+            return;
         };
-        let limits = self.req.limits;
         let req = &self.req;
-        let watchdog = self.watchdog.clone();
-        let (main, namespace, guest, error) = self.context.with(|ctx| {
-            let mut guest = None;
-            let setup = |guest: &mut Option<Rc<GuestHandle>>| -> rquickjs::Result<()> {
-                realm::disable_codegen(&ctx)?;
-                realm::tame_error_hooks(&ctx)?;
-                // No dense array can hold more elements than the heap has 16-byte slots for.
-                realm::guard_unbounded_builtins(
-                    &ctx,
-                    (limits.memory_bytes / 16).max(1 << 16) as f64,
-                )?;
-                realm::install_bindings(&ctx, &bindings)?;
-                if let Some(ext) = &req.extension {
-                    ext.0.install(&ctx)?;
-                }
-                let globals = match live {
-                    Some(live) => {
-                        *guest = Some(membrane::install(
-                            &ctx,
-                            live.bridge,
-                            watchdog.clone(),
-                            live.budget,
-                        )?);
-                        live.globals
-                    }
-                    None => Vec::new(),
-                };
-                realm::lockdown(&ctx)?;
-                if let Some(g) = guest.as_ref() {
-                    membrane::bind_globals(&ctx, g, &globals)?;
-                }
-                Ok(())
-            };
-            if let Err(e) = setup(&mut guest) {
-                let detail = exception_text(&ctx, e);
-                return (
-                    None,
-                    None,
-                    guest,
-                    Some(ErrorInfo::internal(format!("realm setup failed: {detail}"))),
-                );
-            }
+        let watchdog = &self.watchdog;
+        let (main, namespace, error) = realm.context.with(|ctx| {
             if let Err(info) = inject_data(&ctx, &req.data) {
-                return (None, None, guest, Some(info));
+                return (None, None, Some(info));
             }
             let run = GuestRun {
                 ctx: &ctx,
                 req,
-                watchdog: &watchdog,
+                watchdog,
             };
             match run.start() {
                 Ok((value, module)) => {
@@ -340,14 +260,9 @@ impl Session {
                         .and_then(|m| m.namespace().ok())
                         .map(|ns| Persistent::save(&ctx, ns));
                     let promise_id = value.as_promise().map(|p| raw::identity(p.as_value()));
-                    (
-                        Some((Persistent::save(&ctx, value), promise_id)),
-                        ns,
-                        guest,
-                        None,
-                    )
+                    (Some((Persistent::save(&ctx, value), promise_id)), ns, None)
                 }
-                Err(e) => (None, None, guest, Some(run.guest_error(e))),
+                Err(e) => (None, None, Some(run.guest_error(e))),
             }
         });
         if let Some((main, promise_id)) = main {
@@ -355,13 +270,12 @@ impl Session {
             self.main_promise = promise_id;
         }
         self.namespace = namespace;
-        self.guest = guest;
         self.early_error = error;
     }
 
     /// The guest handle for host callbacks (live runs only).
     pub fn guest(&self) -> Option<Rc<GuestHandle>> {
-        self.guest.clone()
+        self.realm.as_ref().and_then(|r| r.guest.clone())
     }
 
     pub fn watchdog(&self) -> &Arc<Watchdog> {
@@ -370,9 +284,12 @@ impl Session {
 
     /// Delivers a host promise settlement, then the caller pumps.
     pub fn settle(&mut self, settle: u32, outcome: Result<Incoming, membrane::HostFailure>) {
-        if let Some(g) = &self.guest {
-            let g = g.clone();
-            let failed = self.context.with(|ctx| match g.settle(settle, outcome) {
+        let Some(realm) = self.realm.as_ref() else {
+            return;
+        };
+        if let Some(g) = realm.guest.clone() {
+            realm.enter(self.req.limits.stack_bytes);
+            let failed = realm.context.with(|ctx| match g.settle(settle, outcome) {
                 Ok(()) => None,
                 Err(e) => Some(
                     GuestRun {
@@ -395,10 +312,14 @@ impl Session {
         if self.early_error.is_some() {
             return Pump::Finished;
         }
+        let Some(realm) = self.realm.as_ref() else {
+            return Pump::Finished;
+        };
+        realm.enter(self.req.limits.stack_bytes);
         let req = &self.req;
         let watchdog = &self.watchdog;
         let main = self.main.clone();
-        let (state, error, promise_id) = self.context.with(|ctx| {
+        let (state, error, promise_id) = realm.context.with(|ctx| {
             let run = GuestRun { ctx: &ctx, req, watchdog };
             if let Err(e) = run.drain_jobs() {
                 return (Pump::Finished, Some(e), None);
@@ -437,6 +358,9 @@ impl Session {
 
     /// Ends the run: copies the result out, collects output, and releases the realm.
     pub fn finish(mut self) -> RunOutcome {
+        let Some(realm) = self.realm.take() else {
+            return RunOutcome::failed(ErrorInfo::internal("the run has no realm"));
+        };
         let req = &self.req;
         let watchdog = &self.watchdog;
         let (value, guest_error) = match self.early_error.take() {
@@ -444,7 +368,7 @@ impl Session {
             None => {
                 let main = self.main.take();
                 let namespace = self.namespace.take();
-                self.context.with(|ctx| {
+                realm.context.with(|ctx| {
                     let run = GuestRun {
                         ctx: &ctx,
                         req,
@@ -456,12 +380,16 @@ impl Session {
                 })
             }
         };
-        let host_calls = self.guest.as_ref().map(|g| g.host_calls.get()).unwrap_or(0);
-        if let Some(g) = self.guest.take() {
-            g.release();
-        }
         self.main = None;
         self.namespace = None;
+        let host_calls = realm
+            .guest
+            .as_ref()
+            .map(|g| g.host_calls.get())
+            .unwrap_or(0);
+        if let Some(g) = realm.guest.as_ref() {
+            g.release();
+        }
 
         let limits = req.limits;
         // Engine stops first, then memory, then the guest's own error.
@@ -486,17 +414,22 @@ impl Session {
                 "RangeError",
                 "the run made more host calls than its budget allows",
             )),
-            StopReason::None if self.meter.exhausted() => Some(ErrorInfo::new(
+            StopReason::None if realm.meter.exhausted() => Some(ErrorInfo::new(
                 ErrorCode::MemoryLimit,
                 "RangeError",
                 format!("memory limit of {} bytes exceeded", limits.memory_bytes),
             )),
             StopReason::None => guest_error,
         };
-        let mut logs = std::mem::take(&mut self.sink.borrow_mut().logs);
-        let output = std::mem::take(&mut self.sink.borrow_mut().output);
+        let (output, mut logs) = {
+            let mut sink = realm.slot.sink.borrow_mut();
+            (
+                std::mem::take(&mut sink.output),
+                std::mem::take(&mut sink.logs),
+            )
+        };
         {
-            let u = self.unhandled.borrow();
+            let u = realm.unhandled.borrow();
             for (id, text) in &u.entries {
                 if Some(*id) != self.main_promise {
                     logs.push(LogEntry {
@@ -513,6 +446,12 @@ impl Session {
             }
         }
         let ok = error.is_none();
+        let heap_bytes = realm.meter.peak();
+        if realm.standard {
+            prepared::retire(realm);
+        } else {
+            drop(realm);
+        }
         let mut outcome = RunOutcome {
             ok,
             value: if ok { value } else { None },
@@ -521,7 +460,7 @@ impl Session {
             error,
             stats: Stats {
                 wall_ms: watchdog.elapsed_ms(),
-                heap_bytes: self.meter.peak(),
+                heap_bytes,
                 host_calls,
             },
         };
@@ -532,7 +471,7 @@ impl Session {
     }
 }
 
-fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+pub fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
     if matches!(e, rquickjs::Error::Exception) {
         let exc = ctx.catch();
         let (name, message, _) = describe_exception(ctx, &exc);

@@ -293,3 +293,35 @@ fn cancellation_stops_a_running_loop() {
     h.join().unwrap();
     assert_eq!(code(&o), Some(ErrorCode::Cancelled));
 }
+
+#[test]
+fn replayed_lockdown_freezes_everything_the_walk_finds() {
+    use super::limits::DEFAULT_MEMORY_BYTES;
+    use super::prepared::{Realm, RealmSpec};
+    let spec = || RealmSpec {
+        with_console: true,
+        max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
+        extension: None,
+        live: None,
+    };
+    // The first standard realm records the plan; later ones replay it.
+    let first = Realm::build(spec()).unwrap();
+    let second = Realm::build(spec()).unwrap();
+    assert!(second.standard);
+    for realm in [&first, &second] {
+        let unfrozen = realm
+            .context
+            .with(|ctx| super::realm::unfrozen_reachable(&ctx))
+            .unwrap();
+        assert_eq!(unfrozen, 0);
+    }
+}
+
+#[test]
+fn a_realm_is_never_reused() {
+    // Globals written by one run are absent in the next, whether or not the pool served it.
+    for _ in 0..20 {
+        let o = run("const seen = typeof globalThis.marker; globalThis.marker = 1; return seen");
+        assert_eq!(o.value, Some(Data::str("undefined")));
+    }
+}

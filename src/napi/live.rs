@@ -143,7 +143,13 @@ impl NapiBridge {
             }
         };
         let mut symbols = HashMap::new();
-        for name in ["iterator", "asyncIterator", "toPrimitive", "toStringTag"] {
+        for name in [
+            "iterator",
+            "asyncIterator",
+            "toPrimitive",
+            "toStringTag",
+            "hasInstance",
+        ] {
             symbols.insert(name, mk(h.get_named(symbol_ctor, name)?)?);
         }
         let bridge = Rc::new(NapiBridge {
@@ -813,9 +819,16 @@ impl LiveRun {
             let Some((settle, outcome)) = next else { break };
             session.settle(settle, outcome);
         }
-        match session.pump(can_wait && bridge.outstanding.get() > 0) {
+        // Whether anything could still settle the result is known only after the queued jobs
+        // ran: resuming after one host promise may await the next.
+        match session.pump(can_wait) {
             Pump::Finished => true,
-            Pump::Waiting => false,
+            Pump::Waiting
+                if bridge.outstanding.get() > 0 || !bridge.settlements.borrow().is_empty() =>
+            {
+                false
+            }
+            Pump::Waiting => session.pump(false) == Pump::Finished,
         }
     }
 
@@ -843,8 +856,12 @@ impl LiveRun {
         let mut live = start_live(env, parsed, cancel, None);
         let waiting = !live.step(true);
         let mut outcome = live.complete();
-        if waiting && outcome.ok {
-            outcome = RunOutcome::failed(ErrorInfo::invalid(
+        // Still waiting means the guest awaits a host promise: finishing now reports it as a
+        // promise that can never settle, but the real cause is the caller's choice of runSync.
+        if waiting {
+            outcome.ok = false;
+            outcome.value = None;
+            outcome.error = Some(ErrorInfo::invalid(
                 "the code awaits a host promise, which runSync cannot wait for; use run()",
             ));
         }

@@ -254,3 +254,62 @@ pub fn configure_workers(workers: u32) -> Result<u32> {
 pub fn worker_count() -> u32 {
     pool::global().map(|p| p.workers() as u32).unwrap_or(0)
 }
+
+/// Sets how many prepared realms are kept ready for plain runs (0 turns preparation off).
+#[napi(catch_unwind)]
+pub fn configure_pool(size: u32) -> Result<u32> {
+    if size > 64 {
+        return Err(Error::new(
+            Status::InvalidArg,
+            "INVALID_INPUT: poolSize must be between 0 and 64",
+        ));
+    }
+    crate::engine::prepared::set_pool_size(size as usize);
+    Ok(size)
+}
+
+/// Counters of the prepared-realm pool.
+#[napi(object)]
+pub struct PoolStats {
+    /// Realms built and frozen, waiting for a run.
+    pub ready: u32,
+    /// How many the pool keeps ready.
+    pub size: u32,
+    /// Runs that asked the pool for a realm.
+    pub taken: u32,
+    /// Realms the background builder has prepared so far.
+    pub built: u32,
+}
+
+#[napi(catch_unwind)]
+pub fn pool_stats() -> PoolStats {
+    let s = crate::engine::prepared::pool_stats();
+    PoolStats {
+        ready: s.ready as u32,
+        size: s.wanted as u32,
+        taken: s.taken as u32,
+        built: s.built as u32,
+    }
+}
+
+/// Memory of one fresh, frozen realm as its allocator counts it.
+#[napi(object)]
+pub struct RealmStats {
+    pub bytes_per_realm: u32,
+}
+
+#[napi(catch_unwind)]
+pub fn realm_stats() -> Result<RealmStats> {
+    let realm = crate::engine::prepared::Realm::build(crate::engine::prepared::RealmSpec {
+        with_console: true,
+        max_elements: crate::engine::prepared::RealmSpec::max_elements_for(
+            crate::engine::limits::DEFAULT_MEMORY_BYTES,
+        ),
+        extension: None,
+        live: None,
+    })
+    .map_err(|e| Error::new(Status::GenericFailure, e))?;
+    Ok(RealmStats {
+        bytes_per_realm: realm.meter.used() as u32,
+    })
+}
