@@ -10,6 +10,8 @@ export interface Limits {
   stackBytes?: number;
   /** Cap on emit() output plus captured console text, in bytes. Default 64 KiB. */
   outputBytes?: number;
+  /** Crossings into the host (membrane reads, writes, calls) a run may make. Default 1,000,000. */
+  hostCalls?: number;
 }
 
 export type ErrorCode =
@@ -88,6 +90,12 @@ export interface RunOptions {
    */
   globals?: Record<string, unknown> | Map<string, unknown>;
   limits?: Limits;
+  /**
+   * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
+   * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
+   * Writes are applied when the run succeeds.
+   */
+  workspace?: ZipWorkspace;
   /** Aborting stops the run with CANCELLED. */
   signal?: AbortSignal;
   /**

@@ -418,8 +418,17 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
   if (r.stderr) parts.push(`--- stderr ---\n${r.stderr}`);
   if (r.error) {
     const e = r.error;
-    const code = typeof e === 'object' && e.code ? `${e.code}: ` : '';
-    parts.push(`--- error ---\n${code}${typeof e === 'object' ? (e.message ?? '') : String(e)}`);
+    if (typeof e === 'object') {
+      const code = e.code ? `${e.code}: ` : '';
+      const name = e.code === 'EVAL_ERROR' && e.name && e.name !== 'Error' ? `${e.name}: ` : '';
+      let text = `${code}${name}${e.message ?? ''}`;
+      // Where it happened, so the model can open the right file at the right line.
+      if (e.file && e.line) text += `\nat ${e.file}:${e.line}:${e.column ?? 1}`;
+      if (e.frame) text += `\n${e.frame}`;
+      parts.push(`--- error ---\n${text}`);
+    } else {
+      parts.push(`--- error ---\n${String(e)}`);
+    }
   }
   if (!r.stdout && !r.stderr && !r.error) parts.push('(no output)');
   return { ok: Boolean(r.ok), content: clip(parts.join('\n'), 'print less output') };

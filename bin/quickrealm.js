@@ -3,15 +3,23 @@
 // quickrealm command-line tool.
 //
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin)
+//   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin)
 //
 // `run` reads {"source", "input", "limits": {"wall_ms", "output_kb"}} and answers with
 // {"output"} on stdout (exit 0), or a one-line {"code","message"} on stderr (exit 1; exit 2 for
 // malformed requests). On OUTPUT_LIMIT stdout still carries the truncated output; on TIMEOUT
 // stdout stays empty.
+//
+// `exec` reads {"zipBase64", "entryPath", "argv"?, "env"?, "timeoutMs"?}, runs the entry file of
+// that workspace (see ZipWorkspace.exec) and answers on stdout with
+// {"ok", "stdout", "stderr", "exitCode", "zipBase64"} (plus "error" when the run failed), where
+// zipBase64 is the workspace after the run: changed only if the run succeeded. Exit 0 when the
+// run succeeded, 1 when it failed; a malformed request (bad JSON, fields, base64 or archive, or
+// an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
-const { runSync } = require('..');
+const { runSync, ZipWorkspace } = require('..');
 
-const USAGE = 'usage: quickrealm run < request.json';
+const USAGE = 'usage: quickrealm run < request.json | quickrealm exec < request.json';
 const EXIT_FAILED = 1;
 const EXIT_INVALID = 2;
 
@@ -102,9 +110,78 @@ function commandRun() {
   return fail(code, describe(result.error), code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED);
 }
 
+const EXEC_FIELDS = ['zipBase64', 'entryPath', 'argv', 'env', 'timeoutMs'];
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Validates an `exec` request; returns an error message or null. */
+function checkExecRequest(req) {
+  if (!isPlainObject(req)) return 'the request must be a JSON object';
+  for (const key of Object.keys(req)) {
+    if (!EXEC_FIELDS.includes(key)) return `unknown request field '${key}' (expected: ${EXEC_FIELDS.join(', ')})`;
+  }
+  if (typeof req.zipBase64 !== 'string' || req.zipBase64.length === 0) return 'zipBase64 must be a non-empty string';
+  const compact = req.zipBase64.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !BASE64.test(compact)) return 'zipBase64 is not valid base64';
+  if (typeof req.entryPath !== 'string' || req.entryPath.length === 0) return 'entryPath must be a non-empty string';
+  if (req.argv !== undefined && (!Array.isArray(req.argv) || !req.argv.every((a) => typeof a === 'string'))) {
+    return 'argv must be an array of strings';
+  }
+  if (req.env !== undefined) {
+    if (!isPlainObject(req.env)) return 'env must be an object of strings';
+    for (const [k, v] of Object.entries(req.env)) {
+      if (typeof v !== 'string') return `env.${k} must be a string`;
+    }
+  }
+  if (req.timeoutMs !== undefined && (!Number.isInteger(req.timeoutMs) || req.timeoutMs < 1 || req.timeoutMs > 86_400_000)) {
+    return 'timeoutMs must be an integer between 1 and 86400000';
+  }
+  return null;
+}
+
+async function commandExec() {
+  let req;
+  try {
+    req = JSON.parse(readStdin());
+  } catch (e) {
+    return fail('INVALID_INPUT', `stdin is not valid JSON: ${e.message}`, EXIT_INVALID);
+  }
+  const problem = checkExecRequest(req);
+  if (problem) return fail('INVALID_INPUT', problem, EXIT_INVALID);
+  let ws;
+  try {
+    ws = ZipWorkspace.fromZip(Buffer.from(req.zipBase64, 'base64'));
+  } catch (e) {
+    return fail('INVALID_INPUT', `zipBase64 is not a usable workspace archive: ${e.code ?? 'ERROR'}: ${e.message}`, EXIT_INVALID);
+  }
+  const options = {};
+  if (req.argv !== undefined) options.argv = req.argv;
+  if (req.env !== undefined) options.env = req.env;
+  if (req.timeoutMs !== undefined) options.timeoutMs = req.timeoutMs;
+  let result;
+  try {
+    result = await ws.exec(req.entryPath, options);
+  } catch (e) {
+    return fail('INVALID_INPUT', e.message, EXIT_INVALID);
+  }
+  if (!result.ok && result.error && result.error.code === 'INVALID_INPUT') {
+    return fail('INVALID_INPUT', result.error.message, EXIT_INVALID);
+  }
+  const out = {
+    ok: result.ok,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exitCode: result.exitCode,
+    zipBase64: ws.toZip().toString('base64'),
+  };
+  if (result.error) out.error = result.error;
+  process.stdout.write(JSON.stringify(out) + '\n');
+  if (!result.ok) process.exitCode = EXIT_FAILED;
+}
+
 function main(argv) {
   const [command] = argv;
   if (command === 'run') return commandRun();
+  if (command === 'exec') return commandExec();
   if (command === '--help' || command === '-h') {
     process.stdout.write(USAGE + '\n');
     return;
@@ -112,4 +189,6 @@ function main(argv) {
   fail('INVALID_INPUT', command ? `unknown command '${command}'. ${USAGE}` : USAGE, EXIT_INVALID);
 }
 
-main(process.argv.slice(2));
+Promise.resolve(main(process.argv.slice(2))).catch((e) => {
+  fail('INTERNAL', `quickrealm bug: ${e && e.message ? e.message : String(e)}`, EXIT_FAILED);
+});

@@ -253,7 +253,8 @@ describe('dispatch: failures are results, never exceptions', () => {
 
 describe('js_exec', () => {
   it('is UNAVAILABLE without ws.exec', async () => {
-    const { dispatch } = setup();
+    const noExec = Object.assign(new ZipWorkspace(), { exec: undefined }) as unknown as ZipWorkspace;
+    const { dispatch } = workspaceTools(noExec);
     const r = await dispatch('js_exec', { path: 'main.js' });
     expect(r.ok).toBe(false);
     expect(r.content).toMatch(/^ERROR UNAVAILABLE: /);

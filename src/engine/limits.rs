@@ -18,6 +18,8 @@ pub const STACK_HEADROOM: usize = 2 << 20;
 pub const MAX_STACK_BYTES: usize = 64 << 20;
 pub const MAX_OUTPUT_BYTES: usize = 256 << 20;
 pub const MAX_SOURCE_BYTES: usize = 1 << 20;
+pub const DEFAULT_HOST_CALLS: u64 = 1_000_000;
+pub const MAX_HOST_CALLS: u64 = 1_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -25,6 +27,8 @@ pub struct Limits {
     pub memory_bytes: usize,
     pub stack_bytes: usize,
     pub output_bytes: usize,
+    /// Crossings into the host a run with live values may make.
+    pub host_calls: u64,
 }
 
 impl Default for Limits {
@@ -34,6 +38,7 @@ impl Default for Limits {
             memory_bytes: DEFAULT_MEMORY_BYTES,
             stack_bytes: DEFAULT_STACK_BYTES,
             output_bytes: DEFAULT_OUTPUT_BYTES,
+            host_calls: DEFAULT_HOST_CALLS,
         }
     }
 }
@@ -45,6 +50,7 @@ pub struct LimitOverrides {
     pub memory_bytes: Option<f64>,
     pub stack_bytes: Option<f64>,
     pub output_bytes: Option<f64>,
+    pub host_calls: Option<f64>,
 }
 
 fn checked(name: &str, value: f64, min: f64, max: f64) -> Result<f64, String> {
@@ -88,6 +94,10 @@ impl LimitOverrides {
             output_bytes: match self.output_bytes {
                 Some(v) => checked("outputBytes", v, 0.0, MAX_OUTPUT_BYTES as f64)? as usize,
                 None => d.output_bytes,
+            },
+            host_calls: match self.host_calls {
+                Some(v) => checked("hostCalls", v, 1.0, MAX_HOST_CALLS as f64)? as u64,
+                None => d.host_calls,
             },
         })
     }

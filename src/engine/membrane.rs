@@ -14,7 +14,6 @@ use std::sync::Arc;
 const GUEST_HALF: &str = include_str!("membrane_guest.js");
 /// Deepest guest value the membrane copies into the host.
 pub const MAX_OUTGOING_DEPTH: u32 = 128;
-pub const DEFAULT_HOST_CALL_BUDGET: u64 = 1_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {

@@ -3,9 +3,11 @@
 pub mod alloc;
 pub mod console;
 pub mod errors;
+pub mod exec;
 pub mod limits;
 pub mod marshal;
 pub mod membrane;
+pub mod modules;
 pub mod pool;
 pub mod prepared;
 pub mod raw;

@@ -133,12 +133,25 @@ impl Realm {
                 }
                 Ok(())
             };
-            match setup() {
+            let result = setup();
+            match result {
                 Ok(()) => Ok(guest),
-                Err(e) => Err(format!(
-                    "realm setup failed: {}",
-                    super::run::exception_text(&ctx, e)
-                )),
+                Err(e) => {
+                    // The membrane's guest half and its native functions refer to each other;
+                    // break the cycle or the runtime cannot be freed.
+                    if let Some(g) = guest.take() {
+                        g.release();
+                    }
+                    let text = super::run::exception_text(&ctx, e);
+                    if text.contains(COLLISION) {
+                        Err(format!(
+                            "{INVALID_PREFIX}{}",
+                            text.trim_start_matches("TypeError: ")
+                        ))
+                    } else {
+                        Err(format!("realm setup failed: {text}"))
+                    }
+                }
             }
         })?;
         Ok(Realm {
@@ -197,6 +210,9 @@ unsafe impl Send for Transfer {}
 
 pub const DEFAULT_POOL_SIZE: usize = 2;
 const BUILD_GC_THRESHOLD: usize = 8 << 20;
+/// Marks a build error caused by the caller's input rather than by quickrealm.
+pub const INVALID_PREFIX: &str = "INVALID_INPUT: ";
+pub const COLLISION: &str = "collides with a built-in global";
 
 struct Pool {
     ready: Mutex<Vec<Transfer>>,

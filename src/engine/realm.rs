@@ -5,7 +5,7 @@ use super::console::{Formatter, MAX_LINE};
 use super::limits::{StopReason, Watchdog};
 use super::raw;
 use rquickjs::function::{Constructor, Rest};
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::{Ctx, Function, Object, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -94,10 +94,19 @@ impl OutputSink {
 
 /// Throws an error the guest cannot catch; the watchdog already records why.
 pub fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
-    match Exception::from_message(ctx.clone(), message) {
+    // Built through the constructor: after lockdown, assigning `message` to a fresh error would
+    // hit the frozen Error.prototype and throw a catchable TypeError instead.
+    let build = || -> rquickjs::Result<Value<'js>> {
+        let ctor: Constructor = ctx
+            .globals()
+            .get("InternalError")
+            .or_else(|_| ctx.globals().get("Error"))?;
+        ctor.construct((message,))
+    };
+    match build() {
         Ok(e) => {
-            raw::make_uncatchable(ctx, e.as_value());
-            ctx.throw(e.into_value())
+            raw::make_uncatchable(ctx, &e);
+            ctx.throw(e)
         }
         Err(e) => e,
     }

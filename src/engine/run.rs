@@ -186,6 +186,8 @@ pub struct Session {
 impl Session {
     /// Takes a prepared realm (or builds one), injects data and live globals, and starts the
     /// guest code.
+    // The error is the run's final outcome, returned once; boxing it would buy nothing.
+    #[allow(clippy::result_large_err)]
     pub fn start(
         req: RunRequest,
         cancel: &CancelToken,
@@ -218,7 +220,12 @@ impl Session {
         };
         let realm = match realm {
             Some(r) => r,
-            None => Realm::build(spec).map_err(|e| RunOutcome::failed(ErrorInfo::internal(e)))?,
+            None => Realm::build(spec).map_err(|e| {
+                RunOutcome::failed(match e.strip_prefix(prepared::INVALID_PREFIX) {
+                    Some(msg) => ErrorInfo::invalid(msg),
+                    None => ErrorInfo::internal(e),
+                })
+            })?,
         };
         realm.begin(
             &limits,

@@ -11,7 +11,6 @@ use crate::engine::errors::ErrorInfo;
 use crate::engine::marshal::{BytesKind, Data};
 use crate::engine::membrane::{
     GuestHandle, HostBridge, HostFailure, HostResult, Incoming, Key, RefKind, Wire,
-    DEFAULT_HOST_CALL_BUDGET,
 };
 use crate::engine::run::{LiveGlobals, Pump, Session};
 use crate::engine::{CancelToken, RunOutcome};
@@ -793,7 +792,7 @@ fn start_live(
     let live = LiveGlobals {
         bridge: bridge.clone(),
         globals,
-        budget: DEFAULT_HOST_CALL_BUDGET,
+        budget: parsed.request.limits.host_calls,
     };
     match Session::start(parsed.request, &cancel, Some(live)) {
         Ok(session) => LiveRun {

@@ -9,7 +9,13 @@ use napi::sys;
 pub const RUN_OPTION_KEYS: &[&str] = &[
     "mode", "filename", "input", "data", "globals", "limits", "signal", "console",
 ];
-const LIMIT_KEYS: &[&str] = &["timeoutMs", "memoryBytes", "stackBytes", "outputBytes"];
+const LIMIT_KEYS: &[&str] = &[
+    "timeoutMs",
+    "memoryBytes",
+    "stackBytes",
+    "outputBytes",
+    "hostCalls",
+];
 
 pub struct ParsedRun {
     pub request: RunRequest,
@@ -97,6 +103,7 @@ pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
             "timeoutMs" => o.timeout_ms = Some(n),
             "memoryBytes" => o.memory_bytes = Some(n),
             "stackBytes" => o.stack_bytes = Some(n),
+            "hostCalls" => o.host_calls = Some(n),
             _ => o.output_bytes = Some(n),
         }
     }
@@ -116,6 +123,7 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
     };
     let mut limits = LimitOverrides::default();
     let mut globals = Vec::new();
+    let mut workspace = None;
     for (name, v) in checked_keys(h, options, RUN_OPTION_KEYS, "option")? {
         match name.as_str() {
             "mode" => {
@@ -161,8 +169,17 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
                 }
             }
             "globals" => globals = read_globals(h, v)?,
+            "workspace" => workspace = Some(v),
             _ => {} // signal: handled by the JavaScript wrapper
         }
+    }
+    if let Some(ws) = workspace {
+        request.extension = Some(super::workspace::run_extension(
+            h,
+            ws,
+            request.mode,
+            &request.filename,
+        )?);
     }
     request.limits = limits.resolve().map_err(invalid)?;
     crate::engine::run::validate(&request)?;

@@ -8,12 +8,18 @@
 //!
 //! Paths in results are plain relative paths (`src/a.js`, the root is `''`); paths in
 //! arguments may be written `~/src/a.js`, `/src/a.js` or `src/a.js`.
+//!
+//! The workspace sits behind a mutex so code execution can share it: `exec` takes a snapshot,
+//! runs on a worker thread, and applies the run's changes back on the main thread when its
+//! promise settles. Host calls made meanwhile are kept; the run's changes land on top.
 
 use std::fs;
 use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use napi::bindgen_prelude::*;
@@ -21,6 +27,14 @@ use napi::sys;
 use napi_derive::napi;
 
 use super::host::{Host, Raw, RawValue};
+use crate::engine::errors::{ErrorCode, ErrorInfo};
+use crate::engine::exec::{
+    commit_changes, lock_workspace, run_exec, workspace_extension, CommitPolicy, ExecOutcome,
+    ExecRequest, SharedWorkspace,
+};
+use crate::engine::limits::LimitOverrides;
+use crate::engine::modules::WriteQuota;
+use crate::engine::{pool, CancelToken, Extension, Mode};
 use crate::workspace::path::{display, normalize};
 use crate::workspace::{HistoryEntry, Workspace, WsError, WsResult, ZipLimits};
 
@@ -250,7 +264,11 @@ struct Options {
 
 impl Options {
     fn read(h: Host, v: Option<&Unknown>, name: &'static str, allowed: &[&str]) -> Res<Self> {
-        let Some(obj) = given(h, v) else {
+        Self::read_raw(h, given(h, v), name, allowed)
+    }
+
+    fn read_raw(h: Host, v: Option<Raw>, name: &'static str, allowed: &[&str]) -> Res<Self> {
+        let Some(obj) = v.filter(|&r| !h.is_nullish(r)) else {
             return Ok(Options { h, obj: None, name });
         };
         if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
@@ -490,7 +508,7 @@ fn read_archive(path: &Path, limits: &ZipLimits) -> Res<Vec<u8>> {
 /// to zip archives.
 #[napi]
 pub struct ZipWorkspace {
-    inner: Workspace,
+    inner: SharedWorkspace,
 }
 
 #[napi]
@@ -498,9 +516,7 @@ impl ZipWorkspace {
     /// An empty workspace.
     #[napi(constructor)]
     pub fn new() -> Self {
-        ZipWorkspace {
-            inner: Workspace::new(),
-        }
+        ZipWorkspace::from_workspace(Workspace::new())
     }
 
     /// Imports a workspace (and its history) from zip bytes, enforcing `limits`.
@@ -514,9 +530,9 @@ impl ZipWorkspace {
         run(&env, |h| {
             let limits = zip_limits(h, limits.as_ref())?;
             let data = self::bytes(h, raw(&bytes), "bytes")?;
-            Ok(ZipWorkspace {
-                inner: Workspace::from_zip(data, &limits)?,
-            })
+            Ok(ZipWorkspace::from_workspace(Workspace::from_zip(
+                data, &limits,
+            )?))
         })
     }
 
@@ -531,9 +547,9 @@ impl ZipWorkspace {
             let path = string(h, raw(&host_path), "hostPath")?;
             let limits = zip_limits(h, limits.as_ref())?;
             let data = read_archive(Path::new(&path), &limits)?;
-            Ok(ZipWorkspace {
-                inner: Workspace::from_zip(&data, &limits)?,
-            })
+            Ok(ZipWorkspace::from_workspace(Workspace::from_zip(
+                &data, &limits,
+            )?))
         })
     }
 
@@ -541,7 +557,7 @@ impl ZipWorkspace {
     /// same bytes).
     #[napi(js_name = "toZip", catch_unwind, ts_return_type = "Buffer")]
     pub fn to_zip(&self, env: Env) -> Result<RawValue> {
-        run(&env, |h| buffer(h, &self.inner.to_zip()))
+        run(&env, |h| buffer(h, &self.ws().to_zip()))
     }
 
     /// Writes the archive to the host file system atomically (temporary file, then rename).
@@ -552,7 +568,8 @@ impl ZipWorkspace {
             if path.is_empty() {
                 return Err(invalid("hostPath must not be empty"));
             }
-            write_atomically(Path::new(&path), &self.inner.to_zip())
+            let bytes = self.ws().to_zip();
+            write_atomically(Path::new(&path), &bytes)
         })
     }
 
@@ -566,7 +583,7 @@ impl ZipWorkspace {
     pub fn read_file(&self, env: Env, path: Unknown) -> Result<RawValue> {
         run(&env, |h| {
             let path = string(h, raw(&path), "path")?;
-            buffer(h, self.inner.read_file(&path)?)
+            buffer(h, self.ws().read_file(&path)?)
         })
     }
 
@@ -575,7 +592,8 @@ impl ZipWorkspace {
     pub fn read_text(&self, env: Env, path: Unknown) -> Result<String> {
         run(&env, |h| {
             let path = string(h, raw(&path), "path")?;
-            let data = self.inner.read_file(&path)?;
+            let ws = self.ws();
+            let data = ws.read_file(&path)?;
             match std::str::from_utf8(data) {
                 Ok(s) => Ok(s.to_string()),
                 Err(e) => Err(Failure {
@@ -666,7 +684,7 @@ impl ZipWorkspace {
             };
             let recursive = Options::read(h, options.as_ref(), "options", &["recursive"])?
                 .boolean("recursive")?;
-            let entries = self.inner.list(&path, recursive)?;
+            let entries = self.ws().list(&path, recursive)?;
             let arr = out(h.create_array(entries.len()))?;
             for (i, e) in entries.iter().enumerate() {
                 let obj = out(h.create_object())?;
@@ -684,7 +702,7 @@ impl ZipWorkspace {
     pub fn stat(&self, env: Env, path: Unknown) -> Result<RawValue> {
         run(&env, |h| {
             let path = string(h, raw(&path), "path")?;
-            let s = self.inner.stat(&path)?;
+            let s = self.ws().stat(&path)?;
             let obj = out(h.create_object())?;
             out(h.set_own(obj, "path", out(h.create_str(&s.path))?))?;
             out(h.set_own(obj, "kind", out(h.create_str(s.kind.as_str()))?))?;
@@ -699,7 +717,7 @@ impl ZipWorkspace {
     pub fn exists(&self, env: Env, path: Unknown) -> Result<bool> {
         run(&env, |h| {
             let path = string(h, raw(&path), "path")?;
-            Ok(self.inner.exists(&path))
+            Ok(self.ws().exists(&path))
         })
     }
 
@@ -729,7 +747,7 @@ impl ZipWorkspace {
                 None => MAX_SAFE,
             };
             let s = self
-                .inner
+                .ws()
                 .read_lines(&path, to_usize(start), to_usize(end))?;
             let obj = out(h.create_object())?;
             out(h.set_own(obj, "start", num(h, s.start as u64)?))?;
@@ -810,7 +828,7 @@ impl ZipWorkspace {
                 .integer("maxResults", 1, MAX_MAX_RESULTS)?
                 .unwrap_or(DEFAULT_MAX_RESULTS);
             let r = self
-                .inner
+                .ws()
                 .search(&query, &path, to_usize(context), to_usize(max))?;
             let arr = out(h.create_array(r.matches.len()))?;
             for (i, m) in r.matches.iter().enumerate() {
@@ -843,7 +861,7 @@ impl ZipWorkspace {
                 Some(v) => integer(h, v, "n", 0, MAX_SAFE)?,
                 None => DEFAULT_HISTORY,
             };
-            let entries = self.inner.history(to_usize(n));
+            let entries = self.ws().history(to_usize(n));
             let arr = out(h.create_array(entries.len()))?;
             for (i, e) in entries.iter().enumerate() {
                 out(h.set_element(arr, i as u32, history_entry(h, e)?))?;
@@ -857,7 +875,7 @@ impl ZipWorkspace {
     pub fn diff(&self, env: Env, id: Unknown) -> Result<String> {
         run(&env, |h| {
             let id = integer(h, raw(&id), "id", 0, MAX_SAFE)?;
-            Ok(self.inner.diff(id)?)
+            Ok(self.ws().diff(id)?)
         })
     }
 
@@ -870,7 +888,7 @@ impl ZipWorkspace {
     pub fn undo(&mut self, env: Env, n: Option<Unknown>) -> Result<RawValue> {
         run(&env, |h| {
             let n = count(h, n.as_ref())?;
-            let ids = self.inner.undo(n)?;
+            let ids = self.ws().undo(n)?;
             numbers(h, &ids)
         })
     }
@@ -884,7 +902,7 @@ impl ZipWorkspace {
     pub fn redo(&mut self, env: Env, n: Option<Unknown>) -> Result<RawValue> {
         run(&env, |h| {
             let n = count(h, n.as_ref())?;
-            let ids = self.inner.redo(n)?;
+            let ids = self.ws().redo(n)?;
             numbers(h, &ids)
         })
     }
@@ -899,7 +917,7 @@ impl ZipWorkspace {
     pub fn restore(&mut self, env: Env, id: Unknown) -> Result<RawValue> {
         run(&env, |h| {
             let id = integer(h, raw(&id), "id", 0, MAX_SAFE)?;
-            let new_id = self.inner.restore(id)?;
+            let new_id = self.ws().restore(id)?;
             id_or_null(h, new_id)
         })
     }
@@ -922,26 +940,274 @@ impl Default for ZipWorkspace {
 impl ZipWorkspace {
     /// Wraps an existing workspace.
     pub fn from_workspace(inner: Workspace) -> Self {
-        ZipWorkspace { inner }
+        ZipWorkspace {
+            inner: Arc::new(Mutex::new(inner)),
+        }
     }
 
-    /// The workspace, read-only.
-    pub fn workspace(&self) -> &Workspace {
-        &self.inner
+    /// The workspace, shared with runs that read and write it.
+    pub fn shared(&self) -> SharedWorkspace {
+        self.inner.clone()
     }
 
-    /// The workspace, for callers (such as code execution) that change it directly.
-    pub fn workspace_mut(&mut self) -> &mut Workspace {
-        &mut self.inner
+    /// The workspace, locked for the duration of the guard.
+    pub fn ws(&self) -> MutexGuard<'_, Workspace> {
+        lock_workspace(&self.inner)
     }
 
     /// Runs a recorded mutation and returns the id of the history entry it added, if any.
     fn recorded(&mut self, op: impl FnOnce(&mut Workspace) -> WsResult<()>) -> Res<Option<u64>> {
-        let before = self.inner.history_state().last_id();
-        op(&mut self.inner)?;
-        let after = self.inner.history_state().last_id();
+        let mut ws = self.ws();
+        let before = ws.history_state().last_id();
+        op(&mut ws)?;
+        let after = ws.history_state().last_id();
         Ok(after.filter(|&id| Some(id) != before))
     }
+}
+
+// ----- exec -----
+
+/// Most `argv` entries and `env` variables an exec call accepts.
+const MAX_EXEC_ITEMS: u32 = 10_000;
+
+fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Res<ExecRequest> {
+    let mut req = ExecRequest::new(string(h, entry, "entryPath")?);
+    let o = Options::read(
+        h,
+        options,
+        "options",
+        &["argv", "env", "limits", "timeoutMs", "commit", "quota"],
+    )?;
+    if let Some(v) = o.get("argv")? {
+        if !h.is_array(v) {
+            return Err(invalid(format!(
+                "options.argv must be an array of strings, got {}",
+                describe(h, v)
+            )));
+        }
+        let n = h.array_length(v).map_err(invalid)?;
+        if n > MAX_EXEC_ITEMS {
+            return Err(invalid(format!(
+                "options.argv has {n} entries; the limit is {MAX_EXEC_ITEMS}"
+            )));
+        }
+        for i in 0..n {
+            let item = h.element(v, i).map_err(invalid)?;
+            req.argv
+                .push(string(h, item, &format!("options.argv[{i}]"))?);
+        }
+    }
+    if let Some(v) = o.get("env")? {
+        if h.type_of(v) != sys::ValueType::napi_object || h.is_array(v) {
+            return Err(invalid(format!(
+                "options.env must be an object of strings, got {}",
+                describe(h, v)
+            )));
+        }
+        let keys = h.own_keys(v).map_err(invalid)?;
+        if keys.len() > MAX_EXEC_ITEMS as usize {
+            return Err(invalid(format!(
+                "options.env has {} variables; the limit is {MAX_EXEC_ITEMS}",
+                keys.len()
+            )));
+        }
+        for key in keys {
+            let name = h.string(key).map_err(invalid)?;
+            let value = h.property(v, key).map_err(invalid)?;
+            let value = string(h, value, &format!("options.env.{name}"))?;
+            req.env.push((name, value));
+        }
+    }
+    let mut limits = LimitOverrides::default();
+    if let Some(v) = o.get("limits")? {
+        limits = super::options::parse_limits(h, v).map_err(|e| invalid(e.message))?;
+    }
+    if let Some(v) = o.get("timeoutMs")? {
+        if h.type_of(v) != sys::ValueType::napi_number {
+            return Err(invalid(format!(
+                "options.timeoutMs must be a number, got {}",
+                describe(h, v)
+            )));
+        }
+        limits.timeout_ms = Some(h.number(v).map_err(invalid)?);
+    }
+    req.limits = limits.resolve().map_err(invalid)?;
+    if let Some(c) = o.string("commit")? {
+        req.commit = match c.as_str() {
+            "on-success" => CommitPolicy::OnSuccess,
+            "always" => CommitPolicy::Always,
+            "never" => CommitPolicy::Never,
+            other => {
+                return Err(invalid(format!(
+                    "options.commit must be 'on-success', 'always' or 'never', got '{other}'"
+                )))
+            }
+        };
+    }
+    if let Some(v) = o.get("quota")? {
+        let q = Options::read_raw(h, Some(v), "quota", &["bytes", "files"])?;
+        let mut quota = WriteQuota::default();
+        if let Some(n) = q.integer("bytes", 0, MAX_SAFE)? {
+            quota.max_bytes = n;
+        }
+        if let Some(n) = q.integer("files", 0, MAX_SAFE)? {
+            quota.max_files = to_usize(n);
+        }
+        req.quota = quota;
+    }
+    Ok(req)
+}
+
+fn error_object(h: Host, e: &ErrorInfo, file: Option<&str>) -> Res<Raw> {
+    let obj = out(h.create_object())?;
+    out(h.set_own(obj, "code", out(h.create_str(e.code.as_str()))?))?;
+    out(h.set_own(obj, "name", out(h.create_str(&e.name))?))?;
+    out(h.set_own(obj, "message", out(h.create_str(&e.message))?))?;
+    if let Some(f) = file {
+        out(h.set_own(obj, "file", out(h.create_str(f))?))?;
+    }
+    if let Some(l) = e.line {
+        out(h.set_own(obj, "line", num(h, u64::from(l))?))?;
+    }
+    if let Some(c) = e.column {
+        out(h.set_own(obj, "column", num(h, u64::from(c))?))?;
+    }
+    if let Some(s) = &e.frame {
+        out(h.set_own(obj, "frame", out(h.create_str(s))?))?;
+    }
+    if let Some(s) = &e.stack {
+        out(h.set_own(obj, "stack", out(h.create_str(s))?))?;
+    }
+    Ok(obj)
+}
+
+/// Applies the run's changes (main thread) and builds the `ExecResult`.
+fn exec_result(h: Host, mut o: ExecOutcome, ws: &SharedWorkspace) -> Res<Raw> {
+    let mut history: Option<Option<u64>> = None;
+    if let Some(changes) = o.changes.take() {
+        let label = o.label();
+        match commit_changes(&mut lock_workspace(ws), &changes, &label) {
+            Ok(id) => history = Some(id),
+            Err(e) => {
+                o.ok = false;
+                if o.exit_code == 0 {
+                    o.exit_code = 1;
+                }
+                o.error = Some(ErrorInfo::new(
+                    ErrorCode::EvalError,
+                    "CommitError",
+                    format!(
+                        "the run's file changes could not be applied to the workspace, so none were: {}",
+                        e.message
+                    ),
+                ));
+                o.error_file = None;
+            }
+        }
+    }
+    let obj = out(h.create_object())?;
+    out(h.set_own(obj, "ok", out(h.create_bool(o.ok))?))?;
+    out(h.set_own(
+        obj,
+        "exitCode",
+        out(h.create_number(f64::from(o.exit_code)))?,
+    ))?;
+    out(h.set_own(obj, "stdout", out(h.create_str(&o.stdout))?))?;
+    out(h.set_own(obj, "stderr", out(h.create_str(&o.stderr))?))?;
+    if let Some(e) = &o.error {
+        out(h.set_own(obj, "error", error_object(h, e, o.error_file.as_deref())?))?;
+    }
+    if let Some(id) = history {
+        out(h.set_own(obj, "historyId", id_or_null(h, id)?.0))?;
+    }
+    let stats = out(h.create_object())?;
+    out(h.set_own(stats, "wallMs", out(h.create_number(o.stats.wall_ms))?))?;
+    out(h.set_own(stats, "heapBytes", num(h, o.stats.heap_bytes as u64)?))?;
+    out(h.set_own(obj, "stats", stats))?;
+    Ok(obj)
+}
+
+#[napi]
+impl ZipWorkspace {
+    /// Runs a `.js`, `.mjs`, `.ts` or `.mts` file of the workspace as an ES module graph on a
+    /// worker thread. Resolves to `{ ok, exitCode, stdout, stderr, error?, historyId?, stats }`;
+    /// rejects only for bad arguments (thrown synchronously as a TypeError with code
+    /// INVALID_INPUT). The run sees a snapshot taken now; its changes are applied when the promise
+    /// settles (by default only if it succeeded), as one history entry, on top of whatever the
+    /// host changed meanwhile.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "entryPath: string, options?: object | null",
+        ts_return_type = "Promise<object>"
+    )]
+    pub fn exec(
+        &self,
+        env: Env,
+        entry_path: Unknown,
+        options: Option<Unknown>,
+    ) -> Result<RawValue> {
+        let h = Host::new(env.raw());
+        let req = exec_request(h, raw(&entry_path), options.as_ref()).map_err(|f| throw(h, f))?;
+        let snapshot = self.ws().vfs().clone();
+        let shared = self.inner.clone();
+        let (deferred, promise) = env.create_deferred()?;
+        let promise_raw = promise.raw();
+        let job = move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                run_exec(&req, snapshot, &CancelToken::new())
+            }))
+            .unwrap_or_else(|_| {
+                ExecOutcome::failed(
+                    &req.entry,
+                    ErrorInfo::internal("quickrealm bug: the exec run panicked"),
+                )
+            });
+            deferred.resolve(move |env: Env| {
+                exec_result(Host::new(env.raw()), outcome, &shared)
+                    .map(RawValue)
+                    .map_err(|f| {
+                        Error::new(Status::GenericFailure, format!("{}: {}", f.code, f.message))
+                    })
+            });
+        };
+        match pool::global() {
+            Some(pool) if pool.submit(Box::new(job)) => Ok(RawValue(promise_raw)),
+            _ => Err(throw(
+                h,
+                internal("the worker pool is not accepting work".into()),
+            )),
+        }
+    }
+}
+
+/// The `ZipWorkspace` wrapped by a JavaScript object, if it is one.
+fn unwrap_workspace(h: Host, value: Raw) -> Option<&'static ZipWorkspace> {
+    // SAFETY: `value` is a live object of this environment; the class type tag is checked before
+    // the wrapped pointer is used, and the reference is only used during the current call.
+    unsafe { <ZipWorkspace as napi::bindgen_prelude::FromNapiRef>::from_napi_ref(h.env, value) }
+        .ok()
+}
+
+/// Reads `run()`'s `workspace` option: the run gets a view of that `ZipWorkspace` (`fs` and
+/// `path` globals in function and script mode, imports in module mode) and its writes are
+/// applied to it when the run succeeds.
+pub fn run_extension(
+    h: Host,
+    value: Raw,
+    mode: Mode,
+    filename: &str,
+) -> std::result::Result<Extension, ErrorInfo> {
+    let not_a_workspace = || {
+        ErrorInfo::invalid(format!(
+            "workspace must be a ZipWorkspace, got {}",
+            describe(h, value)
+        ))
+    };
+    if h.type_of(value) != sys::ValueType::napi_object {
+        return Err(not_a_workspace());
+    }
+    let ws = unwrap_workspace(h, value).ok_or_else(not_a_workspace)?;
+    Ok(workspace_extension(&ws.inner, mode, filename))
 }
 
 #[cfg(test)]

@@ -1,0 +1,331 @@
+//! Module specifier resolution over a workspace view.
+//!
+//! Allowed: the shim modules (`fs`, `fs/promises`, `path`, `os`, also under `node:`) and
+//! relative specifiers (`./x`, `../x`) that stay inside the workspace and name a `.js`, `.mjs`,
+//! `.ts` or `.mts` file. Extension-less specifiers try `.ts`, `.js`, `.mjs`, `/index.ts`,
+//! `/index.js`; a `.js` specifier also finds the `.ts` file of the same name (the TypeScript
+//! ESM convention). Everything else is refused with a message that names the specifier.
+
+use crate::workspace::path::{self as wpath, display};
+use crate::workspace::{EntryKind, Vfs};
+
+/// Module names of the shims, as the loader sees them.
+pub const SHIM_FS: &str = "node:fs";
+pub const SHIM_FS_PROMISES: &str = "node:fs/promises";
+pub const SHIM_PATH: &str = "node:path";
+pub const SHIM_OS: &str = "node:os";
+
+/// Prefix of every workspace module name (`~/src/a.ts`).
+pub const WORKSPACE_PREFIX: &str = "~/";
+
+/// File extensions that load as modules.
+pub const MODULE_EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs"];
+
+/// Whether a module name is TypeScript.
+pub fn is_typescript(name: &str) -> bool {
+    name.ends_with(".ts") || name.ends_with(".mts")
+}
+
+/// The shim a specifier names, if any (`fs` and `node:fs` are the same module).
+pub fn shim_name(specifier: &str) -> Option<&'static str> {
+    let bare = specifier.strip_prefix("node:").unwrap_or(specifier);
+    Some(match bare {
+        "fs" => SHIM_FS,
+        "fs/promises" => SHIM_FS_PROMISES,
+        "path" | "path/posix" => SHIM_PATH,
+        "os" => SHIM_OS,
+        _ => return None,
+    })
+}
+
+/// Node's built-in modules that this sandbox does not provide (for a clearer refusal).
+const NODE_BUILTINS: &[&str] = &[
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "sqlite",
+    "stream",
+    "string_decoder",
+    "sys",
+    "test",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+];
+
+const AVAILABLE: &str = "only relative imports of workspace files (like './util.js') and the \
+     built-in modules fs, fs/promises, path and os can be imported";
+
+/// Why an import was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// `ERR_MODULE_NOT_FOUND` for missing files, `ERR_IMPORT_REFUSED` otherwise.
+    pub code: &'static str,
+    pub message: String,
+}
+
+fn refused(specifier: &str, importer: &str, why: impl AsRef<str>) -> Refusal {
+    Refusal {
+        code: "ERR_IMPORT_REFUSED",
+        message: format!(
+            "Cannot import '{specifier}' from {importer}: {}",
+            why.as_ref()
+        ),
+    }
+}
+
+/// The folder (normalized) that relative imports of `base` resolve against. Names that are
+/// not workspace modules (a run's own source, say) sit at the root.
+fn base_dir(base: &str) -> String {
+    match base.strip_prefix(WORKSPACE_PREFIX) {
+        Some(rest) => wpath::parent(rest).unwrap_or("").to_string(),
+        None => String::new(),
+    }
+}
+
+fn shown_importer(base: &str) -> String {
+    if base.is_empty() {
+        "the entry point".into()
+    } else {
+        base.to_string()
+    }
+}
+
+fn is_file(view: &Vfs, p: &str) -> bool {
+    !p.is_empty() && view.stat(p).is_ok_and(|s| s.kind == EntryKind::File)
+}
+
+fn has_module_extension(p: &str) -> bool {
+    let name = wpath::file_name(p);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => MODULE_EXTENSIONS.contains(&ext),
+        _ => false,
+    }
+}
+
+/// Resolves `specifier` imported by the module `base` to a module name: a shim name or
+/// `~/path` of an existing workspace file.
+pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusal> {
+    let importer = shown_importer(base);
+    if let Some(shim) = shim_name(specifier) {
+        return Ok(shim.to_string());
+    }
+    if specifier.is_empty() {
+        return Err(refused(specifier, &importer, "the specifier is empty"));
+    }
+    if specifier.contains('\0') || specifier.contains('\\') {
+        return Err(refused(
+            specifier,
+            &importer,
+            "module paths use '/' and cannot hold backslashes or NUL characters",
+        ));
+    }
+    let relative = specifier == "."
+        || specifier == ".."
+        || specifier.starts_with("./")
+        || specifier.starts_with("../");
+    if !relative {
+        let why = if let Some(name) = specifier.strip_prefix("node:") {
+            format!("'{name}' is not available in this sandbox; {AVAILABLE}")
+        } else if NODE_BUILTINS.contains(&specifier.split('/').next().unwrap_or("")) {
+            format!("'{specifier}' is a Node.js built-in module that this sandbox does not provide; {AVAILABLE}")
+        } else if specifier.starts_with('/') || specifier.starts_with('~') {
+            format!(
+                "absolute paths cannot be imported; write a path relative to the importing file, like './{}'",
+                specifier.trim_start_matches(['~', '/'])
+            )
+        } else if has_url_scheme(specifier) {
+            format!("URL imports are not allowed; {AVAILABLE}")
+        } else {
+            format!("packages cannot be installed or imported here; {AVAILABLE}")
+        };
+        return Err(refused(specifier, &importer, why));
+    }
+    let dir = base_dir(base);
+    let joined = if dir.is_empty() {
+        specifier.to_string()
+    } else {
+        format!("{dir}/{specifier}")
+    };
+    let target = match wpath::normalize_any(&joined) {
+        Ok(p) => p,
+        Err(_) => {
+            return Err(refused(
+                specifier,
+                &importer,
+                "the path leaves the workspace (or is too long)",
+            ))
+        }
+    };
+    if wpath::is_hidden(&target) {
+        return Err(refused(
+            specifier,
+            &importer,
+            "that folder is reserved for workspace history",
+        ));
+    }
+    let mut candidates: Vec<String> = Vec::new();
+    if has_module_extension(&target) {
+        candidates.push(target.clone());
+        if let Some(stem) = target.strip_suffix(".js") {
+            candidates.push(format!("{stem}.ts"));
+        } else if let Some(stem) = target.strip_suffix(".mjs") {
+            candidates.push(format!("{stem}.mts"));
+        }
+    } else if is_file(view, &target) {
+        return Err(refused(
+            specifier,
+            &importer,
+            format!(
+                "{} is not a module; only .js, .mjs, .ts and .mts files can be imported",
+                display(&target)
+            ),
+        ));
+    } else {
+        for ext in ["ts", "js", "mjs"] {
+            if !target.is_empty() {
+                candidates.push(format!("{target}.{ext}"));
+            }
+        }
+        for index in ["index.ts", "index.js"] {
+            candidates.push(if target.is_empty() {
+                index.to_string()
+            } else {
+                format!("{target}/{index}")
+            });
+        }
+    }
+    if let Some(found) = candidates.iter().find(|c| is_file(view, c)) {
+        return Ok(display(found));
+    }
+    let tried: Vec<String> = candidates.iter().map(|c| display(c)).collect();
+    Err(Refusal {
+        code: "ERR_MODULE_NOT_FOUND",
+        message: format!(
+            "Cannot find module '{specifier}' imported from {importer} (looked for {})",
+            tried.join(", ")
+        ),
+    })
+}
+
+fn has_url_scheme(s: &str) -> bool {
+    match s.split_once(':') {
+        Some((scheme, _)) => {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::Workspace;
+
+    fn view() -> Vfs {
+        let mut w = Workspace::new();
+        for (p, body) in [
+            ("main.ts", ""),
+            ("lib/util.ts", ""),
+            ("lib/plain.js", ""),
+            ("lib/m.mjs", ""),
+            ("pkg/index.ts", ""),
+            ("data.json", "{}"),
+            ("js/index.js", ""),
+        ] {
+            w.write_file(p, body.as_bytes(), true).unwrap();
+        }
+        w.vfs().clone()
+    }
+
+    fn ok(base: &str, spec: &str) -> String {
+        match resolve(&view(), base, spec) {
+            Ok(s) => s,
+            Err(e) => panic!("{spec}: {}", e.message),
+        }
+    }
+
+    fn err(base: &str, spec: &str) -> Refusal {
+        match resolve(&view(), base, spec) {
+            Ok(s) => panic!("{spec} should be refused, got {s}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn relative_imports_and_extensions() {
+        assert_eq!(ok("~/main.ts", "./lib/util"), "~/lib/util.ts");
+        assert_eq!(ok("~/main.ts", "./lib/util.ts"), "~/lib/util.ts");
+        assert_eq!(ok("~/main.ts", "./lib/util.js"), "~/lib/util.ts");
+        assert_eq!(ok("~/lib/util.ts", "./plain"), "~/lib/plain.js");
+        assert_eq!(ok("~/lib/util.ts", "./m"), "~/lib/m.mjs");
+        assert_eq!(ok("~/lib/util.ts", "../pkg"), "~/pkg/index.ts");
+        assert_eq!(ok("~/lib/util.ts", "../js"), "~/js/index.js");
+        assert_eq!(ok("sandbox.js", "./main.ts"), "~/main.ts");
+        assert_eq!(ok("~/lib/util.ts", "node:fs"), SHIM_FS);
+        assert_eq!(ok("~/lib/util.ts", "fs/promises"), SHIM_FS_PROMISES);
+        assert_eq!(ok("~/lib/util.ts", "path"), SHIM_PATH);
+        assert_eq!(ok("~/lib/util.ts", "node:os"), SHIM_OS);
+    }
+
+    #[test]
+    fn refusals_name_the_specifier() {
+        let cases = [
+            ("lodash", "packages cannot be installed"),
+            ("child_process", "Node.js built-in"),
+            ("node:child_process", "not available"),
+            ("/abs.js", "absolute paths"),
+            ("~/abs.js", "absolute paths"),
+            ("file:///x.js", "URL imports"),
+            ("https://x.test/m.js", "URL imports"),
+            ("../../escape.js", "leaves the workspace"),
+            ("../.time/log.json", "reserved"),
+            ("../data.json", "not a module"),
+        ];
+        for (spec, why) in cases {
+            let e = err("~/lib/util.ts", spec);
+            assert!(
+                e.message.contains(&format!("'{spec}'")) && e.message.contains(why),
+                "{spec}: {}",
+                e.message
+            );
+            assert_eq!(e.code, "ERR_IMPORT_REFUSED");
+        }
+        let e = err("~/main.ts", "./missing");
+        assert_eq!(e.code, "ERR_MODULE_NOT_FOUND");
+        assert!(e.message.contains("~/missing.ts"), "{}", e.message);
+    }
+}
