@@ -149,10 +149,10 @@ export interface RealmStats {
  * Runs guest code on a quickrealm worker thread; resolves to a `RunResult`, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null): Promise<object>
+export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): Promise<object>
 
 /** Runs guest code on the calling thread and returns a `RunResult`. */
-export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null): object
+export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): object
 
 /** The current number of worker threads. */
 export declare function workerCount(): number

@@ -71,24 +71,30 @@ function runLive(source, options, handle) {
   });
 }
 
+/** The workspace option travels to the native side as the class instance itself. */
+function workspaceOf(options) {
+  if (options === null || typeof options !== 'object' || options.workspace == null) return undefined;
+  return options.workspace instanceof binding.ZipWorkspace ? options.workspace : undefined;
+}
+
 function runSync(source, options) {
   const { handle, error } = cancelHandleFor(options);
   if (error) return invalidResult(error);
-  return binding.runSync(source, options, handle ?? undefined);
+  return binding.runSync(source, options, handle ?? undefined, workspaceOf(options));
 }
 
 function run(source, options) {
   const { handle, signal, error } = cancelHandleFor(options);
   if (error) return Promise.resolve(invalidResult(error));
   const live = hasGlobals(options);
-  if (!handle) return live ? runLive(source, options, null) : binding.run(source, options);
+  if (!handle) return live ? runLive(source, options, null) : binding.run(source, options, undefined, workspaceOf(options));
   const onAbort = () => {
     handle.cancel();
     // A live run waiting for a host promise must wake up to notice.
     if (typeof handle.onCancel === 'function') handle.onCancel();
   };
   signal.addEventListener('abort', onAbort, { once: true });
-  const pending = live ? runLive(source, options, handle) : binding.run(source, options, handle);
+  const pending = live ? runLive(source, options, handle) : binding.run(source, options, handle, workspaceOf(options));
   return pending.finally(() => signal.removeEventListener('abort', onAbort));
 }
 

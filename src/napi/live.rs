@@ -760,6 +760,17 @@ fn start_live(
     cancel: CancelToken,
     wake: Option<Raw>,
 ) -> LiveRun {
+    if parsed.wants_workspace {
+        let outcome = RunOutcome::failed(ErrorInfo::invalid(
+            "workspace and globals cannot be combined in one run",
+        ));
+        return LiveRun {
+            session: None,
+            bridge: None,
+            failed: Some(outcome),
+            inherit_console: false,
+        };
+    }
     let failed = |outcome: RunOutcome| LiveRun {
         session: None,
         bridge: None,

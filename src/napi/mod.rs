@@ -147,7 +147,7 @@ impl Default for CancelHandle {
 #[napi(
     js_name = "runSync",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null",
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null",
     ts_return_type = "object"
 )]
 pub fn run_sync(
@@ -155,11 +155,14 @@ pub fn run_sync(
     source: Unknown,
     options: Option<Unknown>,
     cancel: Option<&CancelHandle>,
+    workspace: Option<&workspace::ZipWorkspace>,
 ) -> Result<RawValue> {
     let h = Host::new(env.raw());
     let outcome;
     let mut inherit = false;
-    match options::parse_run(h, raw_of(&source), options.as_ref().map(raw_of)) {
+    let parsed = options::parse_run(h, raw_of(&source), options.as_ref().map(raw_of))
+        .and_then(|mut p| p.attach_workspace(workspace).map(|()| p));
+    match parsed {
         Err(e) => outcome = RunOutcome::failed(e),
         Ok(parsed) if !parsed.globals.is_empty() => {
             let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
@@ -181,7 +184,7 @@ pub fn run_sync(
 #[napi(
     js_name = "run",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null",
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null",
     ts_return_type = "Promise<object>"
 )]
 pub fn run(
@@ -189,11 +192,14 @@ pub fn run(
     source: Unknown,
     options: Option<Unknown>,
     cancel: Option<&CancelHandle>,
+    workspace: Option<&workspace::ZipWorkspace>,
 ) -> Result<RawValue> {
     let h = Host::new(env.raw());
     let (deferred, promise) = env.create_deferred()?;
     let promise_raw = promise.raw();
-    let parsed = match options::parse_run(h, raw_of(&source), options.as_ref().map(raw_of)) {
+    let parsed = options::parse_run(h, raw_of(&source), options.as_ref().map(raw_of))
+        .and_then(|mut p| p.attach_workspace(workspace).map(|()| p));
+    let parsed = match parsed {
         Ok(p) => p,
         Err(e) => {
             let outcome = RunOutcome::failed(e);

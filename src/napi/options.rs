@@ -7,7 +7,15 @@ use crate::engine::{ConsoleMode, ErrorInfo, Mode, RunRequest};
 use napi::sys;
 
 pub const RUN_OPTION_KEYS: &[&str] = &[
-    "mode", "filename", "input", "data", "globals", "limits", "signal", "console",
+    "mode",
+    "filename",
+    "input",
+    "data",
+    "globals",
+    "limits",
+    "signal",
+    "console",
+    "workspace",
 ];
 const LIMIT_KEYS: &[&str] = &[
     "timeoutMs",
@@ -23,6 +31,26 @@ pub struct ParsedRun {
     pub inherit_console: bool,
     /// Live host values (`globals`, a Record or a Map), for runs on the main thread.
     pub globals: Vec<(String, Raw)>,
+    /// A `workspace` option was given (the export receives the instance itself).
+    pub wants_workspace: bool,
+}
+
+impl ParsedRun {
+    /// Connects the `workspace` option, passed to the export as a class instance.
+    pub fn attach_workspace(
+        &mut self,
+        ws: Option<&super::workspace::ZipWorkspace>,
+    ) -> Result<(), ErrorInfo> {
+        match (self.wants_workspace, ws) {
+            (false, _) => Ok(()),
+            (true, Some(ws)) => {
+                self.request.extension =
+                    Some(ws.run_extension(self.request.mode, &self.request.filename));
+                Ok(())
+            }
+            (true, None) => Err(invalid("workspace must be a ZipWorkspace")),
+        }
+    }
 }
 
 fn invalid(msg: impl Into<String>) -> ErrorInfo {
@@ -119,6 +147,7 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
             request,
             inherit_console,
             globals: Vec::new(),
+            wants_workspace: false,
         });
     };
     let mut limits = LimitOverrides::default();
@@ -173,14 +202,7 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
             _ => {} // signal: handled by the JavaScript wrapper
         }
     }
-    if let Some(ws) = workspace {
-        request.extension = Some(super::workspace::run_extension(
-            h,
-            ws,
-            request.mode,
-            &request.filename,
-        )?);
-    }
+    let wants_workspace = workspace.is_some();
     request.limits = limits.resolve().map_err(invalid)?;
     crate::engine::run::validate(&request)?;
     for (name, _) in &globals {
@@ -194,6 +216,7 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
         request,
         inherit_console,
         globals,
+        wants_workspace,
     })
 }
 

@@ -1181,33 +1181,12 @@ impl ZipWorkspace {
 }
 
 /// The `ZipWorkspace` wrapped by a JavaScript object, if it is one.
-fn unwrap_workspace(h: Host, value: Raw) -> Option<&'static ZipWorkspace> {
-    // SAFETY: `value` is a live object of this environment; the class type tag is checked before
-    // the wrapped pointer is used, and the reference is only used during the current call.
-    unsafe { <ZipWorkspace as napi::bindgen_prelude::FromNapiRef>::from_napi_ref(h.env, value) }
-        .ok()
-}
-
-/// Reads `run()`'s `workspace` option: the run gets a view of that `ZipWorkspace` (`fs` and
-/// `path` globals in function and script mode, imports in module mode) and its writes are
-/// applied to it when the run succeeds.
-pub fn run_extension(
-    h: Host,
-    value: Raw,
-    mode: Mode,
-    filename: &str,
-) -> std::result::Result<Extension, ErrorInfo> {
-    let not_a_workspace = || {
-        ErrorInfo::invalid(format!(
-            "workspace must be a ZipWorkspace, got {}",
-            describe(h, value)
-        ))
-    };
-    if h.type_of(value) != sys::ValueType::napi_object {
-        return Err(not_a_workspace());
+impl ZipWorkspace {
+    /// The extension that gives a `run()` this workspace (`fs`/`path` globals in function and
+    /// script mode, imports in module mode); its writes are applied when the run succeeds.
+    pub fn run_extension(&self, mode: Mode, filename: &str) -> Extension {
+        workspace_extension(&self.inner, mode, filename)
     }
-    let ws = unwrap_workspace(h, value).ok_or_else(not_a_workspace)?;
-    Ok(workspace_extension(&ws.inner, mode, filename))
 }
 
 #[cfg(test)]
