@@ -277,8 +277,16 @@ fn builder_loop() {
         match built {
             Some(realm) => {
                 pool.built.fetch_add(1, Ordering::Relaxed);
-                if let Ok(mut ready) = pool.ready.lock() {
-                    ready.push(Transfer(realm));
+                let surplus = match pool.ready.lock() {
+                    // The size may have shrunk while this realm was being built.
+                    Ok(mut ready) if ready.len() < pool.wanted.load(Ordering::Relaxed) => {
+                        ready.push(Transfer(realm));
+                        None
+                    }
+                    _ => Some(realm),
+                };
+                if let Some(realm) = surplus {
+                    retire(realm);
                 }
             }
             None => std::thread::sleep(Duration::from_millis(50)),

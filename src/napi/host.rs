@@ -63,6 +63,23 @@ impl Host {
         t
     }
 
+    /// How a value reads in an error message: "a string", "an array", "null", ...
+    pub fn describe_type(&self, v: Raw) -> &'static str {
+        match self.type_of(v) {
+            sys::ValueType::napi_undefined => "undefined",
+            sys::ValueType::napi_null => "null",
+            sys::ValueType::napi_boolean => "a boolean",
+            sys::ValueType::napi_number => "a number",
+            sys::ValueType::napi_string => "a string",
+            sys::ValueType::napi_symbol => "a symbol",
+            sys::ValueType::napi_function => "a function",
+            sys::ValueType::napi_bigint => "a bigint",
+            sys::ValueType::napi_object if self.is_array(v) => "an array",
+            sys::ValueType::napi_object => "an object",
+            _ => "an unsupported value",
+        }
+    }
+
     pub fn is_nullish(&self, v: Raw) -> bool {
         matches!(
             self.type_of(v),

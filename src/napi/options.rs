@@ -58,18 +58,7 @@ fn invalid(msg: impl Into<String>) -> ErrorInfo {
 }
 
 fn type_name(h: Host, v: Raw) -> &'static str {
-    match h.type_of(v) {
-        sys::ValueType::napi_undefined => "undefined",
-        sys::ValueType::napi_null => "null",
-        sys::ValueType::napi_boolean => "a boolean",
-        sys::ValueType::napi_number => "a number",
-        sys::ValueType::napi_string => "a string",
-        sys::ValueType::napi_symbol => "a symbol",
-        sys::ValueType::napi_object => "an object",
-        sys::ValueType::napi_function => "a function",
-        sys::ValueType::napi_bigint => "a bigint",
-        _ => "an unsupported value",
-    }
+    h.describe_type(v)
 }
 
 fn expect_string(h: Host, v: Raw, what: &str) -> Result<String, ErrorInfo> {

@@ -121,18 +121,7 @@ fn run<T>(env: &Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
 // ----- reading arguments -----
 
 fn describe(h: Host, v: Raw) -> &'static str {
-    match h.type_of(v) {
-        sys::ValueType::napi_undefined => "undefined",
-        sys::ValueType::napi_null => "null",
-        sys::ValueType::napi_boolean => "a boolean",
-        sys::ValueType::napi_number => "a number",
-        sys::ValueType::napi_string => "a string",
-        sys::ValueType::napi_symbol => "a symbol",
-        sys::ValueType::napi_function => "a function",
-        sys::ValueType::napi_bigint => "a bigint",
-        _ if h.is_array(v) => "an array",
-        _ => "an object",
-    }
+    h.describe_type(v)
 }
 
 fn raw(v: &Unknown) -> Raw {
