@@ -10,19 +10,24 @@ const SRC = 'return 1+1';
 export const title = 'Throughput (off-thread)';
 export const about =
   `${CONCURRENCY} concurrent \`run('${SRC}')\` calls per round, rounds repeated for the time box; µs/op = wall time / ops. ` +
-  'quickrealm worker count is set with `configure({ workers })`; isolated-vm reference: a fresh context per op ' +
+  'quickrealm worker count is set with `configure({ workers })`; the 1- and 2-worker rows also set `poolSize: 0`, so no ' +
+  'background thread prepares realms and construction and teardown are counted on the workers; isolated-vm reference: a fresh context per op ' +
   '(`createContext` + `eval("1+1")`, async) spread over 1 or 2 isolates, each isolate running on its own thread.';
 
 async function qrWorkers(workers) {
   const qr = needQuickrealm('run', 'configure');
   try {
-    await qr.configure({ workers });
+    await qr.configure({ workers, poolSize: 0 });
   } catch (e) {
-    throw new NA(`configure({ workers: ${workers} }) threw: ${e.message}`);
+    throw new NA(`configure({ workers: ${workers}, poolSize: 0 }) threw: ${e.message}`);
   }
-  const r = await qr.run(SRC);
-  if (qrValue(r, 'run') !== 2) throw new NA('run("return 1+1") did not return 2');
-  return { stats: await timeAsync(() => qr.run(SRC), CONCURRENCY) };
+  try {
+    const r = await qr.run(SRC);
+    if (qrValue(r, 'run') !== 2) throw new NA('run("return 1+1") did not return 2');
+    return { stats: await timeAsync(() => qr.run(SRC), CONCURRENCY) };
+  } finally {
+    await qr.configure({ poolSize: 2 });
+  }
 }
 
 async function ivmIsolates(k) {

@@ -74,7 +74,17 @@ impl Pool {
     }
 }
 
+thread_local! {
+    static ON_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True on quickrealm's own worker threads, where blocking work costs no caller any latency.
+pub fn on_worker_thread() -> bool {
+    ON_WORKER.with(|w| w.get())
+}
+
 fn worker_loop(rx: Arc<Mutex<Receiver<Message>>>) {
+    ON_WORKER.with(|w| w.set(true));
     loop {
         let message = match rx.lock() {
             Ok(guard) => guard.recv(),

@@ -307,8 +307,14 @@ pub fn take_standard() -> Option<Realm> {
     }
 }
 
-/// Hands a used realm to the teardown thread (never back to the pool).
+/// Hands a used realm to the teardown thread (never back to the pool). On a worker thread the
+/// realm is torn down in place: nobody waits on that thread, and the work stays on the core that
+/// the worker count accounts for.
 pub fn retire(realm: Realm) {
+    if super::pool::on_worker_thread() {
+        drop(realm);
+        return;
+    }
     match POOL.get().and_then(|p| p.teardown.lock().ok()) {
         Some(tx) => {
             let _ = tx.send(Transfer(realm));
