@@ -3,7 +3,7 @@
 //
 //   node --no-node-snapshot --expose-gc bench/run.mjs [case ...] [options]
 //
-// Cases: realm compute memory membrane throughput (default: all).
+// Cases: realm compute memory membrane throughput tree (default: all).
 // Options:
 //   --only=a,b     only rows whose implementation name contains one of these
 //   --skip=a,b     drop rows whose implementation name contains one of these
@@ -26,6 +26,7 @@ import * as compute from './cases/compute.mjs';
 import * as memory from './cases/memory.mjs';
 import * as membrane from './cases/membrane.mjs';
 import * as throughput from './cases/throughput.mjs';
+import * as tree from './cases/tree.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -35,6 +36,7 @@ const CASES = [
   ['memory', memory],
   ['membrane', membrane],
   ['throughput', throughput],
+  ['tree', tree],
 ];
 
 function parseArgs(argv) {
