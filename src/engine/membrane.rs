@@ -2,14 +2,13 @@
 //! proxies; this half implements the native functions those proxies call, and converts values
 //! between the guest and the `HostBridge` (implemented by the napi layer on the main thread).
 
-use super::limits::{StopReason, Watchdog};
+use super::limits::StopReason;
 use super::marshal::{text_of, to_guest, Data};
 use super::realm::{throw_uncatchable, RunSlot};
 use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
 use std::rc::Rc;
-use std::sync::Arc;
 
 const GUEST_HALF: &str = include_str!("membrane_guest.js");
 /// Deepest guest value the membrane copies into the host.
@@ -331,7 +330,6 @@ pub fn install<'js>(
     ctx: &Ctx<'js>,
     bridge: Rc<dyn HostBridge>,
     slot: Rc<RunSlot>,
-    _watchdog: Arc<Watchdog>,
     budget: u64,
 ) -> rquickjs::Result<Rc<GuestHandle>> {
     let handle = Rc::new(GuestHandle {

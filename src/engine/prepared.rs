@@ -115,12 +115,10 @@ impl Realm {
                 }
                 let live_globals = match spec.live {
                     Some(live) => {
-                        let watchdog = slot.watchdog.borrow().clone();
                         guest = Some(membrane::install(
                             &ctx,
                             live.bridge,
                             slot.clone(),
-                            watchdog,
                             live.budget,
                         )?);
                         live.globals

@@ -8,7 +8,7 @@ use super::host::{write, Host, Raw, RawValue};
 use super::options::{self, ParsedRun};
 use super::{build_result, CancelHandle};
 use crate::engine::errors::ErrorInfo;
-use crate::engine::marshal::{BytesKind, Data};
+use crate::engine::marshal::Data;
 use crate::engine::membrane::{
     GuestHandle, HostBridge, HostFailure, HostResult, Incoming, Key, RefKind, Wire,
 };
@@ -937,10 +937,4 @@ impl LiveRun {
             .map(RawValue)
             .map_err(|e| Error::new(Status::GenericFailure, e))
     }
-}
-
-// Bytes of typed arrays crossing as plain data keep their kind.
-#[allow(dead_code)]
-fn _bytes_kind_is_used(k: BytesKind) -> BytesKind {
-    k
 }
