@@ -321,3 +321,25 @@ pub fn eval_helper<'js>(
         Ok(r)
     }
 }
+
+/// Reads a named property without creating a JS string for the key (lockdown replay fast path).
+/// Only used where the property is known to be a data property, so no getter runs.
+pub fn get_named<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> Option<Value<'js>> {
+    // SAFETY: the atom is freed after use; the returned value is owned.
+    unsafe {
+        let c = ctx.as_raw().as_ptr();
+        let atom = qjs::JS_NewAtomLen(c, key.as_ptr() as *const _, key.len() as _);
+        if atom == qjs::JS_ATOM_NULL {
+            let _ = ctx.catch();
+            return None;
+        }
+        let v = qjs::JS_GetProperty(c, obj.as_raw(), atom);
+        qjs::JS_FreeAtom(c, atom);
+        let v = Value::from_raw(ctx.clone(), v);
+        if v.is_exception() {
+            let _ = ctx.catch();
+            return None;
+        }
+        Some(v)
+    }
+}

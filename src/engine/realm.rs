@@ -506,6 +506,9 @@ fn replay<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>], plan: &[Edge]) -> Option<V
     for edge in plan {
         let v = match edge {
             Edge::Hidden(i) => hidden.get(*i)?.clone(),
+            // Data properties by name: a plain property read, no key string, no descriptor.
+            Edge::Global(Key::Name(n)) => raw::get_named(ctx, &global, n)?,
+            Edge::Value(p, Key::Name(n)) => raw::get_named(ctx, objects.get(*p)?, n)?,
             Edge::Global(k) => part(&global, k, 0)?,
             Edge::Value(p, k) => part(objects.get(*p)?, k, 0)?,
             Edge::Getter(p, k) => part(objects.get(*p)?, k, 1)?,
