@@ -13,7 +13,7 @@ use rquickjs::{qjs, Context, Ctx, Runtime, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -207,6 +207,7 @@ struct Transfer(Realm);
 unsafe impl Send for Transfer {}
 
 pub const DEFAULT_POOL_SIZE: usize = 2;
+const TEARDOWN_QUEUE: usize = 4;
 const BUILD_GC_THRESHOLD: usize = 8 << 20;
 /// Marks a build error caused by the caller's input rather than by quickrealm.
 pub const INVALID_PREFIX: &str = "INVALID_INPUT: ";
@@ -216,7 +217,7 @@ struct Pool {
     ready: Mutex<Vec<Transfer>>,
     wanted: AtomicUsize,
     refill: Condvar,
-    teardown: Mutex<Sender<Transfer>>,
+    teardown: Mutex<SyncSender<Transfer>>,
     taken: AtomicUsize,
     built: AtomicUsize,
 }
@@ -235,7 +236,9 @@ fn build_standard() -> Option<Realm> {
 
 fn pool() -> &'static Pool {
     POOL.get_or_init(|| {
-        let (tx, rx) = channel::<Transfer>();
+        // Bounded: when teardown falls behind, callers tear down themselves instead of letting
+        // used realms pile up in memory.
+        let (tx, rx) = sync_channel::<Transfer>(TEARDOWN_QUEUE);
         let _ = std::thread::Builder::new()
             .name("quickrealm-teardown".into())
             .spawn(move || {
@@ -313,12 +316,14 @@ pub fn retire(realm: Realm) {
         drop(realm);
         return;
     }
-    match POOL.get().and_then(|p| p.teardown.lock().ok()) {
-        Some(tx) => {
-            let _ = tx.send(Transfer(realm));
-        }
-        None => drop(realm),
-    }
+    let rejected = match POOL.get().and_then(|p| p.teardown.lock().ok()) {
+        Some(tx) => match tx.try_send(Transfer(realm)) {
+            Ok(()) => None,
+            Err(TrySendError::Full(t)) | Err(TrySendError::Disconnected(t)) => Some(t),
+        },
+        None => Some(Transfer(realm)),
+    };
+    drop(rejected);
 }
 
 /// Sets how many prepared realms the pool keeps ready (0 disables preparation ahead of time).
