@@ -290,13 +290,23 @@ impl Host {
 
     /// Own enumerable string keys, in property order.
     pub fn own_keys(&self, obj: Raw) -> Result<Vec<Raw>, String> {
+        self.own_string_keys(obj, true)
+    }
+
+    /// Own string keys (optionally only the enumerable ones), in property order.
+    pub fn own_string_keys(&self, obj: Raw, enumerable_only: bool) -> Result<Vec<Raw>, String> {
+        let filter = if enumerable_only {
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols
+        } else {
+            sys::KeyFilter::skip_symbols
+        };
         let mut names = ptr::null_mut();
         self.check(unsafe {
             sys::napi_get_all_property_names(
                 self.env,
                 obj,
                 sys::KeyCollectionMode::own_only,
-                sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+                filter,
                 sys::KeyConversion::numbers_to_strings,
                 &mut names,
             )

@@ -354,36 +354,11 @@ impl NapiBridge {
         if let Some(r) = self.callbacks.borrow().get(&cb).copied() {
             return self.deref(r).map_err(|e| HostFailure::new("Error", e));
         }
-        let data = Box::into_raw(Box::new(CallbackData {
+        let data = CallbackData {
             bridge: self.me.borrow().clone(),
             cb,
-        }));
-        let mut f = ptr::null_mut();
-        let name = "sandboxCallback";
-        let s = unsafe {
-            sys::napi_create_function(
-                self.env,
-                name.as_ptr() as *const _,
-                name.len() as isize,
-                Some(call_guest),
-                data as *mut c_void,
-                &mut f,
-            )
         };
-        if s != sys::Status::napi_ok {
-            drop(unsafe { Box::from_raw(data) });
-            return Err(self.pending_failure());
-        }
-        unsafe {
-            sys::napi_add_finalizer(
-                self.env,
-                f,
-                data as *mut c_void,
-                Some(free_callback_data),
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
+        let f = self.host_function("sandboxCallback", call_guest, data)?;
         let r = self
             .reference(f)
             .map_err(|e| HostFailure::new("Error", e))?;
@@ -423,19 +398,53 @@ impl NapiBridge {
     }
 }
 
+/// Frees the data box of a host function created by `host_function`.
+unsafe extern "C" fn free_boxed<T>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+    if !data.is_null() {
+        drop(unsafe { Box::from_raw(data as *mut T) });
+    }
+}
+
+type NativeCallback =
+    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
+impl NapiBridge {
+    /// A host function backed by `cb`, owning `data` until the function is collected.
+    fn host_function<T>(&self, name: &str, cb: NativeCallback, data: T) -> HostResult<Raw> {
+        let data = Box::into_raw(Box::new(data));
+        let mut f = ptr::null_mut();
+        // SAFETY: `data` stays valid until the finalizer registered below frees it.
+        let s = unsafe {
+            sys::napi_create_function(
+                self.env,
+                name.as_ptr() as *const _,
+                name.len() as isize,
+                Some(cb),
+                data as *mut c_void,
+                &mut f,
+            )
+        };
+        if s != sys::Status::napi_ok {
+            drop(unsafe { Box::from_raw(data) });
+            return Err(self.pending_failure());
+        }
+        unsafe {
+            sys::napi_add_finalizer(
+                self.env,
+                f,
+                data as *mut c_void,
+                Some(free_boxed::<T>),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        };
+        Ok(f)
+    }
+}
+
 struct CallbackData {
     bridge: Weak<NapiBridge>,
     cb: u32,
-}
-
-unsafe extern "C" fn free_callback_data(
-    _env: sys::napi_env,
-    data: *mut c_void,
-    _hint: *mut c_void,
-) {
-    if !data.is_null() {
-        drop(unsafe { Box::from_raw(data as *mut CallbackData) });
-    }
 }
 
 fn throw_host(env: sys::napi_env, f: &HostFailure) {
@@ -527,12 +536,6 @@ struct SettleData {
     ok: bool,
 }
 
-unsafe extern "C" fn free_settle_data(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    if !data.is_null() {
-        drop(unsafe { Box::from_raw(data as *mut SettleData) });
-    }
-}
-
 unsafe extern "C" fn on_settle(
     env: sys::napi_env,
     info: sys::napi_callback_info,
@@ -613,26 +616,11 @@ impl HostBridge for NapiBridge {
         let _scope = Scope::open(self.env);
         let obj = self.value(id)?;
         let h = self.host();
-        let mut names = ptr::null_mut();
-        self.check(unsafe {
-            sys::napi_get_all_property_names(
-                self.env,
-                obj,
-                sys::KeyCollectionMode::own_only,
-                sys::KeyFilter::skip_symbols,
-                sys::KeyConversion::numbers_to_strings,
-                &mut names,
-            )
-        })?;
-        let n = h
-            .array_length(names)
-            .map_err(|e| HostFailure::new("Error", e))?;
-        (0..n)
-            .map(|i| {
-                h.element(names, i)
-                    .and_then(|k| h.string(k))
-                    .map_err(|e| HostFailure::new("Error", e))
-            })
+        let keys = h
+            .own_string_keys(obj, false)
+            .map_err(|_| self.pending_failure())?;
+        keys.into_iter()
+            .map(|k| h.string(k).map_err(|e| HostFailure::new("Error", e)))
             .collect()
     }
 
@@ -702,36 +690,12 @@ impl HostBridge for NapiBridge {
             .map_err(|_| self.pending_failure())?;
         let mut fns = [ptr::null_mut(); 2];
         for (i, ok) in [true, false].into_iter().enumerate() {
-            let data = Box::into_raw(Box::new(SettleData {
+            let data = SettleData {
                 bridge: self.me.borrow().clone(),
                 settle,
                 ok,
-            }));
-            let name = "settle";
-            let s = unsafe {
-                sys::napi_create_function(
-                    self.env,
-                    name.as_ptr() as *const _,
-                    name.len() as isize,
-                    Some(on_settle),
-                    data as *mut c_void,
-                    &mut fns[i],
-                )
             };
-            if s != sys::Status::napi_ok {
-                drop(unsafe { Box::from_raw(data) });
-                return Err(self.pending_failure());
-            }
-            unsafe {
-                sys::napi_add_finalizer(
-                    self.env,
-                    fns[i],
-                    data as *mut c_void,
-                    Some(free_settle_data),
-                    ptr::null_mut(),
-                    ptr::null_mut(),
-                )
-            };
+            fns[i] = self.host_function("settle", on_settle, data)?;
         }
         h.call(promise, then, &fns)
             .map_err(|_| self.pending_failure())?;
