@@ -3,16 +3,14 @@
 pub mod alloc;
 pub mod console;
 pub mod errors;
-pub mod exec;
 pub mod limits;
 pub mod marshal;
 pub mod membrane;
-pub mod modules;
-pub mod pool;
-pub mod prepared;
 pub mod raw;
 pub mod realm;
+pub mod realm_pool;
 pub mod run;
+pub mod workers;
 
 pub use errors::{ErrorCode, ErrorInfo};
 pub use limits::{CancelToken, LimitOverrides, Limits};

@@ -5,10 +5,10 @@ use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, 
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
 use super::membrane::{self, GuestHandle, Incoming};
-pub use super::prepared::LiveGlobals;
-use super::prepared::{self, Realm, RealmSpec};
 use super::raw;
 use super::realm::{ConsoleMode, LogEntry};
+pub use super::realm_pool::LiveGlobals;
+use super::realm_pool::{self, Realm, RealmSpec};
 use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -138,12 +138,12 @@ pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
 /// `INTERNAL` error.
 pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
     guarded(|| {
-        let mut session = match Session::start(req.clone(), cancel, None) {
+        let mut active = match ActiveRun::start(req.clone(), cancel, None) {
             Ok(s) => s,
             Err(outcome) => return outcome,
         };
-        session.pump(false);
-        session.finish()
+        active.pump(false);
+        active.finish()
     })
 }
 
@@ -172,7 +172,7 @@ pub enum Pump {
 /// One run in progress: created by `start`, advanced by `pump`, ended by `finish`. Plain runs go
 /// through all three at once (`execute`); runs with live host values pump again whenever a host
 /// promise settles.
-pub struct Session {
+pub struct ActiveRun {
     // Guest values kept across calls; released before the realm (field order is drop order).
     main: Option<Persistent<Value<'static>>>,
     namespace: Option<Persistent<Object<'static>>>,
@@ -183,7 +183,7 @@ pub struct Session {
     watchdog: Arc<Watchdog>,
 }
 
-impl Session {
+impl ActiveRun {
     /// Takes a prepared realm (or builds one), injects data and live globals, and starts the
     /// guest code.
     // The error is the run's final outcome, returned once; boxing it would buy nothing.
@@ -192,7 +192,7 @@ impl Session {
         req: RunRequest,
         cancel: &CancelToken,
         live: Option<LiveGlobals>,
-    ) -> Result<Session, RunOutcome> {
+    ) -> Result<ActiveRun, RunOutcome> {
         validate(&req).map_err(RunOutcome::failed)?;
         if cancel.is_cancelled() {
             return Err(RunOutcome::failed(ErrorInfo::new(
@@ -214,14 +214,14 @@ impl Session {
             && spec.live.is_none()
             && limits.memory_bytes == super::limits::DEFAULT_MEMORY_BYTES;
         let realm = if standard {
-            prepared::take_standard()
+            realm_pool::take_standard()
         } else {
             None
         };
         let realm = match realm {
             Some(r) => r,
             None => Realm::build(spec).map_err(|e| {
-                RunOutcome::failed(match e.strip_prefix(prepared::INVALID_PREFIX) {
+                RunOutcome::failed(match e.strip_prefix(realm_pool::INVALID_PREFIX) {
                     Some(msg) => ErrorInfo::invalid(msg),
                     None => ErrorInfo::internal(e),
                 })
@@ -233,7 +233,7 @@ impl Session {
             req.input.as_deref(),
             req.console == ConsoleMode::Capture,
         );
-        let mut session = Session {
+        let mut active = ActiveRun {
             main: None,
             namespace: None,
             early_error: None,
@@ -242,8 +242,8 @@ impl Session {
             req,
             watchdog,
         };
-        session.inject_and_start();
-        Ok(session)
+        active.inject_and_start();
+        Ok(active)
     }
 
     fn inject_and_start(&mut self) {
@@ -455,7 +455,7 @@ impl Session {
         let ok = error.is_none();
         let heap_bytes = realm.meter.peak();
         if realm.standard {
-            prepared::retire(realm);
+            realm_pool::retire(realm);
         } else {
             drop(realm);
         }

@@ -12,7 +12,7 @@ use crate::engine::marshal::Data;
 use crate::engine::membrane::{
     GuestHandle, HostBridge, HostFailure, HostResult, Incoming, Key, RefKind, Wire,
 };
-use crate::engine::run::{LiveGlobals, Pump, Session};
+use crate::engine::run::{ActiveRun, LiveGlobals, Pump};
 use crate::engine::{CancelToken, RunOutcome};
 use napi::bindgen_prelude::{Env, Error, JsValue, Status, Unknown};
 use napi::sys;
@@ -712,7 +712,7 @@ impl HostBridge for NapiBridge {
 /// calling it again whenever `wake` fires (a host promise settled), then `finish()`.
 #[napi]
 pub struct LiveRun {
-    session: Option<Session>,
+    active: Option<ActiveRun>,
     bridge: Option<Rc<NapiBridge>>,
     failed: Option<RunOutcome>,
     inherit_console: bool,
@@ -729,14 +729,14 @@ fn start_live(
             "workspace and globals cannot be combined in one run",
         ));
         return LiveRun {
-            session: None,
+            active: None,
             bridge: None,
             failed: Some(outcome),
             inherit_console: false,
         };
     }
     let failed = |outcome: RunOutcome| LiveRun {
-        session: None,
+        active: None,
         bridge: None,
         failed: Some(outcome),
         inherit_console: false,
@@ -769,9 +769,9 @@ fn start_live(
         globals,
         budget: parsed.request.limits.host_calls,
     };
-    match Session::start(parsed.request, &cancel, Some(live)) {
-        Ok(session) => LiveRun {
-            session: Some(session),
+    match ActiveRun::start(parsed.request, &cancel, Some(live)) {
+        Ok(active) => LiveRun {
+            active: Some(active),
             bridge: Some(bridge),
             failed: None,
             inherit_console: parsed.inherit_console,
@@ -785,24 +785,24 @@ fn start_live(
 
 impl LiveRun {
     fn step(&mut self, can_wait: bool) -> bool {
-        let (Some(session), Some(bridge)) = (self.session.as_mut(), self.bridge.as_ref()) else {
+        let (Some(active), Some(bridge)) = (self.active.as_mut(), self.bridge.as_ref()) else {
             return true;
         };
         loop {
             let next = bridge.settlements.borrow_mut().pop_front();
             let Some((settle, outcome)) = next else { break };
-            session.settle(settle, outcome);
+            active.settle(settle, outcome);
         }
         // Whether anything could still settle the result is known only after the queued jobs
         // ran: resuming after one host promise may await the next.
-        match session.pump(can_wait) {
+        match active.pump(can_wait) {
             Pump::Finished => true,
             Pump::Waiting
                 if bridge.outstanding.get() > 0 || !bridge.settlements.borrow().is_empty() =>
             {
                 false
             }
-            Pump::Waiting => session.pump(false) == Pump::Finished,
+            Pump::Waiting => active.pump(false) == Pump::Finished,
         }
     }
 
@@ -810,7 +810,7 @@ impl LiveRun {
         if let Some(outcome) = self.failed.take() {
             return outcome;
         }
-        let outcome = match self.session.take() {
+        let outcome = match self.active.take() {
             Some(s) => crate::engine::run::guarded(|| s.finish()),
             None => RunOutcome::failed(ErrorInfo::internal("the run already finished")),
         };
@@ -863,7 +863,7 @@ impl LiveRun {
         match options::parse_run(h, source.raw(), Some(options.raw())) {
             Ok(parsed) => start_live(env.raw(), parsed, token, Some(wake.raw())),
             Err(e) => LiveRun {
-                session: None,
+                active: None,
                 bridge: None,
                 failed: Some(RunOutcome::failed(e)),
                 inherit_console: false,
@@ -880,7 +880,7 @@ impl LiveRun {
     /// Milliseconds until the run's deadline (for the wrapper's timer).
     #[napi(catch_unwind)]
     pub fn remaining_ms(&self) -> f64 {
-        match &self.session {
+        match &self.active {
             Some(s) => {
                 let wd = s.watchdog();
                 wd.deadline

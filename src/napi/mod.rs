@@ -7,7 +7,7 @@ pub mod options;
 pub mod workspace;
 
 use crate::engine::errors::ErrorInfo;
-use crate::engine::{execute, pool, CancelToken, RunOutcome};
+use crate::engine::{execute, workers, CancelToken, RunOutcome};
 use host::{Host, Raw, RawValue};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -208,7 +208,7 @@ pub fn run(
         }
     };
     let token = cancel.map(|c| c.token.clone()).unwrap_or_default();
-    let Some(pool) = pool::global() else {
+    let Some(pool) = workers::global() else {
         let outcome =
             RunOutcome::failed(ErrorInfo::internal("the worker pool could not be started"));
         deferred.resolve(resolver(outcome, false));
@@ -239,16 +239,16 @@ pub fn run(
 /// Sets the number of worker threads used by `run()` (default: one per core).
 #[napi(catch_unwind)]
 pub fn configure_workers(workers: u32) -> Result<u32> {
-    if workers == 0 || workers as usize > pool::MAX_WORKERS {
+    if workers == 0 || workers as usize > workers::MAX_WORKERS {
         return Err(Error::new(
             Status::InvalidArg,
             format!(
                 "INVALID_INPUT: workers must be between 1 and {}",
-                pool::MAX_WORKERS
+                workers::MAX_WORKERS
             ),
         ));
     }
-    let pool = pool::global()
+    let pool = workers::global()
         .ok_or_else(|| Error::new(Status::GenericFailure, "INTERNAL: no worker pool"))?;
     pool.resize(workers as usize)
         .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
@@ -258,7 +258,7 @@ pub fn configure_workers(workers: u32) -> Result<u32> {
 /// The current number of worker threads.
 #[napi(catch_unwind)]
 pub fn worker_count() -> u32 {
-    pool::global().map(|p| p.workers() as u32).unwrap_or(0)
+    workers::global().map(|p| p.workers() as u32).unwrap_or(0)
 }
 
 /// Sets how many prepared realms are kept ready for plain runs (0 turns preparation off).
@@ -270,7 +270,7 @@ pub fn configure_pool(size: u32) -> Result<u32> {
             "INVALID_INPUT: poolSize must be between 0 and 64",
         ));
     }
-    crate::engine::prepared::set_pool_size(size as usize);
+    crate::engine::realm_pool::set_pool_size(size as usize);
     Ok(size)
 }
 
@@ -289,7 +289,7 @@ pub struct PoolStats {
 
 #[napi(catch_unwind)]
 pub fn pool_stats() -> PoolStats {
-    let s = crate::engine::prepared::pool_stats();
+    let s = crate::engine::realm_pool::pool_stats();
     PoolStats {
         ready: s.ready as u32,
         size: s.wanted as u32,
@@ -306,9 +306,9 @@ pub struct RealmStats {
 
 #[napi(catch_unwind)]
 pub fn realm_stats() -> Result<RealmStats> {
-    let realm = crate::engine::prepared::Realm::build(crate::engine::prepared::RealmSpec {
+    let realm = crate::engine::realm_pool::Realm::build(crate::engine::realm_pool::RealmSpec {
         with_console: true,
-        max_elements: crate::engine::prepared::RealmSpec::max_elements_for(
+        max_elements: crate::engine::realm_pool::RealmSpec::max_elements_for(
             crate::engine::limits::DEFAULT_MEMORY_BYTES,
         ),
         extension: None,

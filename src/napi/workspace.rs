@@ -28,13 +28,13 @@ use napi_derive::napi;
 
 use super::host::{Host, Raw, RawValue};
 use crate::engine::errors::{ErrorCode, ErrorInfo};
-use crate::engine::exec::{
+use crate::engine::limits::LimitOverrides;
+use crate::engine::{workers, CancelToken, Extension, Mode};
+use crate::exec::WriteQuota;
+use crate::exec::{
     commit_changes, lock_workspace, run_exec, workspace_extension, CommitPolicy, ExecOutcome,
     ExecRequest, SharedWorkspace,
 };
-use crate::engine::limits::LimitOverrides;
-use crate::engine::modules::WriteQuota;
-use crate::engine::{pool, CancelToken, Extension, Mode};
 use crate::workspace::path::{display, normalize};
 use crate::workspace::{HistoryEntry, Workspace, WsError, WsResult, ZipLimits};
 
@@ -1159,7 +1159,7 @@ impl ZipWorkspace {
                     })
             });
         };
-        match pool::global() {
+        match workers::global() {
             Some(pool) if pool.submit(Box::new(job)) => Ok(RawValue(promise_raw)),
             _ => Err(throw(
                 h,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{WsError, WsResult};
 use super::path::{self, display};
-use super::tools;
+use super::text;
 use super::vfs::{Content, Vfs};
 
 /// Path of the history log inside an archive.
@@ -521,7 +521,7 @@ fn invalid_log(why: impl std::fmt::Display) -> WsError {
 
 fn text_of(content: &Option<Content>) -> Option<&str> {
     match content {
-        Some(Content::File(data)) if !tools::is_binary(data) => std::str::from_utf8(data).ok(),
+        Some(Content::File(data)) if !text::is_binary(data) => std::str::from_utf8(data).ok(),
         Some(Content::File(_)) => None,
         _ => Some(""),
     }
@@ -558,7 +558,7 @@ fn describe_file(c: &Change, out: &mut String) {
     };
     match (text_of(&c.before), text_of(&c.after)) {
         (Some(old), Some(new)) => {
-            out.push_str(&tools::unified_diff(&old_name, &new_name, old, new, 3));
+            out.push_str(&text::unified_diff(&old_name, &new_name, old, new, 3));
         }
         _ => {
             let size = |s: &Option<Content>| match s {

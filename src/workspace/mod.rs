@@ -3,7 +3,7 @@
 //!
 //! - [`path`]: path rules (`~/x`, `/x` and `x` are the same; no escapes; `.time` is hidden).
 //! - [`vfs`]: the tree itself ([`Vfs`]).
-//! - [`tools`]: line reading and patching, literal search, text diffs.
+//! - [`text`]: line reading and patching, literal search, text diffs.
 //! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
 //! - [`zipio`]: hardened import and deterministic export.
 //!
@@ -13,7 +13,7 @@
 pub mod error;
 pub mod history;
 pub mod path;
-pub mod tools;
+pub mod text;
 pub mod vfs;
 pub mod zipio;
 
@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 pub use error::{code, WsError, WsResult};
 pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
-pub use tools::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
+pub use text::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
 pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::{from_zip, to_zip, ZipLimits};
 

@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::error::{WsError, WsResult};
 use super::path::{self, display};
-use super::tools::{self, LineSlice, PatchOutcome, SearchResult};
+use super::text::{self, LineSlice, PatchOutcome, SearchResult};
 
 /// Source of modification times, in milliseconds since the Unix epoch.
 pub type Clock = fn() -> u64;
@@ -505,14 +505,14 @@ impl Vfs {
     }
 
     /// Reads lines `start..=end` (1-based, inclusive; `end` is clamped to the file).
-    /// See [`tools::select_lines`].
+    /// See [`text::select_lines`].
     pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
-        tools::select_lines(self.read_file(path)?, start, end)
+        text::select_lines(self.read_file(path)?, start, end)
     }
 
     /// Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
     /// inserts. If `expected` is given it must match the current text of the range, or
-    /// `CONFLICT` is returned and nothing changes. See [`tools::replace_lines`].
+    /// `CONFLICT` is returned and nothing changes. See [`text::replace_lines`].
     pub fn patch_lines(
         &mut self,
         path: &str,
@@ -523,7 +523,7 @@ impl Vfs {
     ) -> WsResult<PatchOutcome> {
         let p = path::normalize(path)?;
         let (data, outcome) =
-            tools::replace_lines(self.read_file(&p)?, start, end, replacement, expected)?;
+            text::replace_lines(self.read_file(&p)?, start, end, replacement, expected)?;
         self.write_normalized(&p, Arc::from(data), false)?;
         Ok(outcome)
     }
@@ -543,7 +543,7 @@ impl Vfs {
         let mut result = SearchResult::default();
         if !p.is_empty() {
             if let Node::File { data, .. } = self.node(&p)? {
-                tools::search_text(&p, data, query, context_lines, max_results, &mut result);
+                text::search_text(&p, data, query, context_lines, max_results, &mut result);
                 return Ok(result);
             }
         }
@@ -552,7 +552,7 @@ impl Vfs {
                 continue;
             }
             if let Some(Node::File { data, .. }) = self.nodes.get(key) {
-                if !tools::search_text(key, data, query, context_lines, max_results, &mut result) {
+                if !text::search_text(key, data, query, context_lines, max_results, &mut result) {
                     break;
                 }
             }

@@ -13,7 +13,7 @@ enum Message {
     Exit,
 }
 
-pub struct Pool {
+pub struct WorkerPool {
     sender: Mutex<Sender<Message>>,
     receiver: Arc<Mutex<Receiver<Message>>>,
     workers: Mutex<usize>,
@@ -23,10 +23,10 @@ pub struct Pool {
 pub const WORKER_STACK_BYTES: usize = MAX_STACK_BYTES + STACK_HEADROOM;
 pub const MAX_WORKERS: usize = 256;
 
-impl Pool {
-    pub fn new(workers: usize) -> std::io::Result<Pool> {
+impl WorkerPool {
+    pub fn new(workers: usize) -> std::io::Result<WorkerPool> {
         let (tx, rx) = channel();
-        let pool = Pool {
+        let pool = WorkerPool {
             sender: Mutex::new(tx),
             receiver: Arc::new(Mutex::new(rx)),
             workers: Mutex::new(0),
@@ -106,12 +106,12 @@ pub fn default_workers() -> usize {
         .unwrap_or(2)
 }
 
-static GLOBAL: OnceLock<Option<Pool>> = OnceLock::new();
+static GLOBAL: OnceLock<Option<WorkerPool>> = OnceLock::new();
 
 /// The process-wide pool, created on first use with one worker per core.
-pub fn global() -> Option<&'static Pool> {
+pub fn global() -> Option<&'static WorkerPool> {
     GLOBAL
-        .get_or_init(|| Pool::new(default_workers()).ok())
+        .get_or_init(|| WorkerPool::new(default_workers()).ok())
         .as_ref()
 }
 
@@ -124,7 +124,7 @@ mod tests {
 
     #[test]
     fn jobs_run_in_parallel_up_to_the_worker_count() {
-        let pool = Pool::new(2).unwrap();
+        let pool = WorkerPool::new(2).unwrap();
         let running = Arc::new(AtomicUsize::new(0));
         let peak = Arc::new(AtomicUsize::new(0));
         let (done_tx, done_rx) = mpsc::channel();
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn a_panicking_job_does_not_kill_its_worker() {
-        let pool = Pool::new(1).unwrap();
+        let pool = WorkerPool::new(1).unwrap();
         pool.submit(Box::new(|| panic!("boom")));
         let (tx, rx) = mpsc::channel();
         pool.submit(Box::new(move || tx.send(7).unwrap()));
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn resize_changes_the_worker_count() {
-        let pool = Pool::new(1).unwrap();
+        let pool = WorkerPool::new(1).unwrap();
         pool.resize(3).unwrap();
         assert_eq!(pool.workers(), 3);
         pool.resize(1).unwrap();

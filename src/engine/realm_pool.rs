@@ -312,7 +312,7 @@ pub fn take_standard() -> Option<Realm> {
 /// realm is torn down in place: nobody waits on that thread, and the work stays on the core that
 /// the worker count accounts for.
 pub fn retire(realm: Realm) {
-    if super::pool::on_worker_thread() {
+    if super::workers::on_worker_thread() {
         drop(realm);
         return;
     }
@@ -341,16 +341,16 @@ pub fn set_pool_size(n: usize) {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PoolStats {
+pub struct RealmPoolStats {
     pub ready: usize,
     pub wanted: usize,
     pub taken: usize,
     pub built: usize,
 }
 
-pub fn pool_stats() -> PoolStats {
+pub fn pool_stats() -> RealmPoolStats {
     let pool = pool();
-    PoolStats {
+    RealmPoolStats {
         ready: pool.ready.lock().map(|r| r.len()).unwrap_or(0),
         wanted: pool.wanted.load(Ordering::Relaxed),
         taken: pool.taken.load(Ordering::Relaxed),

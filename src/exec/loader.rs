@@ -1,17 +1,13 @@
 //! Workspace modules for a realm: a resolver and loader that serve ES modules from the run's
 //! view of a workspace, and the `fs`, `fs/promises`, `path` and `os` shim modules.
 //!
-//! - [`fs`]: the copy-on-write file system a run sees ([`FsHost`]), with Node-style errors.
-//! - [`resolve`]: which specifiers may be imported, and what they name.
-//! - [`typescript`]: TypeScript compiled with oxc, with a map back to original positions.
+//! - [`super::fs`]: the copy-on-write file system a run sees ([`FsHost`]), with Node-style errors.
+//! - [`super::resolve`]: which specifiers may be imported, and what they name.
+//! - [`super::typescript`]: TypeScript compiled with oxc, with a map back to original positions.
 //!
 //! Module code is compiled by the host through the loader; guest code still has no way to
 //! compile strings. The shims are built once per realm, frozen, and handed to the loader
 //! through the runtime's user data.
-
-pub mod fs;
-pub mod resolve;
-pub mod typescript;
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -22,12 +18,14 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::{Declarations, Declared, Exports, ModuleDef};
 use rquickjs::{Array, Ctx, Function, JsLifetime, Module, Object, Runtime, TypedArray, Value};
 
-use super::errors::ErrorInfo;
-use super::raw;
-use super::realm::INTERNAL_FILENAME;
-pub use fs::{FsError, FsHost, FsStat, WriteMode, WriteQuota};
-use resolve::{is_typescript, SHIM_FS, SHIM_FS_PROMISES, SHIM_OS, SHIM_PATH, WORKSPACE_PREFIX};
-use typescript::PositionMap;
+use super::fs::{self, FsError, FsHost, WriteMode};
+use super::resolve::{
+    self, is_typescript, SHIM_FS, SHIM_FS_PROMISES, SHIM_OS, SHIM_PATH, WORKSPACE_PREFIX,
+};
+use super::typescript::{self, PositionMap};
+use crate::engine::errors::ErrorInfo;
+use crate::engine::raw;
+use crate::engine::realm::INTERNAL_FILENAME;
 
 /// Most modules one run may load.
 pub const MAX_MODULES: usize = 2_000;

@@ -12,15 +12,20 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rquickjs::{Array, Ctx, Function, Object, Runtime};
 
-use super::errors::{ErrorCode, ErrorInfo};
-use super::limits::{CancelToken, Limits};
-use super::modules::{
-    self, lock, resolve::MODULE_EXTENSIONS, Boot, FsHost, RealmFiles, SharedFiles, WriteQuota,
-};
-use super::realm::{ConsoleMode, INTERNAL_FILENAME};
-use super::run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats};
+pub mod fs;
+mod loader;
+pub mod resolve;
+pub mod typescript;
+
+use crate::engine::errors::{ErrorCode, ErrorInfo};
+use crate::engine::limits::{CancelToken, Limits};
+use crate::engine::realm::{ConsoleMode, INTERNAL_FILENAME};
+use crate::engine::run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats};
 use crate::workspace::path::{self as wpath, display};
 use crate::workspace::{EntryKind, StagedOp, Vfs, Workspace, WsResult};
+pub use fs::{FsError, FsHost, FsStat, WriteMode, WriteQuota};
+use loader::{lock, Boot, RealmFiles, SharedFiles};
+use resolve::MODULE_EXTENSIONS;
 
 /// A workspace shared between the host and runs that write to it.
 pub type SharedWorkspace = Arc<Mutex<Workspace>>;
@@ -269,7 +274,7 @@ fn install_process<'js>(
             lock_state(&state).exit = Some(code);
             lock(&files).halted = true;
             cancel.cancel();
-            Err::<(), _>(modules::throw_uncatchable(
+            Err::<(), _>(loader::throw_uncatchable(
                 &ctx,
                 &format!("process.exit({code})"),
             ))
@@ -293,8 +298,8 @@ fn install_process<'js>(
         native.set("partial", partial)?;
     }
     let decode = Function::new(ctx.clone(), |ctx: Ctx<'js>, bytes: rquickjs::Value<'js>| {
-        let data = super::raw::view_bytes(&ctx, &bytes).unwrap_or_default();
-        modules::decode(&data, "utf8")
+        let data = crate::engine::raw::view_bytes(&ctx, &bytes).unwrap_or_default();
+        loader::decode(&data, "utf8")
     })?;
     native.set("decode", decode)?;
 
@@ -329,11 +334,11 @@ struct ExecExtension {
 
 impl RealmExtension for ExecExtension {
     fn configure_runtime(&self, rt: &Runtime) {
-        modules::install_loader(rt, self.files.clone(), Some(self.boot.clone()));
+        loader::install_loader(rt, self.files.clone(), Some(self.boot.clone()));
     }
 
     fn install(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-        modules::install_shims(ctx, &self.files)?;
+        loader::install_shims(ctx, &self.files)?;
         install_process(
             ctx,
             &self.files,
@@ -454,7 +459,7 @@ fn finish(
         _ => {
             if let Some(e) = error.as_mut() {
                 if e.code == ErrorCode::EvalError {
-                    error_file = modules::locate(files, e);
+                    error_file = loader::locate(files, e);
                 }
             }
             (false, 1)
@@ -532,14 +537,14 @@ impl RealmExtension for WorkspaceRun {
     fn configure_runtime(&self, rt: &Runtime) {
         let files = RealmFiles::shared(FsHost::new(self.snapshot.clone(), self.quota));
         *self.files.lock().unwrap_or_else(|e| e.into_inner()) = Some(files.clone());
-        modules::install_loader(rt, files, None);
+        loader::install_loader(rt, files, None);
     }
 
     fn install(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
         let Some(files) = self.files() else {
             return Ok(());
         };
-        let shims = modules::install_shims(ctx, &files)?;
+        let shims = loader::install_shims(ctx, &files)?;
         if self.globals {
             ctx.globals().set("fs", shims.fs)?;
             ctx.globals().set("path", shims.path)?;
