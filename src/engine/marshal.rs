@@ -32,8 +32,73 @@ impl Text {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BytesKind {
     ArrayBuffer,
-    /// A typed array; the value is QuickJS's `JSTypedArrayEnum`.
-    Typed(u8),
+    Typed(TypedArrayKind),
+}
+
+/// The typed array kinds; the discriminants are QuickJS's `JSTypedArrayEnum` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypedArrayKind {
+    Uint8Clamped = 0,
+    Int8 = 1,
+    Uint8 = 2,
+    Int16 = 3,
+    Uint16 = 4,
+    Int32 = 5,
+    Uint32 = 6,
+    BigInt64 = 7,
+    BigUint64 = 8,
+    Float16 = 9,
+    Float32 = 10,
+    Float64 = 11,
+}
+
+impl TypedArrayKind {
+    pub const ALL: [TypedArrayKind; 12] = [
+        TypedArrayKind::Uint8Clamped,
+        TypedArrayKind::Int8,
+        TypedArrayKind::Uint8,
+        TypedArrayKind::Int16,
+        TypedArrayKind::Uint16,
+        TypedArrayKind::Int32,
+        TypedArrayKind::Uint32,
+        TypedArrayKind::BigInt64,
+        TypedArrayKind::BigUint64,
+        TypedArrayKind::Float16,
+        TypedArrayKind::Float32,
+        TypedArrayKind::Float64,
+    ];
+
+    /// The kind of QuickJS's `JSTypedArrayEnum` value `k`.
+    pub fn from_quickjs(k: i32) -> Option<TypedArrayKind> {
+        TypedArrayKind::ALL.into_iter().find(|t| *t as i32 == k)
+    }
+
+    pub fn constructor_name(self) -> &'static str {
+        match self {
+            TypedArrayKind::Uint8Clamped => "Uint8ClampedArray",
+            TypedArrayKind::Int8 => "Int8Array",
+            TypedArrayKind::Uint8 => "Uint8Array",
+            TypedArrayKind::Int16 => "Int16Array",
+            TypedArrayKind::Uint16 => "Uint16Array",
+            TypedArrayKind::Int32 => "Int32Array",
+            TypedArrayKind::Uint32 => "Uint32Array",
+            TypedArrayKind::BigInt64 => "BigInt64Array",
+            TypedArrayKind::BigUint64 => "BigUint64Array",
+            TypedArrayKind::Float16 => "Float16Array",
+            TypedArrayKind::Float32 => "Float32Array",
+            TypedArrayKind::Float64 => "Float64Array",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn element_bytes(self) -> usize {
+        match self {
+            TypedArrayKind::Uint8Clamped | TypedArrayKind::Int8 | TypedArrayKind::Uint8 => 1,
+            TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
+            TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
+            TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -194,31 +259,13 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
             match kind {
                 BytesKind::ArrayBuffer => ab.into_value(),
                 BytesKind::Typed(k) => {
-                    let name = typed_array_name(*k);
-                    let ctor: rquickjs::function::Constructor = ctx.globals().get(name)?;
+                    let ctor: rquickjs::function::Constructor =
+                        ctx.globals().get(k.constructor_name())?;
                     ctor.construct((ab,))?
                 }
             }
         }
     })
-}
-
-pub fn typed_array_name(kind: u8) -> &'static str {
-    match kind {
-        0 => "Uint8ClampedArray",
-        1 => "Int8Array",
-        2 => "Uint8Array",
-        3 => "Int16Array",
-        4 => "Uint16Array",
-        5 => "Int32Array",
-        6 => "Uint32Array",
-        7 => "BigInt64Array",
-        8 => "BigUint64Array",
-        9 => "Float16Array",
-        10 => "Float32Array",
-        11 => "Float64Array",
-        _ => "Uint8Array",
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

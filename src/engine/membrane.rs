@@ -14,6 +14,11 @@ const GUEST_HALF: &str = include_str!("membrane_guest.js");
 /// Deepest guest value the membrane copies into the host.
 pub const MAX_OUTGOING_DEPTH: u32 = 128;
 
+// ----- the wire protocol -----
+// The guest half and this module agree on these encodings only through `protocol_object`, which
+// hands the guest half a frozen copy of the tables below; no literal is shared by convention.
+
+/// What a host handle stands for; decides the shape of the guest proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {
     Object = 0,
@@ -22,26 +27,151 @@ pub enum RefKind {
     Promise = 3,
 }
 
+impl RefKind {
+    const ALL: [RefKind; 4] = [
+        RefKind::Object,
+        RefKind::Function,
+        RefKind::Array,
+        RefKind::Promise,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            RefKind::Object => "object",
+            RefKind::Function => "function",
+            RefKind::Array => "array",
+            RefKind::Promise => "promise",
+        }
+    }
+}
+
+/// The tag of a guest value the guest half encodes for the host (`[tag, body]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToHostTag {
+    Ref,
+    Callback,
+    Date,
+    Array,
+    Set,
+    Object,
+    Map,
+}
+
+impl ToHostTag {
+    const ALL: [ToHostTag; 7] = [
+        ToHostTag::Ref,
+        ToHostTag::Callback,
+        ToHostTag::Date,
+        ToHostTag::Array,
+        ToHostTag::Set,
+        ToHostTag::Object,
+        ToHostTag::Map,
+    ];
+
+    /// The short form that travels (one character: encoded once per value).
+    fn code(self) -> &'static str {
+        match self {
+            ToHostTag::Ref => "r",
+            ToHostTag::Callback => "f",
+            ToHostTag::Date => "d",
+            ToHostTag::Array => "a",
+            ToHostTag::Set => "s",
+            ToHostTag::Object => "o",
+            ToHostTag::Map => "m",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ToHostTag::Ref => "ref",
+            ToHostTag::Callback => "callback",
+            ToHostTag::Date => "date",
+            ToHostTag::Array => "array",
+            ToHostTag::Set => "set",
+            ToHostTag::Object => "object",
+            ToHostTag::Map => "map",
+        }
+    }
+
+    fn from_code(code: &str) -> Option<ToHostTag> {
+        ToHostTag::ALL.into_iter().find(|t| t.code() == code)
+    }
+}
+
+/// How the host answers `desc` (does an own property exist, and is it enumerable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    Absent = 0,
+    Enumerable = 1,
+    Hidden = 2,
+}
+
+impl Presence {
+    const ALL: [Presence; 3] = [Presence::Absent, Presence::Enumerable, Presence::Hidden];
+
+    fn name(self) -> &'static str {
+        match self {
+            Presence::Absent => "absent",
+            Presence::Enumerable => "enumerable",
+            Presence::Hidden => "hidden",
+        }
+    }
+
+    fn of(described: Option<bool>) -> Presence {
+        match described {
+            None => Presence::Absent,
+            Some(true) => Presence::Enumerable,
+            Some(false) => Presence::Hidden,
+        }
+    }
+}
+
+/// The frozen protocol object the guest half reads its encodings from.
+fn protocol_object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let frozen = |o: Object<'js>| -> rquickjs::Result<Object<'js>> {
+        super::raw::freeze(ctx, &o);
+        Ok(o)
+    };
+    let tags = Object::new(ctx.clone())?;
+    for t in ToHostTag::ALL {
+        tags.set(t.name(), t.code())?;
+    }
+    let kinds = Object::new(ctx.clone())?;
+    for k in RefKind::ALL {
+        kinds.set(k.name(), k as u32)?;
+    }
+    let presence = Object::new(ctx.clone())?;
+    for p in Presence::ALL {
+        presence.set(p.name(), p as u32)?;
+    }
+    let protocol = Object::new(ctx.clone())?;
+    protocol.set("tag", frozen(tags)?)?;
+    protocol.set("kind", frozen(kinds)?)?;
+    protocol.set("presence", frozen(presence)?)?;
+    protocol.set("maxDepth", MAX_OUTGOING_DEPTH)?;
+    frozen(protocol)
+}
+
 /// A host value arriving in the guest: copied primitives, or a handle to a live host object.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Incoming {
+pub enum FromHost {
     Prim(Data),
     Ref(u32, RefKind),
 }
 
 /// A guest value leaving for the host.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Wire {
+pub enum ToHost {
     Prim(Data),
     /// A proxy the guest received earlier: the same host object goes back.
     Ref(u32),
     /// A guest function; the host gets a function that calls back into the guest.
     Callback(u32),
-    Array(Vec<Wire>),
-    Object(Vec<(String, Wire)>),
+    Array(Vec<ToHost>),
+    Object(Vec<(String, ToHost)>),
     Date(f64),
-    Map(Vec<(Wire, Wire)>),
-    Set(Vec<Wire>),
+    Map(Vec<(ToHost, ToHost)>),
+    Set(Vec<ToHost>),
 }
 
 /// A property key as the host sees it.
@@ -73,15 +203,15 @@ pub type HostResult<T> = Result<T, HostFailure>;
 /// What the host side provides. Implemented by the napi layer; every method runs on the thread
 /// that owns the host objects.
 pub trait HostBridge {
-    fn get(&self, id: u32, key: &Key) -> HostResult<Incoming>;
-    fn set(&self, id: u32, key: &Key, value: Wire) -> HostResult<()>;
+    fn get(&self, id: u32, key: &Key) -> HostResult<FromHost>;
+    fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()>;
     fn has(&self, id: u32, key: &Key) -> HostResult<bool>;
     fn delete(&self, id: u32, key: &str) -> HostResult<bool>;
     fn own_keys(&self, id: u32) -> HostResult<Vec<String>>;
     /// None when absent; Some(enumerable) otherwise.
     fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>>;
-    fn call(&self, id: u32, this: Option<u32>, args: Vec<Wire>) -> HostResult<Incoming>;
-    fn construct(&self, id: u32, args: Vec<Wire>) -> HostResult<Incoming>;
+    fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost>;
+    fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost>;
     /// Arranges for `settle` to be delivered (through the run's driver) when the promise settles.
     fn then(&self, id: u32, settle: u32) -> HostResult<()>;
     /// Receives the guest handle before any guest code runs, for host-to-guest callbacks.
@@ -132,7 +262,7 @@ impl GuestHandle {
     }
 
     /// Calls a guest callback from the host. `this` and `args` arrive as host handles/copies.
-    pub fn invoke(&self, callback: u32, this: Incoming, args: Vec<Incoming>) -> HostResult<Wire> {
+    pub fn invoke(&self, callback: u32, this: FromHost, args: Vec<FromHost>) -> HostResult<ToHost> {
         let Some(ctx) = self.ctx() else {
             return Err(HostFailure::new(
                 "Error",
@@ -152,15 +282,15 @@ impl GuestHandle {
                 "a sandbox callback was called after its run ended",
             ));
         };
-        let result = (|| -> rquickjs::Result<Wire> {
+        let result = (|| -> rquickjs::Result<ToHost> {
             let api = api.restore(&ctx)?;
             let invoke: Function = api.get("invoke")?;
             let args_arr = Array::new(ctx.clone())?;
             for (i, a) in args.iter().enumerate() {
-                args_arr.set(i, incoming_to_guest(&ctx, a)?)?;
+                args_arr.set(i, from_host_to_guest(&ctx, a)?)?;
             }
-            let out: Value = invoke.call((callback, incoming_to_guest(&ctx, &this)?, args_arr))?;
-            wire_from_guest(&ctx, &out)
+            let out: Value = invoke.call((callback, from_host_to_guest(&ctx, &this)?, args_arr))?;
+            to_host_from_guest(&ctx, &out)
         })();
         result.map_err(|e| guest_failure(&ctx, e))
     }
@@ -169,7 +299,7 @@ impl GuestHandle {
     pub fn settle(
         &self,
         settle: u32,
-        outcome: Result<Incoming, HostFailure>,
+        outcome: Result<FromHost, HostFailure>,
     ) -> rquickjs::Result<()> {
         let Some(ctx) = self.ctx() else { return Ok(()) };
         let api = self.api.borrow().clone();
@@ -177,7 +307,7 @@ impl GuestHandle {
         let api = api.restore(&ctx)?;
         let settle_fn: Function = api.get("settle")?;
         match outcome {
-            Ok(v) => settle_fn.call::<_, ()>((settle, true, incoming_to_guest(&ctx, &v)?, "")),
+            Ok(v) => settle_fn.call::<_, ()>((settle, true, from_host_to_guest(&ctx, &v)?, "")),
             Err(f) => settle_fn.call::<_, ()>((settle, false, f.message.as_str(), f.name.as_str())),
         }
     }
@@ -199,10 +329,10 @@ fn guest_failure(ctx: &Ctx<'_>, e: rquickjs::Error) -> HostFailure {
     }
 }
 
-pub fn incoming_to_guest<'js>(ctx: &Ctx<'js>, v: &Incoming) -> rquickjs::Result<Value<'js>> {
+pub fn from_host_to_guest<'js>(ctx: &Ctx<'js>, v: &FromHost) -> rquickjs::Result<Value<'js>> {
     match v {
-        Incoming::Prim(d) => to_guest(ctx, d),
-        Incoming::Ref(id, kind) => {
+        FromHost::Prim(d) => to_guest(ctx, d),
+        FromHost::Ref(id, kind) => {
             let a = Array::new(ctx.clone())?;
             a.set(0, *id)?;
             a.set(1, *kind as u32)?;
@@ -216,7 +346,7 @@ fn tag_items<'js>(arr: &Array<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
 }
 
 /// Decodes the tagged form produced by the guest half's `out()`.
-pub fn wire_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<Wire> {
+pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<ToHost> {
     if let Some(arr) = v.as_array() {
         let tag: String = arr.get(0)?;
         let body: Value = arr.get(1)?;
@@ -226,69 +356,69 @@ pub fn wire_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<
                 .unwrap_or_else(|| Ok(Vec::new()))
         };
         let num = || body.as_number().unwrap_or(0.0);
-        return Ok(match tag.as_str() {
-            "r" => Wire::Ref(num() as u32),
-            "f" => Wire::Callback(num() as u32),
-            "d" => Wire::Date(num()),
-            "a" => Wire::Array(
+        let tag = ToHostTag::from_code(&tag).ok_or(rquickjs::Error::Unknown)?;
+        return Ok(match tag {
+            ToHostTag::Ref => ToHost::Ref(num() as u32),
+            ToHostTag::Callback => ToHost::Callback(num() as u32),
+            ToHostTag::Date => ToHost::Date(num()),
+            ToHostTag::Array => ToHost::Array(
                 list()?
                     .iter()
-                    .map(|x| wire_from_guest(ctx, x))
+                    .map(|x| to_host_from_guest(ctx, x))
                     .collect::<Result<_, _>>()?,
             ),
-            "s" => Wire::Set(
+            ToHostTag::Set => ToHost::Set(
                 list()?
                     .iter()
-                    .map(|x| wire_from_guest(ctx, x))
+                    .map(|x| to_host_from_guest(ctx, x))
                     .collect::<Result<_, _>>()?,
             ),
-            "o" => {
+            ToHostTag::Object => {
                 let mut entries = Vec::new();
                 for pair in list()? {
                     let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
                     let k: Value = pair.get(0)?;
                     let k = text_of(ctx, &k).map(|t| t.to_lossy()).unwrap_or_default();
-                    entries.push((k, wire_from_guest(ctx, &pair.get(1)?)?));
+                    entries.push((k, to_host_from_guest(ctx, &pair.get(1)?)?));
                 }
-                Wire::Object(entries)
+                ToHost::Object(entries)
             }
-            "m" => {
+            ToHostTag::Map => {
                 let mut entries = Vec::new();
                 for pair in list()? {
                     let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
                     entries.push((
-                        wire_from_guest(ctx, &pair.get(0)?)?,
-                        wire_from_guest(ctx, &pair.get(1)?)?,
+                        to_host_from_guest(ctx, &pair.get(0)?)?,
+                        to_host_from_guest(ctx, &pair.get(1)?)?,
                     ));
                 }
-                Wire::Map(entries)
+                ToHost::Map(entries)
             }
-            _ => return Err(rquickjs::Error::Unknown),
         });
     }
     // Primitives only reach here.
     if v.is_undefined() {
-        return Ok(Wire::Prim(Data::Undefined));
+        return Ok(ToHost::Prim(Data::Undefined));
     }
     if v.is_null() {
-        return Ok(Wire::Prim(Data::Null));
+        return Ok(ToHost::Prim(Data::Null));
     }
     if let Some(b) = v.as_bool() {
-        return Ok(Wire::Prim(Data::Bool(b)));
+        return Ok(ToHost::Prim(Data::Bool(b)));
     }
     if let Some(n) = v.as_number() {
-        return Ok(Wire::Prim(Data::Number(n)));
+        return Ok(ToHost::Prim(Data::Number(n)));
     }
     if v.is_string() {
-        return Ok(Wire::Prim(Data::String(
+        return Ok(ToHost::Prim(Data::String(
             text_of(ctx, v).ok_or(rquickjs::Error::Unknown)?,
         )));
     }
     if v.is_big_int() {
         let digits = super::raw::to_display_string(ctx, v).ok_or(rquickjs::Error::Unknown)?;
-        return Ok(Wire::Prim(Data::BigInt(digits)));
+        return Ok(ToHost::Prim(Data::BigInt(digits)));
     }
-    Ok(Wire::Prim(Data::Undefined))
+    Ok(ToHost::Prim(Data::Undefined))
 }
 
 fn key_of(name: String, is_symbol: u32) -> Key {
@@ -359,7 +489,7 @@ pub fn install<'js>(
         let v = b
             .get(id, &key_of(key, sym))
             .map_err(|f| throw_failure(&ctx, f))?;
-        incoming_to_guest(&ctx, &v)
+        from_host_to_guest(&ctx, &v)
     });
     native!("set", |ctx,
                     b,
@@ -367,7 +497,7 @@ pub fn install<'js>(
                     key: String,
                     sym: u32,
                     value: Value<'js>| {
-        let w = wire_from_guest(&ctx, &value)?;
+        let w = to_host_from_guest(&ctx, &value)?;
         b.set(id, &key_of(key, sym), w)
             .map_err(|f| throw_failure(&ctx, f))?;
         Ok(Value::new_undefined(ctx.clone()))
@@ -392,33 +522,26 @@ pub fn install<'js>(
     });
     native!("desc", |ctx, b, id: u32, key: String| {
         let d = b.describe(id, &key).map_err(|f| throw_failure(&ctx, f))?;
-        Ok(Value::new_int(
-            ctx.clone(),
-            match d {
-                None => 0,
-                Some(true) => 1,
-                Some(false) => 2,
-            },
-        ))
+        Ok(Value::new_int(ctx.clone(), Presence::of(d) as i32))
     });
     native!("call", |ctx, b, id: u32, this: i64, args: Array<'js>| {
         let wires = tag_items(&args)?
             .iter()
-            .map(|a| wire_from_guest(&ctx, a))
+            .map(|a| to_host_from_guest(&ctx, a))
             .collect::<Result<Vec<_>, _>>()?;
         let this = u32::try_from(this).ok();
         let v = b
             .call(id, this, wires)
             .map_err(|f| throw_failure(&ctx, f))?;
-        incoming_to_guest(&ctx, &v)
+        from_host_to_guest(&ctx, &v)
     });
     native!("construct", |ctx, b, id: u32, args: Array<'js>| {
         let wires = tag_items(&args)?
             .iter()
-            .map(|a| wire_from_guest(&ctx, a))
+            .map(|a| to_host_from_guest(&ctx, a))
             .collect::<Result<Vec<_>, _>>()?;
         let v = b.construct(id, wires).map_err(|f| throw_failure(&ctx, f))?;
-        incoming_to_guest(&ctx, &v)
+        from_host_to_guest(&ctx, &v)
     });
     native!("then", |ctx, b, id: u32, settle: u32| {
         b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
@@ -426,7 +549,7 @@ pub fn install<'js>(
     });
     let build: Function =
         super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()?;
-    let api: Object = build.call((n, MAX_OUTGOING_DEPTH))?;
+    let api: Object = build.call((n, protocol_object(ctx)?))?;
     *handle.api.borrow_mut() = Some(Persistent::save(ctx, api));
     bridge.attach(&handle);
     Ok(handle)
@@ -436,7 +559,7 @@ pub fn install<'js>(
 pub fn bind_globals<'js>(
     ctx: &Ctx<'js>,
     handle: &GuestHandle,
-    globals: &[(String, Incoming)],
+    globals: &[(String, FromHost)],
 ) -> rquickjs::Result<()> {
     let api = handle
         .api
@@ -447,7 +570,7 @@ pub fn bind_globals<'js>(
     let wrap: Function = api.get("wrap")?;
     let global = ctx.globals();
     for (name, value) in globals {
-        let v: Value = wrap.call((incoming_to_guest(ctx, value)?,))?;
+        let v: Value = wrap.call((from_host_to_guest(ctx, value)?,))?;
         if !super::raw::define_data(ctx, &global, name, v) {
             return Err(Exception::throw_type(
                 ctx,

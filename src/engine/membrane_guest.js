@@ -1,8 +1,10 @@
 // Guest half of the membrane: host objects appear as proxies whose traps cross into the host
 // through the native functions in `N`. Evaluated by the host before lockdown; nothing here is
-// reachable from guest code except the proxies it creates.
-(function (N, maxDepth) {
+// reachable from guest code except the proxies it creates. `P` is the wire protocol, defined
+// in membrane.rs: value tags (`P.tag`), handle kinds (`P.kind`), `desc` answers (`P.presence`).
+(function (N, P) {
   'use strict';
+  const TAG = P.tag, KIND = P.kind, PRESENCE = P.presence, maxDepth = P.maxDepth;
   const { apply, ownKeys: reflectOwnKeys, getPrototypeOf, isExtensible, getOwnPropertyDescriptor: reflectGetOwnPropertyDescriptor } = Reflect;
   const { defineProperty, keys: objectKeys, freeze } = Object;
   const isArray = Array.isArray;
@@ -44,7 +46,7 @@
   function into(x) {
     if (typeof x !== 'object' || x === null) return x;
     const id = x[0], kind = x[1];
-    if (kind === 3) {
+    if (kind === KIND.promise) {
       return new PromiseCtor((resolve, reject) => {
         const s = nextSettle++;
         apply(mapSet, pending, [s, [resolve, reject]]);
@@ -61,7 +63,7 @@
     }
     if (v === null) return null;
     const id = apply(weakGet, ids, [v]);
-    if (id !== undefined) return ['r', id];
+    if (id !== undefined) return [TAG.ref, id];
     if (typeof v === 'function') {
       let cb = apply(weakGet, callbackIds, [v]);
       if (cb === undefined) {
@@ -69,7 +71,7 @@
         apply(mapSet, callbacks, [cb, v]);
         apply(weakSet, callbackIds, [v, cb]);
       }
-      return ['f', cb];
+      return [TAG.callback, cb];
     }
     if (depth > maxDepth) throw new RangeError('a value passed to the host is nested deeper than ' + maxDepth + ' levels');
     if (apply(setHas, seen, [v])) throw new TypeError('a value passed to the host contains a cycle');
@@ -79,22 +81,22 @@
       if (isArray(v)) {
         const items = [];
         for (let i = 0; i < v.length; i++) apply(arrayPush, items, [out(v[i], d, seen)]);
-        return ['a', items];
+        return [TAG.array, items];
       }
-      if (v instanceof Date) return ['d', apply(dateTime, v, [])];
+      if (v instanceof Date) return [TAG.date, apply(dateTime, v, [])];
       if (v instanceof MapCtor) {
         const entries = [];
         for (const [k, x] of apply(mapEntries, v, [])) apply(arrayPush, entries, [[out(k, d, seen), out(x, d, seen)]]);
-        return ['m', entries];
+        return [TAG.map, entries];
       }
       if (v instanceof SetCtor) {
         const items = [];
         for (const x of apply(setValues, v, [])) apply(arrayPush, items, [out(x, d, seen)]);
-        return ['s', items];
+        return [TAG.set, items];
       }
       const entries = [];
       for (const k of objectKeys(v)) apply(arrayPush, entries, [[k, out(v[k], d, seen)]]);
-      return ['o', entries];
+      return [TAG.object, entries];
     } finally {
       apply(setDelete, seen, [v]);
     }
@@ -120,7 +122,7 @@
     return {
       get(t, k, receiver) {
         if (typeof k === 'string' && apply(setHas, BLOCKED, [k])) return t[k];
-        if (k === hasInstanceSymbol) return kind === 1 ? hasInstance : undefined;
+        if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstance : undefined;
         const name = key(k);
         if (name === undefined) return undefined;
         return into(N.get(id, name, isSym(k)));
@@ -147,7 +149,7 @@
         for (let i = 0; i < host.length; i++) {
           if (!apply(setHas, BLOCKED, [host[i]])) apply(arrayPush, names, [host[i]]);
         }
-        if (kind === 2 && !names.includes('length')) apply(arrayPush, names, ['length']);
+        if (kind === KIND.array && !names.includes('length')) apply(arrayPush, names, ['length']);
         return names;
       },
       getOwnPropertyDescriptor(t, k) {
@@ -155,12 +157,12 @@
         // Same rule as `get`: a descriptor's value would otherwise hand out what `get` refuses
         // (a host function's `prototype`, for one).
         if (apply(setHas, BLOCKED, [k])) return reflectGetOwnPropertyDescriptor(t, k);
-        if (kind === 2 && k === 'length') {
+        if (kind === KIND.array && k === 'length') {
           return { value: into(N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
         }
         const flags = N.desc(id, k);
-        if (flags === 0) return undefined;
-        return { value: into(N.get(id, k, 0)), writable: true, enumerable: flags === 1, configurable: true };
+        if (flags === PRESENCE.absent) return undefined;
+        return { value: into(N.get(id, k, 0)), writable: true, enumerable: flags === PRESENCE.enumerable, configurable: true };
       },
       defineProperty() { refuse('defineProperty'); },
       getPrototypeOf(t) { return getPrototypeOf(t); },
@@ -180,7 +182,7 @@
     if (known !== undefined) return known;
     // Function targets are bound functions: callable, constructible, and without an own
     // non-configurable `prototype` that the proxy invariants would force us to report.
-    const target = kind === 1 ? apply(Function.prototype.bind, function () {}, [null]) : kind === 2 ? [] : {};
+    const target = kind === KIND.function ? apply(Function.prototype.bind, function () {}, [null]) : kind === KIND.array ? [] : {};
     const p = new ProxyCtor(target, handler(id, kind));
     apply(mapSet, proxies, [id, p]);
     apply(weakSet, ids, [p, id]);

@@ -132,10 +132,10 @@ pub fn is_error(v: &Value<'_>) -> bool {
 pub fn is_array_buffer(v: &Value<'_>) -> bool {
     unsafe { qjs::JS_IsArrayBuffer(v.as_raw()) }
 }
-/// The typed array kind (QuickJS enum value), if `v` is a typed array.
-pub fn typed_array_kind(v: &Value<'_>) -> Option<u8> {
+/// The typed array kind, if `v` is a typed array.
+pub fn typed_array_kind(v: &Value<'_>) -> Option<super::marshal::TypedArrayKind> {
     let k = unsafe { qjs::JS_GetTypedArrayType(v.as_raw()) };
-    u8::try_from(k).ok()
+    super::marshal::TypedArrayKind::from_quickjs(k)
 }
 
 /// Marks the pending exception uncatchable so guest `catch`/`finally` cannot intercept it.

@@ -5,7 +5,7 @@
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::describe_exception;
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, DEFAULT_MEMORY_BYTES};
-use super::membrane::{self, GuestHandle, HostBridge, Incoming};
+use super::membrane::{self, FromHost, GuestHandle, HostBridge};
 use super::raw;
 use super::realm::{self, OutputSink, RunSlot};
 use super::run::{Extension, MAX_UNHANDLED_REPORTED};
@@ -25,7 +25,7 @@ pub struct Unhandled {
 /// Live host values for a run: the bridge to the host, and the globals to bind.
 pub struct LiveGlobals {
     pub bridge: Rc<dyn HostBridge>,
-    pub globals: Vec<(String, Incoming)>,
+    pub globals: Vec<(String, FromHost)>,
     pub budget: u64,
 }
 

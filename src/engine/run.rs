@@ -4,7 +4,7 @@
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
-use super::membrane::{self, GuestHandle, Incoming};
+use super::membrane::{self, FromHost, GuestHandle};
 use super::raw;
 use super::realm::{ConsoleMode, LogEntry};
 pub use super::realm_pool::LiveGlobals;
@@ -290,7 +290,7 @@ impl ActiveRun {
     }
 
     /// Delivers a host promise settlement, then the caller pumps.
-    pub fn settle(&mut self, settle: u32, outcome: Result<Incoming, membrane::HostFailure>) {
+    pub fn settle(&mut self, settle: u32, outcome: Result<FromHost, membrane::HostFailure>) {
         let Some(realm) = self.realm.as_ref() else {
             return;
         };

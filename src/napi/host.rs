@@ -4,7 +4,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use super::bigint::{decimal_to_words, words_to_decimal};
-use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, Text};
+use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, Text, TypedArrayKind};
 use napi::sys;
 use std::ptr;
 
@@ -350,40 +350,43 @@ impl Host {
     }
 }
 
-/// napi typed array type -> QuickJS typed array kind.
-fn napi_to_qjs_kind(t: sys::napi_typedarray_type) -> Option<u8> {
-    Some(match t {
-        0 => 1,  // int8
-        1 => 2,  // uint8
-        2 => 0,  // uint8 clamped
-        3 => 3,  // int16
-        4 => 4,  // uint16
-        5 => 5,  // int32
-        6 => 6,  // uint32
-        7 => 10, // float32
-        8 => 11, // float64
-        9 => 7,  // bigint64
-        10 => 8, // biguint64
-        _ => return None,
-    })
+/// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
+const NAPI_TYPED_ARRAYS: [(sys::napi_typedarray_type, TypedArrayKind); 11] = [
+    (sys::TypedarrayType::int8_array, TypedArrayKind::Int8),
+    (sys::TypedarrayType::uint8_array, TypedArrayKind::Uint8),
+    (
+        sys::TypedarrayType::uint8_clamped_array,
+        TypedArrayKind::Uint8Clamped,
+    ),
+    (sys::TypedarrayType::int16_array, TypedArrayKind::Int16),
+    (sys::TypedarrayType::uint16_array, TypedArrayKind::Uint16),
+    (sys::TypedarrayType::int32_array, TypedArrayKind::Int32),
+    (sys::TypedarrayType::uint32_array, TypedArrayKind::Uint32),
+    (sys::TypedarrayType::float32_array, TypedArrayKind::Float32),
+    (sys::TypedarrayType::float64_array, TypedArrayKind::Float64),
+    (
+        sys::TypedarrayType::bigint64_array,
+        TypedArrayKind::BigInt64,
+    ),
+    (
+        sys::TypedarrayType::biguint64_array,
+        TypedArrayKind::BigUint64,
+    ),
+];
+
+fn kind_of_napi_type(t: sys::napi_typedarray_type) -> Option<TypedArrayKind> {
+    NAPI_TYPED_ARRAYS
+        .into_iter()
+        .find(|(n, _)| *n == t)
+        .map(|(_, k)| k)
 }
 
-/// QuickJS typed array kind -> napi typed array type.
-fn qjs_to_napi_kind(k: u8) -> Option<(sys::napi_typedarray_type, usize)> {
-    Some(match k {
-        1 => (0, 1),
-        2 => (1, 1),
-        0 => (2, 1),
-        3 => (3, 2),
-        4 => (4, 2),
-        5 => (5, 4),
-        6 => (6, 4),
-        10 => (7, 4),
-        11 => (8, 8),
-        7 => (9, 8),
-        8 => (10, 8),
-        _ => return None,
-    })
+/// The N-API type for a kind; a kind N-API lacks crosses as its raw bytes (a Uint8Array).
+fn napi_type_of_kind(k: TypedArrayKind) -> (sys::napi_typedarray_type, TypedArrayKind) {
+    NAPI_TYPED_ARRAYS
+        .into_iter()
+        .find(|(_, kind)| *kind == k)
+        .unwrap_or((sys::TypedarrayType::uint8_array, TypedArrayKind::Uint8))
 }
 
 /// Copies a host value into `Data`, refusing functions, symbols, cycles and oversized input.
@@ -538,10 +541,9 @@ impl HostReader {
                     &mut offset,
                 )
             })?;
-            let kind = napi_to_qjs_kind(t)
+            let kind = kind_of_napi_type(t)
                 .ok_or_else(|| format!("{path} is an unsupported typed array"))?;
-            let width = qjs_to_napi_kind(kind).map(|k| k.1).unwrap_or(1);
-            let bytes = len * width;
+            let bytes = len * kind.element_bytes();
             self.budget.node(bytes, self.stack.len(), path)?;
             let slice = if bytes == 0 || data.is_null() {
                 Vec::new()
@@ -674,10 +676,11 @@ pub fn write(h: Host, d: &Data) -> Result<Raw, String> {
             match kind {
                 BytesKind::ArrayBuffer => Ok(ab),
                 BytesKind::Typed(k) => {
-                    let (t, width) = qjs_to_napi_kind(*k).unwrap_or((1, 1));
+                    let (t, kind) = napi_type_of_kind(*k);
+                    let length = bytes.len() / kind.element_bytes();
                     let mut out = ptr::null_mut();
                     h.check(unsafe {
-                        sys::napi_create_typedarray(h.env, t, bytes.len() / width, ab, 0, &mut out)
+                        sys::napi_create_typedarray(h.env, t, length, ab, 0, &mut out)
                     })?;
                     Ok(out)
                 }

@@ -10,7 +10,7 @@ use super::{build_result, CancelHandle};
 use crate::engine::errors::ErrorInfo;
 use crate::engine::marshal::Data;
 use crate::engine::membrane::{
-    GuestHandle, HostBridge, HostFailure, HostResult, Incoming, Key, RefKind, Wire,
+    FromHost, GuestHandle, HostBridge, HostFailure, HostResult, Key, RefKind, ToHost,
 };
 use crate::engine::run::{ActiveRun, LiveGlobals, Pump};
 use crate::engine::{CancelToken, RunOutcome};
@@ -23,7 +23,7 @@ use std::ffi::c_void;
 use std::ptr;
 use std::rc::{Rc, Weak};
 
-type Settlement = (u32, Result<Incoming, HostFailure>);
+type Settlement = (u32, Result<FromHost, HostFailure>);
 
 /// Host values the guest must never obtain, whatever path leads to them.
 const DENIED_GLOBAL_PATHS: &[&[&str]] = &[
@@ -231,7 +231,7 @@ impl NapiBridge {
 
     /// Converts a host value for the guest: primitives copied, objects by handle (one id per
     /// object, so identity holds), promises as promise handles.
-    pub fn incoming(&self, v: Raw) -> HostResult<Incoming> {
+    pub fn incoming(&self, v: Raw) -> HostResult<FromHost> {
         let h = self.host();
         let t = h.type_of(v);
         let fail = |e: String| HostFailure::new("TypeError", e);
@@ -249,7 +249,7 @@ impl NapiBridge {
             _ => None,
         };
         if let Some(d) = prim {
-            return Ok(Incoming::Prim(d));
+            return Ok(FromHost::Prim(d));
         }
         let map = self.deref(self.identity).map_err(fail)?;
         let get = self.deref(self.map_get).map_err(fail)?;
@@ -262,7 +262,7 @@ impl NapiBridge {
                     "this host value is not reachable from the sandbox",
                 ));
             }
-            return Ok(Incoming::Ref(id, self.kind_of(v)));
+            return Ok(FromHost::Ref(id, self.kind_of(v)));
         }
         let id = {
             let mut handles = self.handles.borrow_mut();
@@ -272,7 +272,7 @@ impl NapiBridge {
         let set = self.deref(self.map_set).map_err(fail)?;
         h.call(map, set, &[v, h.create_number(id as f64).map_err(fail)?])
             .map_err(fail)?;
-        Ok(Incoming::Ref(id, self.kind_of(v)))
+        Ok(FromHost::Ref(id, self.kind_of(v)))
     }
 
     fn kind_of(&self, v: Raw) -> RefKind {
@@ -292,14 +292,14 @@ impl NapiBridge {
 
     /// Converts a guest value for the host: handles unwrap to the same host object, callbacks
     /// become host functions, plain data is copied into fresh host objects.
-    pub fn outgoing(&self, w: Wire) -> HostResult<Raw> {
+    pub fn outgoing(&self, w: ToHost) -> HostResult<Raw> {
         let h = self.host();
         let fail = |e: String| HostFailure::new("TypeError", e);
         Ok(match w {
-            Wire::Prim(d) => write(h, &d).map_err(fail)?,
-            Wire::Ref(id) => self.value(id)?,
-            Wire::Callback(cb) => self.callback(cb)?,
-            Wire::Array(items) => {
+            ToHost::Prim(d) => write(h, &d).map_err(fail)?,
+            ToHost::Ref(id) => self.value(id)?,
+            ToHost::Callback(cb) => self.callback(cb)?,
+            ToHost::Array(items) => {
                 let arr = h.create_array(items.len()).map_err(fail)?;
                 for (i, item) in items.into_iter().enumerate() {
                     h.set_element(arr, i as u32, self.outgoing(item)?)
@@ -307,15 +307,15 @@ impl NapiBridge {
                 }
                 arr
             }
-            Wire::Object(entries) => {
+            ToHost::Object(entries) => {
                 let obj = h.create_object().map_err(fail)?;
                 for (k, v) in entries {
                     h.set_own(obj, &k, self.outgoing(v)?).map_err(fail)?;
                 }
                 obj
             }
-            Wire::Date(ms) => write(h, &Data::Date(ms)).map_err(fail)?,
-            Wire::Map(entries) => {
+            ToHost::Date(ms) => write(h, &Data::Date(ms)).map_err(fail)?,
+            ToHost::Map(entries) => {
                 let map = write(h, &Data::Map(Vec::new())).map_err(fail)?;
                 let set = h.get_named(map, "set").map_err(fail)?;
                 for (k, v) in entries {
@@ -324,7 +324,7 @@ impl NapiBridge {
                 }
                 map
             }
-            Wire::Set(items) => {
+            ToHost::Set(items) => {
                 let set_obj = write(h, &Data::Set(Vec::new())).map_err(fail)?;
                 let add = h.get_named(set_obj, "add").map_err(fail)?;
                 for v in items {
@@ -366,7 +366,7 @@ impl NapiBridge {
         Ok(f)
     }
 
-    fn settled(&self, settle: u32, outcome: Result<Incoming, HostFailure>) {
+    fn settled(&self, settle: u32, outcome: Result<FromHost, HostFailure>) {
         self.outstanding
             .set(self.outstanding.get().saturating_sub(1));
         self.settlements.borrow_mut().push_back((settle, outcome));
@@ -510,11 +510,11 @@ unsafe fn call_guest_inner(env: sys::napi_env, info: sys::napi_callback_info) ->
     unsafe { sys::napi_open_escapable_handle_scope(env, &mut scope) };
     let result = (|| {
         let this_in = if Host::new(env).is_nullish(this) {
-            Incoming::Prim(Data::Undefined)
+            FromHost::Prim(Data::Undefined)
         } else {
             bridge
                 .incoming(this)
-                .unwrap_or(Incoming::Prim(Data::Undefined))
+                .unwrap_or(FromHost::Prim(Data::Undefined))
         };
         let mut args = Vec::with_capacity(argc.min(16));
         for a in argv.iter().take(argc.min(16)) {
@@ -577,7 +577,7 @@ unsafe extern "C" fn on_settle(
 }
 
 impl HostBridge for NapiBridge {
-    fn get(&self, id: u32, key: &Key) -> HostResult<Incoming> {
+    fn get(&self, id: u32, key: &Key) -> HostResult<FromHost> {
         let _scope = Scope::open(self.env);
         let obj = self.value(id)?;
         let k = self.key(key)?;
@@ -586,7 +586,7 @@ impl HostBridge for NapiBridge {
         self.incoming(out)
     }
 
-    fn set(&self, id: u32, key: &Key, value: Wire) -> HostResult<()> {
+    fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
         let _scope = Scope::open(self.env);
         let obj = self.value(id)?;
         let k = self.key(key)?;
@@ -648,7 +648,7 @@ impl HostBridge for NapiBridge {
         Ok(Some(e))
     }
 
-    fn call(&self, id: u32, this: Option<u32>, args: Vec<Wire>) -> HostResult<Incoming> {
+    fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost> {
         let _scope = Scope::open(self.env);
         let f = self.value(id)?;
         let h = self.host();
@@ -667,7 +667,7 @@ impl HostBridge for NapiBridge {
         self.incoming(out)
     }
 
-    fn construct(&self, id: u32, args: Vec<Wire>) -> HostResult<Incoming> {
+    fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
         let _scope = Scope::open(self.env);
         let f = self.value(id)?;
         let argv = args
