@@ -5,7 +5,7 @@
 use super::limits::StopReason;
 use super::marshal::{text_of, to_guest, Data};
 use super::realm::{throw_uncatchable, RunSlot};
-use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
+use rquickjs::{Array, Ctx, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
 use std::rc::Rc;
@@ -555,12 +555,13 @@ pub fn install<'js>(
     Ok(handle)
 }
 
-/// Binds live host values as globals (after lockdown: proxies are never frozen).
+/// Binds live host values as globals (after lockdown: proxies are never frozen). Returns the
+/// first name that a built-in global already takes, if any.
 pub fn bind_globals<'js>(
     ctx: &Ctx<'js>,
     handle: &GuestHandle,
     globals: &[(String, FromHost)],
-) -> rquickjs::Result<()> {
+) -> rquickjs::Result<Option<String>> {
     let api = handle
         .api
         .borrow()
@@ -572,11 +573,8 @@ pub fn bind_globals<'js>(
     for (name, value) in globals {
         let v: Value = wrap.call((from_host_to_guest(ctx, value)?,))?;
         if !super::raw::define_data(ctx, &global, name, v) {
-            return Err(Exception::throw_type(
-                ctx,
-                &format!("global '{name}' collides with a built-in global"),
-            ));
+            return Ok(Some(name.clone()));
         }
     }
-    Ok(())
+    Ok(None)
 }

@@ -6,9 +6,10 @@ use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES}
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
 use super::membrane::{self, FromHost, GuestHandle};
 use super::raw;
+pub use super::realm::LiveGlobals;
 use super::realm::{ConsoleMode, LogEntry};
-pub use super::realm_pool::LiveGlobals;
-use super::realm_pool::{self, Realm, RealmSpec};
+use super::realm::{Realm, RealmSpec};
+use super::realm_pool;
 use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -220,12 +221,7 @@ impl ActiveRun {
         };
         let realm = match realm {
             Some(r) => r,
-            None => Realm::build(spec).map_err(|e| {
-                RunOutcome::failed(match e.strip_prefix(realm_pool::INVALID_PREFIX) {
-                    Some(msg) => ErrorInfo::invalid(msg),
-                    None => ErrorInfo::internal(e),
-                })
-            })?,
+            None => Realm::build(spec).map_err(|e| RunOutcome::failed(e.into()))?,
         };
         realm.begin(
             &limits,

@@ -297,7 +297,7 @@ fn cancellation_stops_a_running_loop() {
 #[test]
 fn replayed_lockdown_freezes_everything_the_walk_finds() {
     use super::limits::DEFAULT_MEMORY_BYTES;
-    use super::realm_pool::{Realm, RealmSpec};
+    use super::realm::{Realm, RealmSpec};
     let spec = || RealmSpec {
         with_console: true,
         max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
@@ -311,7 +311,7 @@ fn replayed_lockdown_freezes_everything_the_walk_finds() {
     for realm in [&first, &second] {
         let unfrozen = realm
             .context
-            .with(|ctx| super::realm::unfrozen_reachable(&ctx))
+            .with(|ctx| super::realm::lockdown::unfrozen_reachable(&ctx))
             .unwrap();
         assert_eq!(unfrozen, 0);
     }

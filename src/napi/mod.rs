@@ -306,15 +306,15 @@ pub struct RealmStats {
 
 #[napi(catch_unwind)]
 pub fn realm_stats() -> Result<RealmStats> {
-    let realm = crate::engine::realm_pool::Realm::build(crate::engine::realm_pool::RealmSpec {
+    let realm = crate::engine::realm::Realm::build(crate::engine::realm::RealmSpec {
         with_console: true,
-        max_elements: crate::engine::realm_pool::RealmSpec::max_elements_for(
+        max_elements: crate::engine::realm::RealmSpec::max_elements_for(
             crate::engine::limits::DEFAULT_MEMORY_BYTES,
         ),
         extension: None,
         live: None,
     })
-    .map_err(|e| Error::new(Status::GenericFailure, e))?;
+    .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
     Ok(RealmStats {
         bytes_per_realm: realm.meter.used() as u32,
     })

@@ -1,0 +1,125 @@
+//! The realm's intrinsics, adjusted before lockdown: no code generation from strings, error
+//! hooks made inert, and guards on array built-ins whose loops never poll the interrupt handler.
+
+use super::super::raw;
+use super::INTERNAL_FILENAME_C;
+use rquickjs::function::Constructor;
+use rquickjs::{Ctx, Function, Object, Value};
+
+pub const CODEGEN_DISABLED: &str = "Code generation from strings is disabled in this sandbox";
+
+fn codegen_thrower<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+    prototype: &Object<'js>,
+) -> rquickjs::Result<Function<'js>> {
+    let f = Function::new(ctx.clone(), |ctx: Ctx<'js>| -> rquickjs::Result<()> {
+        let ctor: Constructor = ctx.globals().get("EvalError")?;
+        let err: Value = ctor.construct((CODEGEN_DISABLED,))?;
+        Err(ctx.throw(err))
+    })?
+    .with_name(name)?
+    .with_constructor(true);
+    raw::define_frozen(
+        ctx,
+        f.as_object().ok_or(rquickjs::Error::Unknown)?,
+        "prototype",
+        prototype.clone().into_value(),
+    );
+    Ok(f)
+}
+
+/// Replaces `eval` and every function constructor reachable by guest code with throwers.
+/// The host still compiles source through the C API, which guest code cannot reach.
+pub fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+    let global = ctx.globals();
+    global.remove("eval")?;
+    // Atomics.wait would block the thread where no interrupt can reach it; without threads
+    // there is nothing to share memory with, so both go.
+    global.remove("Atomics")?;
+    global.remove("SharedArrayBuffer")?;
+    let protos: Vec<Object> =
+        raw::eval_helper(ctx, FUNCTION_PROTOTYPES, INTERNAL_FILENAME_C)?.get()?;
+    let names = [
+        "Function",
+        "AsyncFunction",
+        "GeneratorFunction",
+        "AsyncGeneratorFunction",
+    ];
+    for (proto, name) in protos.iter().zip(names) {
+        let thrower = codegen_thrower(ctx, name, proto)?;
+        raw::define_frozen(ctx, proto, "constructor", thrower.clone().into_value());
+        if name == "Function" {
+            raw::define_frozen(ctx, &global, "Function", thrower.into_value());
+        }
+    }
+    Ok(())
+}
+
+/// Turns `Error.prepareStackTrace` and `Error.stackTraceLimit` (engine accessors whose setters
+/// would survive freezing) into read-only data, so guest code cannot hook stack creation.
+pub fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+    let error_ctor: Object = ctx.globals().get("Error")?;
+    let limit: Value = error_ctor.get("stackTraceLimit")?;
+    raw::define_frozen(ctx, &error_ctor, "stackTraceLimit", limit);
+    raw::define_frozen(
+        ctx,
+        &error_ctor,
+        "prepareStackTrace",
+        Value::new_undefined(ctx.clone()),
+    );
+    Ok(())
+}
+
+/// Array methods whose engine loops never poll the interrupt handler: over a huge sparse array
+/// or array-like they would run long past the deadline.
+const UNPOLLED_ARRAY_METHODS: &[&str] = &[
+    "concat",
+    "copyWithin",
+    "fill",
+    "flat",
+    "flatMap",
+    "join",
+    "lastIndexOf",
+    "reverse",
+    "shift",
+    "slice",
+    "sort",
+    "splice",
+    "toLocaleString",
+    "unshift",
+];
+
+const FUNCTION_PROTOTYPES: &str =
+    "[Function.prototype, Object.getPrototypeOf(async function(){}), \
+    Object.getPrototypeOf(function*(){}), Object.getPrototypeOf(async function*(){})]";
+
+/// Wraps each listed method in a guard written in JavaScript (so the garbage collector sees the
+/// captured original) that refuses receivers longer than `max` elements.
+const ARRAY_GUARD: &str = r#"(function (max, names) {
+  'use strict';
+  const AP = Array.prototype, apply = Reflect.apply, define = Object.defineProperty;
+  const isArray = Array.isArray, toNumber = Number;
+  const tooLong = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
+    ? toNumber(v.length) > max : false;
+  for (const name of names) {
+    const original = AP[name];
+    const guarded = ({ [name]() {
+      if (tooLong(this) || (name === 'concat' && [...arguments].some((a) => isArray(a) && tooLong(a)))) {
+        throw new RangeError('Array.prototype.' + name + ' over more than ' + max +
+          ' elements exceeds what fits in this sandbox\'s memory');
+      }
+      return apply(original, this, arguments);
+    } })[name];
+    define(guarded, 'length', { value: original.length });
+    AP[name] = guarded;
+  }
+})"#;
+
+/// Guards the array methods above: a receiver (or concat argument) longer than any array that
+/// fits in the heap cannot be dense, so iterating it would only spin; refuse it up front.
+pub fn guard_unbounded_builtins<'js>(ctx: &Ctx<'js>, max_elements: f64) -> rquickjs::Result<()> {
+    let install: Function = raw::eval_helper(ctx, ARRAY_GUARD, INTERNAL_FILENAME_C)?.get()?;
+    install.call::<_, ()>((max_elements, UNPOLLED_ARRAY_METHODS.to_vec()))?;
+    Ok(())
+}

@@ -1,0 +1,279 @@
+//! A realm: one QuickJS runtime and context with quickrealm's setup (intrinsics without code
+//! generation, host bindings, optional membrane), locked down before guest code runs.
+//!
+//! - [`intrinsics`]: no `eval`/`Function`, inert error hooks, guarded array built-ins.
+//! - [`bindings`]: `emit`, `read_input`, `console`.
+//! - [`output`]: the byte-capped output sink and the per-run slot.
+//! - [`lockdown`]: freezing everything reachable.
+
+mod bindings;
+pub(crate) mod intrinsics;
+pub(crate) mod lockdown;
+pub(crate) mod output;
+
+pub use output::{ConsoleMode, LogEntry};
+pub(crate) use output::{OutputSink, RunSlot};
+
+use super::alloc::{HeapMeter, MeteredAllocator};
+use super::errors::{describe_exception, ErrorInfo};
+use super::limits::{CancelToken, Limits, StopReason, Watchdog, DEFAULT_MEMORY_BYTES};
+use super::membrane::{self, FromHost, GuestHandle, HostBridge};
+use super::raw;
+use super::run::{Extension, MAX_UNHANDLED_REPORTED};
+use rquickjs::function::Constructor;
+use rquickjs::{qjs, Context, Ctx, Runtime, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Filename of host-written helper code evaluated inside a realm; its frames are hidden.
+pub const INTERNAL_FILENAME: &str = "quickrealm:internal";
+pub const INTERNAL_FILENAME_C: &std::ffi::CStr = c"quickrealm:internal";
+/// GC threshold while a realm is built: a fresh realm holds no garbage worth collecting.
+const BUILD_GC_THRESHOLD: usize = 8 << 20;
+
+/// A failed step of setting up a realm's context.
+enum SetupError {
+    Collision(String),
+    Js(rquickjs::Error),
+}
+
+impl From<rquickjs::Error> for SetupError {
+    fn from(e: rquickjs::Error) -> Self {
+        SetupError::Js(e)
+    }
+}
+
+/// Why a realm could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// A live global is named like a built-in global: the caller's mistake.
+    GlobalCollision(String),
+    /// The engine could not create or set up the realm.
+    Engine(String),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::GlobalCollision(name) => {
+                write!(f, "global '{name}' collides with a built-in global")
+            }
+            BuildError::Engine(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<BuildError> for ErrorInfo {
+    fn from(e: BuildError) -> ErrorInfo {
+        match e {
+            BuildError::GlobalCollision(_) => ErrorInfo::invalid(e.to_string()),
+            BuildError::Engine(message) => ErrorInfo::internal(message),
+        }
+    }
+}
+
+/// Throws an error the guest cannot catch; the watchdog already records why.
+pub fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
+    // Built through the constructor: after lockdown, assigning `message` to a fresh error would
+    // hit the frozen Error.prototype and throw a catchable TypeError instead.
+    let build = || -> rquickjs::Result<Value<'js>> {
+        let ctor: Constructor = ctx
+            .globals()
+            .get("InternalError")
+            .or_else(|_| ctx.globals().get("Error"))?;
+        ctor.construct((message,))
+    };
+    match build() {
+        Ok(e) => {
+            raw::make_uncatchable(ctx, &e);
+            ctx.throw(e)
+        }
+        Err(e) => e,
+    }
+}
+
+pub struct Unhandled {
+    pub entries: Vec<(usize, String)>,
+    pub dropped: usize,
+}
+
+/// Live host values for a run: the bridge to the host, and the globals to bind.
+pub struct LiveGlobals {
+    pub bridge: Rc<dyn HostBridge>,
+    pub globals: Vec<(String, FromHost)>,
+    pub budget: u64,
+}
+
+/// What shapes a realm before lockdown.
+pub struct RealmSpec<'a> {
+    pub with_console: bool,
+    /// Arrays longer than this are refused by the guarded built-ins.
+    pub max_elements: f64,
+    pub extension: Option<&'a Extension>,
+    pub live: Option<LiveGlobals>,
+}
+
+impl RealmSpec<'_> {
+    pub fn max_elements_for(memory_bytes: usize) -> f64 {
+        // No dense array can hold more elements than the heap has 16-byte slots for.
+        (memory_bytes / 16).max(1 << 16) as f64
+    }
+}
+
+/// A built, frozen realm, used by exactly one run.
+pub struct Realm {
+    // Field order is drop order: the context goes before its runtime.
+    pub context: Context,
+    pub rt: Runtime,
+    pub slot: Rc<RunSlot>,
+    pub meter: Arc<HeapMeter>,
+    pub unhandled: Rc<RefCell<Unhandled>>,
+    pub guest: Option<Rc<GuestHandle>>,
+    /// Built with the shape every pooled realm has (console present, default memory cap).
+    pub standard: bool,
+}
+
+impl Realm {
+    pub fn build(spec: RealmSpec<'_>) -> Result<Realm, BuildError> {
+        let meter = HeapMeter::new(Limits::default().memory_bytes);
+        let rt = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone()))
+            .map_err(|e| BuildError::Engine(format!("runtime creation failed: {e}")))?;
+        // A fresh realm holds no garbage worth collecting: skip collections while building.
+        rt.set_gc_threshold(BUILD_GC_THRESHOLD);
+        let idle = Watchdog::new(Duration::from_secs(3600), CancelToken::new());
+        let slot = RunSlot::new(idle);
+        {
+            let slot = slot.clone();
+            let meter = meter.clone();
+            rt.set_interrupt_handler(Some(Box::new(move || {
+                meter.exhausted() || slot.watchdog.borrow().should_stop()
+            })));
+        }
+        let unhandled = Rc::new(RefCell::new(Unhandled {
+            entries: Vec::new(),
+            dropped: 0,
+        }));
+        {
+            let unhandled = unhandled.clone();
+            rt.set_host_promise_rejection_tracker(Some(Box::new(
+                move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
+                    let id = raw::identity(&promise);
+                    let mut u = unhandled.borrow_mut();
+                    if handled {
+                        u.entries.retain(|(p, _)| *p != id);
+                    } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
+                        let (name, message, _) = describe_exception(&ctx, &reason);
+                        u.entries.push((id, format!("{name}: {message}")));
+                    } else {
+                        u.dropped += 1;
+                    }
+                },
+            )));
+        }
+        if let Some(ext) = spec.extension {
+            ext.0.configure_runtime(&rt);
+        }
+        let context = Context::full(&rt)
+            .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
+        let standard = spec.with_console
+            && spec.extension.is_none()
+            && spec.live.is_none()
+            && spec.max_elements == RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES);
+        let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
+            let mut guest = None;
+            let setup = || -> Result<(), SetupError> {
+                intrinsics::disable_codegen(&ctx)?;
+                intrinsics::tame_error_hooks(&ctx)?;
+                intrinsics::guard_unbounded_builtins(&ctx, spec.max_elements)?;
+                bindings::install_bindings(&ctx, &slot, spec.with_console)?;
+                if let Some(ext) = spec.extension {
+                    ext.0.install(&ctx)?;
+                }
+                let live_globals = match spec.live {
+                    Some(live) => {
+                        guest = Some(membrane::install(
+                            &ctx,
+                            live.bridge,
+                            slot.clone(),
+                            live.budget,
+                        )?);
+                        live.globals
+                    }
+                    None => Vec::new(),
+                };
+                lockdown::lockdown(&ctx, standard)?;
+                if let Some(g) = guest.as_ref() {
+                    if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
+                        return Err(SetupError::Collision(name));
+                    }
+                }
+                Ok(())
+            };
+            let result = setup();
+            match result {
+                Ok(()) => Ok(guest),
+                Err(e) => {
+                    // The membrane's guest half and its native functions refer to each other;
+                    // break the cycle or the runtime cannot be freed.
+                    if let Some(g) = guest.take() {
+                        g.release();
+                    }
+                    Err(match e {
+                        SetupError::Collision(name) => BuildError::GlobalCollision(name),
+                        SetupError::Js(e) => BuildError::Engine(format!(
+                            "realm setup failed: {}",
+                            super::run::exception_text(&ctx, e)
+                        )),
+                    })
+                }
+            }
+        })?;
+        Ok(Realm {
+            context,
+            rt,
+            slot,
+            meter,
+            unhandled,
+            guest,
+            standard,
+        })
+    }
+
+    /// Prepares the realm for the run that takes it: limits, output budget, input, console mode.
+    /// Must be called on the thread that executes the run.
+    pub fn begin(
+        &self,
+        limits: &Limits,
+        watchdog: Arc<Watchdog>,
+        input: Option<&str>,
+        capture_console: bool,
+    ) {
+        *self.slot.watchdog.borrow_mut() = watchdog;
+        *self.slot.sink.borrow_mut() = OutputSink::new(limits.output_bytes);
+        *self.slot.input.borrow_mut() = input.unwrap_or_default().to_string();
+        self.slot.capture.set(capture_console);
+        self.meter.set_limit(limits.memory_bytes);
+        // Collect only once a run has allocated a meaningful share of its budget; short runs
+        // then never pay for a full mark of the intrinsics.
+        self.rt.set_gc_threshold(
+            (limits.memory_bytes / 8).clamp(1 << 20, 16 << 20) + self.meter.used(),
+        );
+        self.enter(limits.stack_bytes);
+    }
+
+    /// Measures the stack from the current frame; call at every top-level entry into the realm.
+    pub fn enter(&self, stack_bytes: usize) {
+        let rt = self
+            .context
+            .with(|ctx| unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) });
+        // SAFETY: the runtime is alive and used only by this thread.
+        unsafe { qjs::JS_UpdateStackTop(rt) };
+        self.rt.set_max_stack_size(stack_bytes);
+    }
+
+    pub fn stop_reason(&self) -> StopReason {
+        self.slot.watchdog.borrow().reason()
+    }
+}
