@@ -4,6 +4,7 @@ pub mod alloc;
 pub mod console;
 pub mod errors;
 pub mod limits;
+pub mod live;
 pub mod marshal;
 pub mod membrane;
 pub mod raw;

@@ -8,22 +8,21 @@ use super::host::{write, Host, Raw, RawValue};
 use super::options::{self, ParsedRun};
 use super::{build_result, CancelHandle};
 use crate::engine::errors::ErrorInfo;
+use crate::engine::live::{HostPromises, LiveRun as EngineLiveRun};
 use crate::engine::marshal::Data;
 use crate::engine::membrane::{
     FromHost, GuestHandle, HostBridge, HostFailure, HostResult, Key, RefKind, ToHost,
 };
-use crate::engine::run::{ActiveRun, LiveGlobals, Pump};
+use crate::engine::run::LiveGlobals;
 use crate::engine::{CancelToken, RunOutcome};
 use napi::bindgen_prelude::{Env, Error, JsValue, Status, Unknown};
 use napi::sys;
 use napi_derive::napi;
-use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
 use std::rc::{Rc, Weak};
-
-type Settlement = (u32, Result<FromHost, HostFailure>);
 
 /// Host values the guest must never obtain, whatever path leads to them.
 const DENIED_GLOBAL_PATHS: &[&[&str]] = &[
@@ -51,8 +50,7 @@ pub struct NapiBridge {
     symbols: HashMap<&'static str, sys::napi_ref>,
     callbacks: RefCell<HashMap<u32, sys::napi_ref>>,
     guest: RefCell<Weak<GuestHandle>>,
-    settlements: RefCell<VecDeque<Settlement>>,
-    outstanding: Cell<usize>,
+    promises: Rc<HostPromises>,
     wake: RefCell<Option<sys::napi_ref>>,
     me: RefCell<Weak<NapiBridge>>,
 }
@@ -161,8 +159,7 @@ impl NapiBridge {
             symbols,
             callbacks: RefCell::new(HashMap::new()),
             guest: RefCell::new(Weak::new()),
-            settlements: RefCell::new(VecDeque::new()),
-            outstanding: Cell::new(0),
+            promises: Rc::default(),
             wake: RefCell::new(None),
             me: RefCell::new(Weak::new()),
         });
@@ -367,9 +364,7 @@ impl NapiBridge {
     }
 
     fn settled(&self, settle: u32, outcome: Result<FromHost, HostFailure>) {
-        self.outstanding
-            .set(self.outstanding.get().saturating_sub(1));
-        self.settlements.borrow_mut().push_back((settle, outcome));
+        self.promises.settled(settle, outcome);
         let wake = *self.wake.borrow();
         if let Some(w) = wake {
             if let Ok(f) = self.deref(w) {
@@ -699,7 +694,7 @@ impl HostBridge for NapiBridge {
         }
         h.call(promise, then, &fns)
             .map_err(|_| self.pending_failure())?;
-        self.outstanding.set(self.outstanding.get() + 1);
+        self.promises.awaiting();
         Ok(())
     }
 
@@ -712,108 +707,68 @@ impl HostBridge for NapiBridge {
 /// calling it again whenever `wake` fires (a host promise settled), then `finish()`.
 #[napi]
 pub struct LiveRun {
-    active: Option<ActiveRun>,
+    run: EngineLiveRun,
     bridge: Option<Rc<NapiBridge>>,
-    failed: Option<RunOutcome>,
     inherit_console: bool,
 }
 
-fn start_live(
-    env: sys::napi_env,
-    parsed: ParsedRun,
-    cancel: CancelToken,
-    wake: Option<Raw>,
-) -> LiveRun {
-    if parsed.wants_workspace {
-        let outcome = RunOutcome::failed(ErrorInfo::invalid(
-            "workspace and globals cannot be combined in one run",
-        ));
-        return LiveRun {
-            active: None,
-            bridge: None,
-            failed: Some(outcome),
-            inherit_console: false,
-        };
-    }
-    let failed = |outcome: RunOutcome| LiveRun {
-        active: None,
-        bridge: None,
-        failed: Some(outcome),
-        inherit_console: false,
-    };
-    let bridge = match NapiBridge::new(env) {
-        Ok(b) => b,
-        Err(e) => return failed(RunOutcome::failed(ErrorInfo::internal(e))),
-    };
-    if let Some(w) = wake {
-        match bridge.reference(w) {
-            Ok(r) => *bridge.wake.borrow_mut() = Some(r),
-            Err(e) => return failed(RunOutcome::failed(ErrorInfo::internal(e))),
-        }
-    }
-    let mut globals = Vec::new();
-    for (name, raw) in &parsed.globals {
-        match bridge.incoming(*raw) {
-            Ok(v) => globals.push((name.clone(), v)),
-            Err(f) => {
-                bridge.release();
-                return failed(RunOutcome::failed(ErrorInfo::invalid(format!(
-                    "globals.{name}: {}",
-                    f.message
-                ))));
-            }
-        }
-    }
-    let live = LiveGlobals {
-        bridge: bridge.clone(),
-        globals,
-        budget: parsed.request.limits.host_calls,
-    };
-    match ActiveRun::start(parsed.request, &cancel, Some(live)) {
-        Ok(active) => LiveRun {
-            active: Some(active),
-            bridge: Some(bridge),
-            failed: None,
-            inherit_console: parsed.inherit_console,
-        },
-        Err(outcome) => {
-            bridge.release();
-            failed(outcome)
-        }
-    }
-}
-
 impl LiveRun {
-    fn step(&mut self, can_wait: bool) -> bool {
-        let (Some(active), Some(bridge)) = (self.active.as_mut(), self.bridge.as_ref()) else {
-            return true;
-        };
-        loop {
-            let next = bridge.settlements.borrow_mut().pop_front();
-            let Some((settle, outcome)) = next else { break };
-            active.settle(settle, outcome);
-        }
-        // Whether anything could still settle the result is known only after the queued jobs
-        // ran: resuming after one host promise may await the next.
-        match active.pump(can_wait) {
-            Pump::Finished => true,
-            Pump::Waiting
-                if bridge.outstanding.get() > 0 || !bridge.settlements.borrow().is_empty() =>
-            {
-                false
-            }
-            Pump::Waiting => active.pump(false) == Pump::Finished,
+    fn ended(outcome: RunOutcome) -> LiveRun {
+        LiveRun {
+            run: EngineLiveRun::ended(outcome),
+            bridge: None,
+            inherit_console: false,
         }
     }
 
-    fn complete(&mut self) -> RunOutcome {
-        if let Some(outcome) = self.failed.take() {
-            return outcome;
+    fn start_parsed(
+        env: sys::napi_env,
+        parsed: ParsedRun,
+        cancel: CancelToken,
+        wake: Option<Raw>,
+    ) -> LiveRun {
+        let failed = |e: ErrorInfo| LiveRun::ended(RunOutcome::failed(e));
+        if parsed.wants_workspace {
+            return failed(ErrorInfo::invalid(
+                "workspace and globals cannot be combined in one run",
+            ));
         }
-        let outcome = match self.active.take() {
-            Some(s) => crate::engine::run::guarded(|| s.finish()),
-            None => RunOutcome::failed(ErrorInfo::internal("the run already finished")),
+        let bridge = match NapiBridge::new(env) {
+            Ok(b) => b,
+            Err(e) => return failed(ErrorInfo::internal(e)),
         };
+        if let Some(w) = wake {
+            match bridge.reference(w) {
+                Ok(r) => *bridge.wake.borrow_mut() = Some(r),
+                Err(e) => return failed(ErrorInfo::internal(e)),
+            }
+        }
+        let mut globals = Vec::new();
+        for (name, raw) in &parsed.globals {
+            match bridge.incoming(*raw) {
+                Ok(v) => globals.push((name.clone(), v)),
+                Err(f) => {
+                    bridge.release();
+                    return failed(ErrorInfo::invalid(format!("globals.{name}: {}", f.message)));
+                }
+            }
+        }
+        let live = LiveGlobals {
+            bridge: bridge.clone(),
+            globals,
+            budget: parsed.request.limits.host_calls,
+        };
+        let run = EngineLiveRun::start(parsed.request, &cancel, live, bridge.promises.clone());
+        LiveRun {
+            run,
+            bridge: Some(bridge),
+            inherit_console: parsed.inherit_console,
+        }
+    }
+
+    /// The run's outcome; every host handle is released.
+    fn outcome(&mut self) -> RunOutcome {
+        let outcome = self.run.finish();
         if let Some(b) = self.bridge.take() {
             b.release();
         }
@@ -826,18 +781,17 @@ impl LiveRun {
         parsed: ParsedRun,
         cancel: CancelToken,
     ) -> (RunOutcome, bool) {
-        let inherit = parsed.inherit_console;
-        let mut live = start_live(env, parsed, cancel, None);
-        let waiting = !live.step(true);
-        let mut outcome = live.complete();
-        // Still waiting means the guest awaits a host promise: finishing now reports it as a
-        // promise that can never settle, but the real cause is the caller's choice of runSync.
-        if waiting {
-            outcome.ok = false;
-            outcome.value = None;
-            outcome.error = Some(ErrorInfo::invalid(
-                "the code awaits a host promise, which runSync cannot wait for; use run()",
-            ));
+        let mut live = LiveRun::start_parsed(env, parsed, cancel, None);
+        let inherit = live.inherit_console;
+        let run = std::mem::replace(
+            &mut live.run,
+            EngineLiveRun::ended(RunOutcome::failed(ErrorInfo::internal(
+                "the run already finished",
+            ))),
+        );
+        let outcome = run.run_to_end();
+        if let Some(b) = live.bridge.take() {
+            b.release();
         }
         (outcome, inherit)
     }
@@ -861,42 +815,28 @@ impl LiveRun {
         let h = Host::new(env.raw());
         let token = cancel.map(|c| c.token()).unwrap_or_default();
         match options::parse_run(h, source.raw(), Some(options.raw())) {
-            Ok(parsed) => start_live(env.raw(), parsed, token, Some(wake.raw())),
-            Err(e) => LiveRun {
-                active: None,
-                bridge: None,
-                failed: Some(RunOutcome::failed(e)),
-                inherit_console: false,
-            },
+            Ok(parsed) => LiveRun::start_parsed(env.raw(), parsed, token, Some(wake.raw())),
+            Err(e) => LiveRun::ended(RunOutcome::failed(e)),
         }
     }
 
     /// Advances the run; true when it has finished (call `finish`), false while it waits.
     #[napi(catch_unwind)]
     pub fn pump(&mut self) -> bool {
-        self.step(true)
+        self.run.step()
     }
 
     /// Milliseconds until the run's deadline (for the wrapper's timer).
     #[napi(catch_unwind)]
     pub fn remaining_ms(&self) -> f64 {
-        match &self.active {
-            Some(s) => {
-                let wd = s.watchdog();
-                wd.deadline
-                    .saturating_duration_since(std::time::Instant::now())
-                    .as_secs_f64()
-                    * 1000.0
-            }
-            None => 0.0,
-        }
+        self.run.remaining_ms()
     }
 
     /// Ends the run and returns its `RunResult`; every host handle is released.
     #[napi(catch_unwind, ts_return_type = "object")]
     pub fn finish(&mut self, env: Env) -> napi::Result<RawValue> {
         let inherit = self.inherit_console;
-        let outcome = self.complete();
+        let outcome = self.outcome();
         build_result(Host::new(env.raw()), &outcome, inherit)
             .map(RawValue)
             .map_err(|e| Error::new(Status::GenericFailure, e))
