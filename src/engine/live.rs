@@ -190,6 +190,16 @@ mod tests {
     }
 
     fn start(source: &str) -> (LiveRun, Rc<PromiseHost>, Rc<HostPromises>) {
+        start_with(
+            source,
+            vec![("later".into(), FromHost::Ref(1, RefKind::Promise))],
+        )
+    }
+
+    fn start_with(
+        source: &str,
+        globals: Vec<(String, FromHost)>,
+    ) -> (LiveRun, Rc<PromiseHost>, Rc<HostPromises>) {
         let promises = Rc::new(HostPromises::default());
         let host = Rc::new(PromiseHost {
             promises: promises.clone(),
@@ -197,7 +207,7 @@ mod tests {
         });
         let live = LiveGlobals {
             bridge: host.clone(),
-            globals: vec![("later".into(), FromHost::Ref(1, RefKind::Promise))],
+            globals,
             budget: 1000,
         };
         let run = LiveRun::start(
@@ -252,13 +262,21 @@ mod tests {
 
     #[test]
     fn a_run_that_awaits_nothing_pending_finishes_at_once() {
-        let (mut run, _, _) = start("await new Promise(() => {}); return 1");
+        let (mut run, _, _) = start_with("await new Promise(() => {}); return 1", Vec::new());
         assert!(
             run.step(),
             "nothing could ever settle the guest's own promise"
         );
         let error = run.finish().error.expect("an error");
         assert_eq!(error.code, ErrorCode::Timeout);
+    }
+
+    #[test]
+    fn an_abandoned_run_releases_its_realm() {
+        let (mut run, _, _) = start("return await later");
+        assert!(!run.step());
+        // Dropped while waiting: the runtime must still be freed cleanly (no leaked objects).
+        drop(run);
     }
 
     #[test]

@@ -277,3 +277,14 @@ impl Realm {
         self.slot.watchdog.borrow().reason()
     }
 }
+
+impl Drop for Realm {
+    fn drop(&mut self) {
+        // The membrane's guest half and its native functions refer to each other; a realm
+        // dropped without its run finishing (a panic, an abandoned run) must still break that
+        // cycle, or the runtime cannot be freed.
+        if let Some(g) = self.guest.take() {
+            g.release();
+        }
+    }
+}
