@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../index.js';
+import { ZipWorkspace } from '../lib/index.js';
 
 const CLI = join(__dirname, '..', 'bin', 'quickrealm.js');
 

@@ -1,6 +1,6 @@
 // createSandboxExecutor: a drop-in for tree-agent's SES edit executor.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSandboxExecutor } from '../index.js';
+import { createSandboxExecutor } from '../lib/index.js';
 
 const PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
@@ -131,7 +131,7 @@ describe('.run()', () => {
 
   it('the prefix is exported exactly as tree-agent words it', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { EDITING_ERROR_PREFIX } = require('../executor.js') as { EDITING_ERROR_PREFIX: string };
+    const { EDITING_ERROR_PREFIX } = require('../lib/executor.js') as { EDITING_ERROR_PREFIX: string };
     expect(EDITING_ERROR_PREFIX).toBe(PREFIX);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../index.js';
+import { run, runSync } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 const LOOPS: Record<string, string> = {

@@ -1,6 +1,6 @@
 // Live host values through the membrane: `globals` with run() and runSync().
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions, type RunResult } from '../index.js';
+import { run, runSync, type RunOptions, type RunResult } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 function ok(r: RunResult): unknown {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configure, poolStats, run, runSync } from '../index.js';
+import { configure, poolStats, run, runSync } from '../lib/index.js';
 
 const until = async (cond: () => boolean) => {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));

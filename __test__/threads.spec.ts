@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configure, run, runSync } from '../index.js';
+import { configure, run, runSync } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 describe('run() on quickrealm worker threads', () => {

@@ -17,7 +17,7 @@
 // run succeeded, 1 when it failed; a malformed request (bad JSON, fields, base64 or archive, or
 // an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
-const { runSync, ZipWorkspace } = require('..');
+const { runSync, ZipWorkspace } = require('../lib/index.js');
 
 const USAGE = 'usage: quickrealm run < request.json | quickrealm exec < request.json';
 const EXIT_FAILED = 1;

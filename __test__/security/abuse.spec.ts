@@ -1,7 +1,7 @@
 // Resource abuse: every case must end with a specific code, leave the host intact, and let the
 // next run work.
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions } from '../../index.js';
+import { run, runSync, type RunOptions } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 function expectCode(src: string, codes: string[], options: RunOptions = {}) {

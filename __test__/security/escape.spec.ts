@@ -1,7 +1,7 @@
 // Attempts to reach the host or compile code from strings. Each asserts the specific failure,
 // that the host is untouched, and that the next run works.
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../index.js';
+import { runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 const CODEGEN = /Code generation from strings is disabled|not defined/;

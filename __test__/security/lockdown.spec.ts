@@ -1,6 +1,6 @@
 // The realm is frozen before guest code runs, and nothing a run does survives into the next one.
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../index.js';
+import { runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 describe('pollution of intrinsics', () => {

@@ -2,7 +2,7 @@
 // Each case asserts the specific outcome, that the host is intact, and that the next run works.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions, type RunResult } from '../../index.js';
+import { run, runSync, type RunOptions, type RunResult } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 const CODEGEN = /Code generation from strings is disabled/;

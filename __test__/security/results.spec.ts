@@ -1,6 +1,6 @@
 // Values crossing out of the realm: no prototype pollution, no host crash, no Node events.
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../../index.js';
+import { run, runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 describe('results never pollute host prototypes', () => {

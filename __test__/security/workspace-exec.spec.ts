@@ -1,7 +1,7 @@
 // Workspace execution against hostile code: escapes through fs paths and imports, the hidden
 // history area, quotas, and reaching host powers through the shims or `process`.
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../index.js';
+import { ZipWorkspace } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 import { makeZip, thrownCode, unixMode } from '../workspace/helpers.js';
 

@@ -14,7 +14,7 @@ import {
   type TreeViewAlpha,
 } from '@fluidframework/tree/alpha';
 import { expect } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutorOptions } from '../../index.js';
+import { createSandboxExecutor, type SandboxExecutorOptions } from '../../lib/index.js';
 
 /** tree-agent's fixed wording for a failed edit; the error's message follows it. */
 export const EDITING_ERROR_PREFIX =

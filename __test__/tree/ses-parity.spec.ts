@@ -2,7 +2,7 @@
 // Unlike the SES suite these need no lockdown of the test process, so none is skipped.
 import { SchemaFactory, TreeViewConfiguration, createIndependentTreeViewAlpha } from '@fluidframework/tree/alpha';
 import { describe, expect, it } from 'vitest';
-import { createSandboxExecutor } from '../../index.js';
+import { createSandboxExecutor } from '../../lib/index.js';
 import { applyEdit, createContext, expectEditingError, snapshot } from './harness.js';
 
 const sf = new SchemaFactory('com.example.ses');

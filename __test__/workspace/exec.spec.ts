@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, type ExecResult } from '../../index.js';
+import { ZipWorkspace, type ExecResult } from '../../lib/index.js';
 import { thrownCode } from './helpers.js';
 
 function workspace(files: Record<string, string>): ZipWorkspace {
@@ -350,7 +350,7 @@ describe('process', () => {
   });
 
   it('process does not exist in plain runs', async () => {
-    const { runSync } = await import('../../index.js');
+    const { runSync } = await import('../../lib/index.js');
     expect(runSync('return typeof process').value).toBe('undefined');
   });
 });

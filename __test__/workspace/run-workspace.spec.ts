@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, run, runSync } from '../../index.js';
+import { ZipWorkspace, run, runSync } from '../../lib/index.js';
 
 function workspace() {
   const ws = new ZipWorkspace();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, workspaceTools, type ToolParameterSchema } from '../../index.js';
+import { ZipWorkspace, workspaceTools, type ToolParameterSchema } from '../../lib/index.js';
 
 const NAMES = [
   'fs_read',

@@ -1,8 +1,9 @@
 'use strict';
-// Public entry point: a small layer over the native binding that connects AbortSignal to
-// cancellation. Everything else (validation, limits, marshalling) happens in Rust.
+// Running code: a small layer over the native binding that connects AbortSignal to
+// cancellation and drives runs with live host values. Everything else (validation, limits,
+// marshalling) happens in Rust.
 
-const binding = require('./binding.js');
+const binding = require('./native/binding.js');
 
 function invalidResult(message) {
   return {
@@ -130,13 +131,9 @@ function poolStats() {
   return binding.poolStats();
 }
 
-const { ZipWorkspace } = require('./binding.js');
-const { workspaceTools } = require('./workspace.js');
-const { createSandboxExecutor } = require('./executor.js');
-
 /** Memory of one fresh, frozen realm: { bytesPerRealm }. */
 function realmStats() {
   return binding.realmStats();
 }
 
-module.exports = { run, runSync, configure, poolStats, realmStats, createSandboxExecutor, ZipWorkspace, workspaceTools };
+module.exports = { run, runSync, configure, poolStats, realmStats };

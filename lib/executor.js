@@ -4,6 +4,8 @@
 // host objects. Failed edits are rolled back by the caller's own mechanism: tree-agent runs
 // every edit on a fresh fork and merges it only when the editor did not throw.
 
+const { run } = require('./run.js');
+
 const EDITING_ERROR_PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
 
@@ -76,8 +78,7 @@ function createSandboxExecutor(options = {}) {
   if (lockdown === null || typeof lockdown !== 'object') throw invalid('lockdownOptions must be an object');
   const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
   const fullStacks = lockdown.errorTaming === 'unsafe';
-  const { run } = require('./index.js');
-
+  
   async function runEdit(tree, code) {
     const globals = Object.fromEntries(extra);
     globals.context = createContext(tree);

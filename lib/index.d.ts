@@ -1,4 +1,4 @@
-// Public types of quickrealm. The native binding's own declarations are in binding.d.ts.
+// Public types of quickrealm. The native binding's own declarations are in native/binding.d.ts.
 
 /** Hard limits for one run. Every field is optional; defaults are shown. */
 export interface Limits {
