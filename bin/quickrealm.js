@@ -18,6 +18,7 @@
 // an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
 const { runSync, ZipWorkspace } = require('../lib/index.js');
+const { formatForModel } = require('../lib/errors.js');
 
 const USAGE = 'usage: quickrealm run < request.json | quickrealm exec < request.json';
 const EXIT_FAILED = 1;
@@ -71,14 +72,6 @@ function checkRunRequest(req) {
   return null;
 }
 
-function describe(error) {
-  if (error.code === 'EVAL_ERROR' && error.line) {
-    return `${error.name}: ${error.message} (line ${error.line}, column ${error.column})`;
-  }
-  if (error.code === 'EVAL_ERROR') return `${error.name}: ${error.message}`;
-  return error.message;
-}
-
 function commandRun() {
   let req;
   try {
@@ -107,7 +100,7 @@ function commandRun() {
     return fail(code, `output exceeded ${outputKb} KB`, EXIT_FAILED);
   }
   if (code === 'TIMEOUT') return fail(code, `execution exceeded ${wallMs} ms`, EXIT_FAILED);
-  return fail(code, describe(result.error), code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED);
+  return fail(code, formatForModel(result.error, { frame: false }), code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED);
 }
 
 const EXEC_FIELDS = ['zipBase64', 'entryPath', 'argv', 'env', 'timeoutMs'];

@@ -5,23 +5,18 @@
 // every edit on a fresh fork and merges it only when the editor did not throw.
 
 const { run } = require('./run.js');
+const { QuickrealmError, failedResult, formatForModel, invalidInput } = require('./errors.js');
 
 const EDITING_ERROR_PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
 
 const OPTION_KEYS = ['createContext', 'globals', 'compartmentOptions', 'lockdownOptions', 'limits', 'mode'];
 
-function invalid(message) {
-  const e = new TypeError(message);
-  e.code = 'INVALID_INPUT';
-  return e;
-}
-
 function entriesOf(globals, where) {
   if (globals == null) return [];
   if (globals instanceof Map) return [...globals.entries()];
   if (typeof globals === 'object') return Object.entries(globals);
-  throw invalid(`${where} must be a Map or an object`);
+  throw invalidInput(`${where} must be a Map or an object`);
 }
 
 function defaultCreateContext() {
@@ -37,14 +32,12 @@ function defaultCreateContext() {
   return null;
 }
 
-/** Appends the location and frame of a guest error, the way a compiler would show them. */
+/**
+ * A guest error in tree-agent's wording: the message without the name, then the location and
+ * the frame.
+ */
 function locate(error) {
-  let text = error.message;
-  if (error.line !== undefined) {
-    text += ` (line ${error.line}, column ${error.column})`;
-    if (error.frame) text += `\n${error.frame}`;
-  }
-  return text;
+  return formatForModel(error, { name: false });
 }
 
 function successMessage(tree) {
@@ -58,24 +51,28 @@ function successMessage(tree) {
 }
 
 function createSandboxExecutor(options = {}) {
-  if (options === null || typeof options !== 'object') throw invalid('createSandboxExecutor() takes an options object');
+  if (options === null || typeof options !== 'object') throw invalidInput('createSandboxExecutor() takes an options object');
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) throw invalid(`unknown createSandboxExecutor() option '${key}'`);
+    if (!OPTION_KEYS.includes(key)) throw invalidInput(`unknown createSandboxExecutor() option '${key}'`);
   }
   const compartmentOptions = options.compartmentOptions ?? {};
-  if (compartmentOptions === null || typeof compartmentOptions !== 'object') throw invalid('compartmentOptions must be an object');
+  if (compartmentOptions === null || typeof compartmentOptions !== 'object') throw invalidInput('compartmentOptions must be an object');
   const extra = [...entriesOf(options.globals, 'globals'), ...entriesOf(compartmentOptions.globals, 'compartmentOptions.globals')];
   for (const [name] of extra) {
-    if (name === 'context') throw new Error("The global 'context' is reserved by the executor and cannot be provided in globals");
+    if (name === 'context') {
+      // The SES executor's wording, kept for drop-in parity.
+      throw new QuickrealmError('INVALID_INPUT', "The global 'context' is reserved by the executor and cannot be provided in globals");
+    }
   }
   const createContext = options.createContext ?? defaultCreateContext();
   if (typeof createContext !== 'function') {
-    throw new Error(
+    throw new QuickrealmError(
+      'INVALID_INPUT',
       'createSandboxExecutor needs a createContext option: @fluidframework/tree-agent is not installed, so no default is available',
     );
   }
   const lockdown = options.lockdownOptions ?? {};
-  if (lockdown === null || typeof lockdown !== 'object') throw invalid('lockdownOptions must be an object');
+  if (lockdown === null || typeof lockdown !== 'object') throw invalidInput('lockdownOptions must be an object');
   const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
   const fullStacks = lockdown.errorTaming === 'unsafe';
   
@@ -88,9 +85,8 @@ function createSandboxExecutor(options = {}) {
   const editor = async (tree, code) => {
     const result = await runEdit(tree, code);
     if (result.ok) return;
-    const error = new Error(locate(result.error));
+    const error = new QuickrealmError(result.error.code, locate(result.error));
     error.name = result.error.name;
-    error.code = result.error.code;
     error.stack = fullStacks && result.error.stack ? `${error.name}: ${error.message}\n${result.error.stack}` : `${error.name}: ${error.message}`;
     throw error;
   };
@@ -102,7 +98,7 @@ function createSandboxExecutor(options = {}) {
     } catch (e) {
       // createContext itself failed: still an editing error, never a throw.
       const message = e instanceof Error ? e.message : String(e);
-      result = { ok: false, output: '', logs: [], error: { code: 'INVALID_INPUT', name: 'Error', message }, stats: { wallMs: 0, heapBytes: 0, hostCalls: 0 } };
+      result = failedResult('INVALID_INPUT', 'Error', message);
     }
     if (result.ok) return { type: 'success', message: successMessage(tree), result };
     return { type: 'editingError', message: EDITING_ERROR_PREFIX + locate(result.error), result };

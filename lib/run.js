@@ -4,15 +4,11 @@
 // marshalling) happens in Rust.
 
 const binding = require('./native/binding.js');
+const { failedResult, invalidInput, outOfRange } = require('./errors.js');
 
+/** @param {string} message */
 function invalidResult(message) {
-  return {
-    ok: false,
-    output: '',
-    logs: [],
-    error: { code: 'INVALID_INPUT', name: 'TypeError', message },
-    stats: { wallMs: 0, heapBytes: 0, hostCalls: 0 },
-  };
+  return failedResult('INVALID_INPUT', 'TypeError', message);
 }
 
 function isAbortSignalLike(signal) {
@@ -102,24 +98,24 @@ function run(source, options) {
 /** Sets how many worker threads `run()` uses (default: one per core). */
 function configure(options) {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError('INVALID_INPUT: configure() takes an options object');
+    throw invalidInput('configure() takes an options object');
   }
   for (const key of Object.keys(options)) {
     if (key !== 'workers' && key !== 'poolSize') {
-      throw new TypeError(`INVALID_INPUT: unknown configure() option '${key}'`);
+      throw invalidInput(`unknown configure() option '${key}'`);
     }
   }
   if (options.workers !== undefined) {
     const n = options.workers;
     if (!Number.isInteger(n) || n < 1 || n > 256) {
-      throw new RangeError('INVALID_INPUT: workers must be an integer between 1 and 256');
+      throw outOfRange('workers must be an integer between 1 and 256');
     }
     binding.configureWorkers(n);
   }
   if (options.poolSize !== undefined) {
     const n = options.poolSize;
     if (!Number.isInteger(n) || n < 0 || n > 64) {
-      throw new RangeError('INVALID_INPUT: poolSize must be an integer between 0 and 64');
+      throw outOfRange('poolSize must be an integer between 0 and 64');
     }
     binding.configurePool(n);
   }

@@ -3,6 +3,8 @@
 // calls the workspace and answers with compact text. The dispatcher never throws: every
 // failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
 
+const { formatForModel, invalidInput } = require('../errors.js');
+
 /** Longest `content` a tool returns, in characters; longer text is cut with a note. */
 const MAX_CONTENT = 64 * 1024;
 /** Lines `fs_read_lines` returns when `end` is not given. */
@@ -419,13 +421,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
   if (r.error) {
     const e = r.error;
     if (typeof e === 'object') {
-      const code = e.code ? `${e.code}: ` : '';
-      const name = e.code === 'EVAL_ERROR' && e.name && e.name !== 'Error' ? `${e.name}: ` : '';
-      let text = `${code}${name}${e.message ?? ''}`;
-      // Where it happened, so the model can open the right file at the right line.
-      if (e.file && e.line) text += `\nat ${e.file}:${e.line}:${e.column ?? 1}`;
-      if (e.frame) text += `\n${e.frame}`;
-      parts.push(`--- error ---\n${text}`);
+      parts.push(`--- error ---\n${formatForModel(e, { code: true })}`);
     } else {
       parts.push(`--- error ---\n${String(e)}`);
     }
@@ -442,7 +438,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
  */
 function workspaceTools(ws) {
   if (ws === null || typeof ws !== 'object' || typeof ws.readText !== 'function') {
-    throw new TypeError('INVALID_INPUT: workspaceTools() takes a ZipWorkspace');
+    throw invalidInput('workspaceTools() takes a ZipWorkspace');
   }
   const tools = definitions();
   const byName = new Map(tools.map((t) => [t.name, t]));
