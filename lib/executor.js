@@ -7,11 +7,27 @@
 const { run } = require('./run.js');
 const { QuickrealmError, failedResult, formatForModel, invalidInput } = require('./errors.js');
 
+/**
+ * @typedef {import('./index.js').SandboxExecutorOptions} SandboxExecutorOptions
+ * @typedef {import('./index.js').SandboxErrorInfo} SandboxErrorInfo
+ * @typedef {import('./index.js').RunResult} RunResult
+ * @typedef {import('./index.js').EditResult} EditResult
+ */
+/**
+ * @template [TSchema=unknown]
+ * @typedef {import('./index.js').SandboxEditExecutor<TSchema>} SandboxEditExecutor
+ */
+
 const EDITING_ERROR_PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
 
 const OPTION_KEYS = ['createContext', 'globals', 'compartmentOptions', 'lockdownOptions', 'limits', 'mode'];
 
+/**
+ * @param {unknown} globals
+ * @param {string} where the option's name, for the error
+ * @returns {[string, unknown][]}
+ */
 function entriesOf(globals, where) {
   if (globals == null) return [];
   if (globals instanceof Map) return [...globals.entries()];
@@ -19,6 +35,10 @@ function entriesOf(globals, where) {
   throw invalidInput(`${where} must be a Map or an object`);
 }
 
+/**
+ * tree-agent's own createContext, when it is installed.
+ * @returns {((tree: unknown) => object) | null}
+ */
 function defaultCreateContext() {
   const candidates = ['@fluidframework/tree-agent/alpha', '@fluidframework/tree-agent'];
   for (const id of candidates) {
@@ -35,11 +55,13 @@ function defaultCreateContext() {
 /**
  * A guest error in tree-agent's wording: the message without the name, then the location and
  * the frame.
+ * @param {SandboxErrorInfo} error
  */
 function locate(error) {
   return formatForModel(error, { name: false });
 }
 
+/** @param {unknown} tree */
 function successMessage(tree) {
   try {
     const root = tree !== null && typeof tree === 'object' && 'root' in tree ? tree.root : tree;
@@ -50,6 +72,12 @@ function successMessage(tree) {
   }
 }
 
+/**
+ * A drop-in replacement for the SES edit executor, with a separate heap and hard limits.
+ * @template [TSchema=unknown]
+ * @param {SandboxExecutorOptions} [options]
+ * @returns {SandboxEditExecutor<TSchema>}
+ */
 function createSandboxExecutor(options = {}) {
   if (options === null || typeof options !== 'object') throw invalidInput('createSandboxExecutor() takes an options object');
   for (const key of Object.keys(options)) {
@@ -75,23 +103,41 @@ function createSandboxExecutor(options = {}) {
   if (lockdown === null || typeof lockdown !== 'object') throw invalidInput('lockdownOptions must be an object');
   const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
   const fullStacks = lockdown.errorTaming === 'unsafe';
-  
-  async function runEdit(tree, code) {
+
+  /**
+   * @param {unknown} tree
+   * @param {string} code
+   * @returns {Promise<RunResult>}
+   */
+  const runEdit = async (tree, code) => {
+    /** @type {Record<string, unknown>} */
     const globals = Object.fromEntries(extra);
     globals.context = createContext(tree);
     return run(code, { mode: options.mode ?? 'function', globals, limits: options.limits, console: consoleMode });
-  }
+  };
 
+  /**
+   * @param {unknown} tree
+   * @param {string} code
+   * @returns {Promise<void>}
+   */
   const editor = async (tree, code) => {
     const result = await runEdit(tree, code);
     if (result.ok) return;
-    const error = new QuickrealmError(result.error.code, locate(result.error));
-    error.name = result.error.name;
-    error.stack = fullStacks && result.error.stack ? `${error.name}: ${error.message}\n${result.error.stack}` : `${error.name}: ${error.message}`;
+    const info = /** @type {SandboxErrorInfo} */ (result.error);
+    const error = new QuickrealmError(info.code, locate(info));
+    error.name = info.name;
+    error.stack = fullStacks && info.stack ? `${error.name}: ${error.message}\n${info.stack}` : `${error.name}: ${error.message}`;
     throw error;
   };
 
+  /**
+   * @param {unknown} tree
+   * @param {string} code
+   * @returns {Promise<EditResult & { result: RunResult }>}
+   */
   editor.run = async (tree, code) => {
+    /** @type {RunResult} */
     let result;
     try {
       result = await runEdit(tree, code);
@@ -101,7 +147,8 @@ function createSandboxExecutor(options = {}) {
       result = failedResult('INVALID_INPUT', 'Error', message);
     }
     if (result.ok) return { type: 'success', message: successMessage(tree), result };
-    return { type: 'editingError', message: EDITING_ERROR_PREFIX + locate(result.error), result };
+    const info = /** @type {SandboxErrorInfo} */ (result.error);
+    return { type: 'editingError', message: EDITING_ERROR_PREFIX + locate(info), result };
   };
   return editor;
 }
