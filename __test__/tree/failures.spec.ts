@@ -4,7 +4,6 @@ import type { ImplicitFieldSchema, TreeViewAlpha } from '@fluidframework/tree/al
 import { describe, expect, it } from 'vitest';
 import {
   applyEdit,
-  EDITING_ERROR_PREFIX,
   expectEditingError,
   snapshot,
   storeView,

@@ -35,7 +35,7 @@ function main(argv) {
   return Promise.resolve()
     .then(() => dispatch(argv))
     .catch((e) => {
-      fail('INTERNAL', `quickrealm bug: ${e && e.message ? e.message : String(e)}`, EXIT_FAILED);
+      fail('INTERNAL', `quickrealm bug: ${e?.message ? e.message : String(e)}`, EXIT_FAILED);
     });
 }
 

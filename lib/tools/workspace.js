@@ -271,7 +271,7 @@ function check(schema, value, where) {
     }
     for (const key of Object.keys(value)) {
       const name = where ? `${where}.${key}` : key;
-      if (Object.prototype.hasOwnProperty.call(props, key)) {
+      if (Object.hasOwn(props, key)) {
         if (value[key] === undefined) continue;
         const problem = check(props[key], value[key], name);
         if (problem) return problem;
@@ -484,9 +484,9 @@ const handlers = {
       const p = shown(m.path);
       /** @type {string[]} */
       const out = [];
-      m.before.forEach((t, i) => out.push(`${p}-${m.line - m.before.length + i}- ${t}`));
+      for (const [i, t] of m.before.entries()) out.push(`${p}-${m.line - m.before.length + i}- ${t}`);
       out.push(`${p}:${m.line}:${m.column}: ${m.text}`);
-      m.after.forEach((t, i) => out.push(`${p}-${m.line + 1 + i}- ${t}`));
+      for (const [i, t] of m.after.entries()) out.push(`${p}-${m.line + 1 + i}- ${t}`);
       return out.join('\n');
     });
     const n = r.matches.length;
