@@ -41,7 +41,9 @@ describe('TIMEOUT', () => {
 
 describe('MEMORY_LIMIT', () => {
   it('is reported when the guest lets the error escape', () => {
-    const r = runSync('const a = []; for(;;) a.push("x".repeat(1000) + a.length)', { limits: { memoryBytes: 8 << 20 } });
+    const r = runSync('const a = []; for(;;) a.push("x".repeat(1000) + a.length)', {
+      limits: { memoryBytes: 8 << 20 },
+    });
     expect(r.error?.code).toBe('MEMORY_LIMIT');
     expectHealthy();
   });

@@ -118,7 +118,9 @@ function formatForModel(error, options = {}) {
   text += error.message ?? '';
   if (error.line !== undefined && error.line !== null) {
     const file = 'file' in error ? error.file : undefined;
-    text += file ? `\nat ${file}:${error.line}:${error.column ?? 1}` : ` (line ${error.line}, column ${error.column ?? 1})`;
+    text += file
+      ? `\nat ${file}:${error.line}:${error.column ?? 1}`
+      : ` (line ${error.line}, column ${error.column ?? 1})`;
   }
   if (frame && error.frame) text += `\n${error.frame}`;
   return text;

@@ -66,7 +66,9 @@ function successMessage(tree) {
   try {
     const root = tree !== null && typeof tree === 'object' && 'root' in tree ? tree.root : tree;
     const json = JSON.stringify(root);
-    return json === undefined ? 'The code ran successfully.' : `The code ran successfully. The new state of the tree is: ${json}`;
+    return json === undefined
+      ? 'The code ran successfully.'
+      : `The code ran successfully. The new state of the tree is: ${json}`;
   } catch {
     return 'The code ran successfully.';
   }
@@ -79,17 +81,25 @@ function successMessage(tree) {
  * @returns {SandboxEditExecutor<TSchema>}
  */
 function createSandboxExecutor(options = {}) {
-  if (options === null || typeof options !== 'object') throw invalidInput('createSandboxExecutor() takes an options object');
+  if (options === null || typeof options !== 'object')
+    throw invalidInput('createSandboxExecutor() takes an options object');
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) throw invalidInput(`unknown createSandboxExecutor() option '${key}'`);
   }
   const compartmentOptions = options.compartmentOptions ?? {};
-  if (compartmentOptions === null || typeof compartmentOptions !== 'object') throw invalidInput('compartmentOptions must be an object');
-  const extra = [...entriesOf(options.globals, 'globals'), ...entriesOf(compartmentOptions.globals, 'compartmentOptions.globals')];
+  if (compartmentOptions === null || typeof compartmentOptions !== 'object')
+    throw invalidInput('compartmentOptions must be an object');
+  const extra = [
+    ...entriesOf(options.globals, 'globals'),
+    ...entriesOf(compartmentOptions.globals, 'compartmentOptions.globals'),
+  ];
   for (const [name] of extra) {
     if (name === 'context') {
       // The SES executor's wording, kept for drop-in parity.
-      throw new QuickrealmError('INVALID_INPUT', "The global 'context' is reserved by the executor and cannot be provided in globals");
+      throw new QuickrealmError(
+        'INVALID_INPUT',
+        "The global 'context' is reserved by the executor and cannot be provided in globals",
+      );
     }
   }
   const createContext = options.createContext ?? defaultCreateContext();
@@ -127,7 +137,8 @@ function createSandboxExecutor(options = {}) {
     const info = /** @type {SandboxErrorInfo} */ (result.error);
     const error = new QuickrealmError(info.code, locate(info));
     error.name = info.name;
-    error.stack = fullStacks && info.stack ? `${error.name}: ${error.message}\n${info.stack}` : `${error.name}: ${error.message}`;
+    error.stack =
+      fullStacks && info.stack ? `${error.name}: ${error.message}\n${info.stack}` : `${error.name}: ${error.message}`;
     throw error;
   };
 

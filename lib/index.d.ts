@@ -166,7 +166,9 @@ export interface SandboxEditExecutor<TSchema = unknown> {
 }
 
 /** A drop-in replacement for the SES edit executor, with a separate heap and hard limits. */
-export function createSandboxExecutor<TSchema = unknown>(options?: SandboxExecutorOptions): SandboxEditExecutor<TSchema>;
+export function createSandboxExecutor<TSchema = unknown>(
+  options?: SandboxExecutorOptions,
+): SandboxEditExecutor<TSchema>;
 
 // ----- Workspace -----
 

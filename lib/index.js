@@ -6,4 +6,13 @@ const { createSandboxExecutor } = require('./executor.js');
 const { workspaceTools } = require('./tools/workspace.js');
 const { ZipWorkspace } = require('./native/binding.js');
 
-module.exports = { run, runSync, configure, poolStats, realmStats, createSandboxExecutor, ZipWorkspace, workspaceTools };
+module.exports = {
+  run,
+  runSync,
+  configure,
+  poolStats,
+  realmStats,
+  createSandboxExecutor,
+  ZipWorkspace,
+  workspaceTools,
+};

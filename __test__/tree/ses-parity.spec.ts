@@ -18,7 +18,9 @@ describe('SES executor parity', () => {
     expect(() =>
       createSandboxExecutor({ createContext, compartmentOptions: { globals: new Map([['context', {}]]) } }),
     ).toThrow(/context.*reserved/);
-    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(/context.*reserved/);
+    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(
+      /context.*reserved/,
+    );
     expect(() => createSandboxExecutor({ createContext, globals: { context: 1 } })).toThrow(/context.*reserved/);
   });
 

@@ -31,10 +31,13 @@ describe('run(source, { workspace })', () => {
 
   it('module mode imports the shims and workspace files', async () => {
     const ws = workspace();
-    const r = await run("import { readFileSync } from 'node:fs'; import { shout } from './lib.js'; export const v = shout(readFileSync('data/in.txt', 'utf8'));", {
-      workspace: ws,
-      mode: 'module',
-    });
+    const r = await run(
+      "import { readFileSync } from 'node:fs'; import { shout } from './lib.js'; export const v = shout(readFileSync('data/in.txt', 'utf8'));",
+      {
+        workspace: ws,
+        mode: 'module',
+      },
+    );
     expect(r.ok).toBe(true);
     expect(r.value).toEqual({ v: 'HELLO' });
   });

@@ -49,7 +49,10 @@ function checkExecRequest(req) {
     }
   }
   const timeoutMs = req.timeoutMs;
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 86_400_000)) {
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 86_400_000)
+  ) {
     return 'timeoutMs must be an integer between 1 and 86400000';
   }
   return null;
@@ -69,7 +72,11 @@ async function commandExec() {
     ws = ZipWorkspace.fromZip(Buffer.from(req.zipBase64, 'base64'));
   } catch (e) {
     const code = /** @type {{ code?: string }} */ (e).code;
-    return fail('INVALID_INPUT', `zipBase64 is not a usable workspace archive: ${code ?? 'ERROR'}: ${messageOf(e)}`, EXIT_INVALID);
+    return fail(
+      'INVALID_INPUT',
+      `zipBase64 is not a usable workspace archive: ${code ?? 'ERROR'}: ${messageOf(e)}`,
+      EXIT_INVALID,
+    );
   }
   /** @type {ExecOptions} */
   const options = {};

@@ -64,7 +64,11 @@ function commandRun() {
     return fail(error.code, `output exceeded ${outputKb} KB`, EXIT_FAILED);
   }
   if (error.code === 'TIMEOUT') return fail(error.code, `execution exceeded ${wallMs} ms`, EXIT_FAILED);
-  return fail(error.code, formatForModel(error, { frame: false }), error.code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED);
+  return fail(
+    error.code,
+    formatForModel(error, { frame: false }),
+    error.code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED,
+  );
 }
 
 module.exports = { commandRun, checkRunRequest };

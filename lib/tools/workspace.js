@@ -163,7 +163,12 @@ function definitions() {
         properties: {
           query: { type: 'string', minLength: 1, description: 'The exact text to find.' },
           path: { type: 'string', description: 'Folder or file to search. Default ~/ (everything).' },
-          context: { type: 'integer', minimum: 0, maximum: 20, description: 'Lines shown before and after each hit. Default 1.' },
+          context: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 20,
+            description: 'Lines shown before and after each hit. Default 1.',
+          },
           maxResults: { type: 'integer', minimum: 1, maximum: 1000, description: 'Most hits to return. Default 50.' },
         },
         required: ['query'],
@@ -252,8 +257,10 @@ function check(schema, value, where) {
     return `${where} must be ${want}, got ${typeName(value)}`;
   }
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) return `${where} must be at least ${schema.minimum}, got ${value}`;
-    if (schema.maximum !== undefined && value > schema.maximum) return `${where} must be at most ${schema.maximum}, got ${value}`;
+    if (schema.minimum !== undefined && value < schema.minimum)
+      return `${where} must be at least ${schema.minimum}, got ${value}`;
+    if (schema.maximum !== undefined && value > schema.maximum)
+      return `${where} must be at most ${schema.maximum}, got ${value}`;
   }
   if (typeof value === 'string' && schema.minLength !== undefined && value.length < schema.minLength) {
     return `${where} must not be empty`;
@@ -295,7 +302,9 @@ function check(schema, value, where) {
  */
 function shown(p) {
   const parts = [];
-  for (const seg of String(p).replace(/^~(?=\/|$)/, '').split('/')) {
+  for (const seg of String(p)
+    .replace(/^~(?=\/|$)/, '')
+    .split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') parts.pop();
     else parts.push(seg);
@@ -347,7 +356,14 @@ function failure(code, message) {
  * @returns {ToolResult}
  */
 function fromError(err) {
-  if (err && typeof err === 'object' && 'code' in err && typeof err.code === 'string' && 'message' in err && typeof err.message === 'string') {
+  if (
+    err &&
+    typeof err === 'object' &&
+    'code' in err &&
+    typeof err.code === 'string' &&
+    'message' in err &&
+    typeof err.message === 'string'
+  ) {
     return failure(err.code, err.message);
   }
   return failure('INTERNAL', err instanceof Error ? err.message : String(err));
