@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../index.js';
+import { ZipWorkspace } from '../lib/index.js';
 
 const CLI = join(__dirname, '..', 'bin', 'quickrealm.js');
 
@@ -21,10 +21,13 @@ const fromZip = (b64: string) => ZipWorkspace.fromZip(Buffer.from(b64, 'base64')
 describe('quickrealm exec (JSON contract)', () => {
   it('runs the entry and returns the updated workspace', () => {
     const zipBase64 = zipOf({
-      'main.ts': "import fs from 'fs';\nimport { label } from './lib';\nfs.mkdirSync('out', { recursive: true });\nfs.writeFileSync('out/result.txt', `${label}:${process.argv[2]}:${process.env.MODE}`);\nconsole.log('wrote');\nconsole.error('note');\n",
+      'main.ts':
+        "import fs from 'fs';\nimport { label } from './lib';\nfs.mkdirSync('out', { recursive: true });\nfs.writeFileSync('out/result.txt', `${label}:${process.argv[2]}:${process.env.MODE}`);\nconsole.log('wrote');\nconsole.error('note');\n",
       'lib.ts': "export const label: string = 'lib';\n",
     });
-    const r = cli(JSON.stringify({ zipBase64, entryPath: '~/main.ts', argv: ['--x'], env: { MODE: 'cli' }, timeoutMs: 5000 }));
+    const r = cli(
+      JSON.stringify({ zipBase64, entryPath: '~/main.ts', argv: ['--x'], env: { MODE: 'cli' }, timeoutMs: 5000 }),
+    );
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     const out = JSON.parse(r.stdout);
@@ -46,7 +49,9 @@ describe('quickrealm exec (JSON contract)', () => {
   });
 
   it('times out at timeoutMs', () => {
-    const r = cli(JSON.stringify({ zipBase64: zipOf({ 'main.js': 'for (;;) {}' }), entryPath: 'main.js', timeoutMs: 100 }));
+    const r = cli(
+      JSON.stringify({ zipBase64: zipOf({ 'main.js': 'for (;;) {}' }), entryPath: 'main.js', timeoutMs: 100 }),
+    );
     expect(r.status).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, exitCode: 1, error: { code: 'TIMEOUT' } });
   });
@@ -58,7 +63,10 @@ describe('quickrealm exec (JSON contract)', () => {
       ['[]', /JSON object/],
       [JSON.stringify({ entryPath: 'main.js' }), /zipBase64/],
       [JSON.stringify({ zipBase64: '***', entryPath: 'main.js' }), /not valid base64/],
-      [JSON.stringify({ zipBase64: Buffer.from('not a zip').toString('base64'), entryPath: 'main.js' }), /not a usable workspace archive: ZIP_INVALID/],
+      [
+        JSON.stringify({ zipBase64: Buffer.from('not a zip').toString('base64'), entryPath: 'main.js' }),
+        /not a usable workspace archive: ZIP_INVALID/,
+      ],
       [JSON.stringify({ zipBase64: good }), /entryPath/],
       [JSON.stringify({ zipBase64: good, entryPath: 'main.js', argv: [1] }), /argv/],
       [JSON.stringify({ zipBase64: good, entryPath: 'main.js', env: { A: 1 } }), /env\.A/],

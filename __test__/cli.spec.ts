@@ -21,7 +21,10 @@ describe('quickrealm run (JSON contract)', () => {
   });
 
   it('truncates at output_kb, still prints the output, and fails with OUTPUT_LIMIT', () => {
-    const r = cli(['run'], request({ source: 'emit(read_input())', input: 'a'.repeat(1500), limits: { output_kb: 1 } }));
+    const r = cli(
+      ['run'],
+      request({ source: 'emit(read_input())', input: 'a'.repeat(1500), limits: { output_kb: 1 } }),
+    );
     expect(r.status).not.toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ output: 'a'.repeat(1024) });
     const err = JSON.parse(r.stderr);
@@ -55,7 +58,14 @@ describe('quickrealm run (JSON contract)', () => {
   });
 
   it('malformed stdin is INVALID_INPUT with exit code 2', () => {
-    for (const stdin of ['not json', '[]', request({ source: 1, input: '', limits: {} }), request({ source: '', limits: {} }), request({ source: '', input: '', limits: { wall_ms: -5 } }), request({ source: '', input: '', limits: {}, extra: 1 })]) {
+    for (const stdin of [
+      'not json',
+      '[]',
+      request({ source: 1, input: '', limits: {} }),
+      request({ source: '', limits: {} }),
+      request({ source: '', input: '', limits: { wall_ms: -5 } }),
+      request({ source: '', input: '', limits: {}, extra: 1 }),
+    ]) {
       const r = cli(['run'], stdin);
       expect(r.status, stdin).toBe(2);
       expect(JSON.parse(r.stderr).code, stdin).toBe('INVALID_INPUT');

@@ -1,6 +1,6 @@
 // createSandboxExecutor: a drop-in for tree-agent's SES edit executor.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createSandboxExecutor } from '../index.js';
+import { createSandboxExecutor } from '../lib/index.js';
 
 const PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
@@ -44,7 +44,10 @@ describe('as an AsynchronousEditor', () => {
     const editor = createSandboxExecutor({ createContext });
     let caught: unknown;
     try {
-      await editor(fakeTree(), 'const n = context.root.items.length;\n  throw new Error("Found " + n + " items, expected 4");');
+      await editor(
+        fakeTree(),
+        'const n = context.root.items.length;\n  throw new Error("Found " + n + " items, expected 4");',
+      );
     } catch (e) {
       caught = e;
     }
@@ -58,7 +61,10 @@ describe('as an AsynchronousEditor', () => {
 
   it('throws for limit failures with the limit message', async () => {
     const editor = createSandboxExecutor({ createContext, limits: { timeoutMs: 100 } });
-    await expect(editor(fakeTree(), 'for (;;) {}')).rejects.toMatchObject({ code: 'TIMEOUT', message: 'execution exceeded 100 ms' });
+    await expect(editor(fakeTree(), 'for (;;) {}')).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: 'execution exceeded 100 ms',
+    });
   });
 
   it('accepts return, top-level await and an async IIFE (function mode)', async () => {
@@ -103,7 +109,8 @@ describe('.run()', () => {
     const r = await editor.run(fakeTree(), 'const items = context.root.items;\nitems.missing.push(1);');
     expect(r.type).toBe('editingError');
     expect(r.message).toBe(
-      `${PREFIX}cannot read property 'push' of undefined (line 2, column ${r.result.error?.column})\n` + r.result.error?.frame,
+      `${PREFIX}cannot read property 'push' of undefined (line 2, column ${r.result.error?.column})\n` +
+        r.result.error?.frame,
     );
     expect(r.result.error?.frame).toContain('> 2 | items.missing.push(1);');
     expect(r.result.error?.frame).toContain('^');
@@ -131,7 +138,7 @@ describe('.run()', () => {
 
   it('the prefix is exported exactly as tree-agent words it', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { EDITING_ERROR_PREFIX } = require('../executor.js') as { EDITING_ERROR_PREFIX: string };
+    const { EDITING_ERROR_PREFIX } = require('../lib/executor.js') as { EDITING_ERROR_PREFIX: string };
     expect(EDITING_ERROR_PREFIX).toBe(PREFIX);
   });
 });
@@ -147,7 +154,10 @@ describe('options', () => {
     });
     const seen: unknown[] = [];
     const withRecord = createSandboxExecutor({ createContext: () => ({ record: (v: unknown) => seen.push(v) }) });
-    await editor({ id: 1 }, 'if (context.root !== "from createContext" || context.tag !== 1) throw new Error("wrong context");');
+    await editor(
+      { id: 1 },
+      'if (context.root !== "from createContext" || context.tag !== 1) throw new Error("wrong context");',
+    );
     await editor({ id: 2 }, 'if (context.tag !== 2) throw new Error("stale context");');
     await withRecord({}, 'context.record("hello");');
     expect(trees).toEqual([{ id: 1 }, { id: 2 }]);
@@ -161,10 +171,12 @@ describe('options', () => {
 
   it('a global named context is reserved, in globals (Record or Map) and compartmentOptions.globals', () => {
     expect(() => createSandboxExecutor({ createContext, globals: { context: 1 } })).toThrow(/context.*reserved/);
-    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(/context.*reserved/);
-    expect(() => createSandboxExecutor({ createContext, compartmentOptions: { globals: new Map([['context', 1]]) } })).toThrow(
+    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(
       /context.*reserved/,
     );
+    expect(() =>
+      createSandboxExecutor({ createContext, compartmentOptions: { globals: new Map([['context', 1]]) } }),
+    ).toThrow(/context.*reserved/);
   });
 
   it('extra globals from both options reach the code live', async () => {
@@ -181,7 +193,9 @@ describe('options', () => {
   });
 
   it('rejects unknown options and bad option shapes', () => {
-    expect(() => createSandboxExecutor({ createContext, lockdown: true } as never)).toThrow(/unknown .*option 'lockdown'/);
+    expect(() => createSandboxExecutor({ createContext, lockdown: true } as never)).toThrow(
+      /unknown .*option 'lockdown'/,
+    );
     expect(() => createSandboxExecutor({ createContext, globals: 5 } as never)).toThrow(/globals/);
   });
 
@@ -221,7 +235,8 @@ describe('SES-shaped options', () => {
   });
 
   it('errorTaming unsafe keeps guest frames on the thrown error stack', async () => {
-    const code = 'function checkItems(items) {\n  if (items.length < 5) throw new RangeError("too few items");\n}\ncheckItems(context.root.items);';
+    const code =
+      'function checkItems(items) {\n  if (items.length < 5) throw new RangeError("too few items");\n}\ncheckItems(context.root.items);';
     const unsafe = createSandboxExecutor({ createContext, lockdownOptions: { errorTaming: 'unsafe' } });
     const err = (await unsafe(fakeTree(), code).catch((e: unknown) => e)) as Error;
     expect(err.name).toBe('RangeError');
@@ -242,7 +257,12 @@ describe('SES-shaped options', () => {
       editors.push(
         createSandboxExecutor({
           createContext,
-          lockdownOptions: { consoleTaming: 'unsafe', errorTaming: 'unsafe', stackFiltering: 'verbose', overrideTaming: 'severe' },
+          lockdownOptions: {
+            consoleTaming: 'unsafe',
+            errorTaming: 'unsafe',
+            stackFiltering: 'verbose',
+            overrideTaming: 'severe',
+          },
           compartmentOptions: { globals: new Map([[`extra${i}`, i]]) },
         }),
       );

@@ -1,4 +1,4 @@
-import { runSync, type RunResult } from '../index.js';
+import { runSync, type RunResult } from '../lib/index.js';
 
 /** Asserts the realm still works after something hostile happened. */
 export function expectHealthy(): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configure, run, runSync } from '../index.js';
+import { configure, run, runSync } from '../lib/index.js';
 
 // Bad input is a result with INVALID_INPUT and a message naming the problem, never a throw.
 const anyRunSync = runSync as (...args: unknown[]) => ReturnType<typeof runSync>;

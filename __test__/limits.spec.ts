@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../index.js';
+import { run, runSync } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 const LOOPS: Record<string, string> = {
@@ -41,7 +41,9 @@ describe('TIMEOUT', () => {
 
 describe('MEMORY_LIMIT', () => {
   it('is reported when the guest lets the error escape', () => {
-    const r = runSync('const a = []; for(;;) a.push("x".repeat(1000) + a.length)', { limits: { memoryBytes: 8 << 20 } });
+    const r = runSync('const a = []; for(;;) a.push("x".repeat(1000) + a.length)', {
+      limits: { memoryBytes: 8 << 20 },
+    });
     expect(r.error?.code).toBe('MEMORY_LIMIT');
     expectHealthy();
   });

@@ -1,6 +1,6 @@
 // Live host values through the membrane: `globals` with run() and runSync().
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions, type RunResult } from '../index.js';
+import { run, runSync, type RunOptions, type RunResult } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 function ok(r: RunResult): unknown {
@@ -8,8 +8,10 @@ function ok(r: RunResult): unknown {
   return r.value;
 }
 
-const live = (source: string, globals: RunOptions['globals'], options: RunOptions = {}) => run(source, { ...options, globals });
-const liveSync = (source: string, globals: RunOptions['globals'], options: RunOptions = {}) => runSync(source, { ...options, globals });
+const live = (source: string, globals: RunOptions['globals'], options: RunOptions = {}) =>
+  run(source, { ...options, globals });
+const liveSync = (source: string, globals: RunOptions['globals'], options: RunOptions = {}) =>
+  runSync(source, { ...options, globals });
 
 class Point {
   #x: number;
@@ -51,8 +53,18 @@ describe('globals as a Record or a Map', () => {
 
   it('primitives are copied in and out', async () => {
     const seen: unknown[] = [];
-    const globals = { n: 42, s: 'text', b: true, big: 12345678901234567890n, nothing: null, record: (...a: unknown[]) => seen.push(...a) };
-    const r = await live('record(n + 1, s.toUpperCase(), !b, big * 2n, nothing, undefined); return typeof big', globals);
+    const globals = {
+      n: 42,
+      s: 'text',
+      b: true,
+      big: 12345678901234567890n,
+      nothing: null,
+      record: (...a: unknown[]) => seen.push(...a),
+    };
+    const r = await live(
+      'record(n + 1, s.toUpperCase(), !b, big * 2n, nothing, undefined); return typeof big',
+      globals,
+    );
     expect(ok(r)).toBe('bigint');
     expect(seen).toEqual([43, 'TEXT', false, 24691357802469135780n, null, undefined]);
   });
@@ -60,7 +72,10 @@ describe('globals as a Record or a Map', () => {
   it('results coming back from the host are wrapped (objects) or copied (primitives)', async () => {
     const shared = { hits: 0 };
     const globals = { getShared: () => shared, getNumber: () => 7 };
-    const r = await live('const a = getShared(); a.hits++; const n = getNumber(); return [typeof a, a === getShared(), n]', globals);
+    const r = await live(
+      'const a = getShared(); a.hits++; const n = getNumber(); return [typeof a, a === getShared(), n]',
+      globals,
+    );
     expect(ok(r)).toEqual(['object', true, 7]);
     expect(shared.hits).toBe(1);
   });
@@ -166,7 +181,10 @@ describe('async host functions', () => {
       e.extra = 1;
       throw e;
     };
-    const r = await live('try { await fail(); } catch (e) { return [e.name, e.message, e.extra, e instanceof TypeError] }', { fail });
+    const r = await live(
+      'try { await fail(); } catch (e) { return [e.name, e.message, e.extra, e instanceof TypeError] }',
+      { fail },
+    );
     expect(ok(r)).toEqual(['TypeError', 'async no', undefined, true]);
   });
 
@@ -180,7 +198,11 @@ describe('async host functions', () => {
 
   it('a host promise that never settles ends the run with TIMEOUT at the deadline', async () => {
     const started = Date.now();
-    const r = await live('await never(); return 1', { never: () => new Promise(() => {}) }, { limits: { timeoutMs: 150 } });
+    const r = await live(
+      'await never(); return 1',
+      { never: () => new Promise(() => {}) },
+      { limits: { timeoutMs: 150 } },
+    );
     const elapsed = Date.now() - started;
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe('TIMEOUT');
@@ -190,7 +212,11 @@ describe('async host functions', () => {
 
   it('the deadline covers the time spent waiting on host promises', async () => {
     const slow = () => new Promise((resolve) => setTimeout(resolve, 60));
-    const r = await live('for (let i = 0; i < 10; i++) await slow(); return "done"', { slow }, { limits: { timeoutMs: 200 } });
+    const r = await live(
+      'for (let i = 0; i < 10; i++) await slow(); return "done"',
+      { slow },
+      { limits: { timeoutMs: 200 } },
+    );
     expect(r.error?.code).toBe('TIMEOUT');
   });
 
@@ -213,7 +239,11 @@ describe('async host functions', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
-    const r = await live('await never(); return 1', { never: () => new Promise(() => {}) }, { signal: controller.signal, limits: { timeoutMs: 10_000 } });
+    const r = await live(
+      'await never(); return 1',
+      { never: () => new Promise(() => {}) },
+      { signal: controller.signal, limits: { timeoutMs: 10_000 } },
+    );
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe('CANCELLED');
     expect(Date.now() - started).toBeLessThan(1000);
@@ -241,14 +271,20 @@ describe('host objects as proxies', () => {
 
   it('reads and writes plain properties, `in` and `delete`', async () => {
     const obj: Record<string, unknown> = { a: 1, b: 2 };
-    const r = await live('obj.c = obj.a + obj.b; const had = "b" in obj; delete obj.a; return [had, "a" in obj, "c" in obj]', { obj });
+    const r = await live(
+      'obj.c = obj.a + obj.b; const had = "b" in obj; delete obj.a; return [had, "a" in obj, "c" in obj]',
+      { obj },
+    );
     expect(ok(r)).toEqual([true, false, true]);
     expect(obj).toEqual({ b: 2, c: 3 });
   });
 
   it('gets and sets through prototype accessors of class instances', async () => {
     const p = new Point(3, 4);
-    const r = await live('const before = p.x; p.x = 6; p.y = 8; return [before, p.x, p.length(), "x" in p, "length" in p, Object.keys(p)]', { p });
+    const r = await live(
+      'const before = p.x; p.x = 6; p.y = 8; return [before, p.x, p.length(), "x" in p, "length" in p, Object.keys(p)]',
+      { p },
+    );
     expect(ok(r)).toEqual([3, 6, 10, true, true, ['y']]);
     expect(p.x).toBe(6);
   });
@@ -261,7 +297,10 @@ describe('host objects as proxies', () => {
   });
 
   it('constructs host classes and answers instanceof', async () => {
-    const r = await live('const q = new Point(5, 12); return [q.length(), q instanceof Point, ({}) instanceof Point, `${q}`]', { Point });
+    const r = await live(
+      'const q = new Point(5, 12); return [q.length(), q instanceof Point, ({}) instanceof Point, `${q}`]',
+      { Point },
+    );
     expect(ok(r)).toEqual([13, true, false, 'Point(5, 12)']);
   });
 
@@ -301,7 +340,10 @@ describe('host objects as proxies', () => {
   it('host Map and Set methods work on the real collections', async () => {
     const map = new Map<string, number>([['k', 1]]);
     const set = new Set<number>();
-    const r = await live('map.set("z", 26); set.add(1).add(2); return [map.get("k"), map.has("z"), map.size, set.size, map.delete("k")]', { map, set });
+    const r = await live(
+      'map.set("z", 26); set.add(1).add(2); return [map.get("k"), map.has("z"), map.size, set.size, map.delete("k")]',
+      { map, set },
+    );
     expect(ok(r)).toEqual([1, true, 2, 2, true]);
     expect([...map.entries()]).toEqual([['z', 26]]);
     expect([...set]).toEqual([1, 2]);
@@ -388,7 +430,10 @@ describe('host methods taking guest callbacks', () => {
         throw e;
       }
     };
-    const r = await live('try { each(() => { throw new RangeError("inside") }) } catch (e) { return e.name + "/" + e.message }', { each });
+    const r = await live(
+      'try { each(() => { throw new RangeError("inside") }) } catch (e) { return e.name + "/" + e.message }',
+      { each },
+    );
     expect(ok(r)).toBe('RangeError/inside');
     expect(hostSaw).toBe('RangeError: inside');
   });
@@ -441,7 +486,10 @@ describe('guest values passed to host functions', () => {
       got = v;
       got.list.push('host');
     };
-    const r = await live('const o = { a: 1, list: ["guest"], nested: { d: new Date(0), m: new Map([[1, 2]]), s: new Set([3]) } }; take(o); o.a = 2; return o.list.length', { take });
+    const r = await live(
+      'const o = { a: 1, list: ["guest"], nested: { d: new Date(0), m: new Map([[1, 2]]), s: new Set([3]) } }; take(o); o.a = 2; return o.list.length',
+      { take },
+    );
     expect(ok(r)).toBe(1);
     expect(got.a).toBe(1);
     expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
@@ -493,7 +541,10 @@ describe('guest values passed to host functions', () => {
   it('a guest object holding a host proxy passes the real host object', async () => {
     const inner = { n: 1 };
     let got: any;
-    const r = await live('take({ wrapped: inner, list: [inner] }); return 1', { inner, take: (v: unknown) => (got = v) });
+    const r = await live('take({ wrapped: inner, list: [inner] }); return 1', {
+      inner,
+      take: (v: unknown) => (got = v),
+    });
     expect(ok(r)).toBe(1);
     expect(got.wrapped).toBe(inner);
     expect(got.list[0]).toBe(inner);
@@ -537,7 +588,11 @@ describe('crossings, budget and deadline', () => {
   it('a guest catch cannot swallow the budget stop', async () => {
     // the budget stop is uncatchable, like the deadline: the guest keeps no control
     const f = () => 1;
-    const r = await live('let caught = 0; for (;;) { try { f() } catch { caught++ } }', { f }, { limits: { timeoutMs: 25_000, hostCalls: 5000 } });
+    const r = await live(
+      'let caught = 0; for (;;) { try { f() } catch { caught++ } }',
+      { f },
+      { limits: { timeoutMs: 25_000, hostCalls: 5000 } },
+    );
     expect(r.error?.code).toBe('HOST_CALL_LIMIT');
   });
 
@@ -551,7 +606,11 @@ describe('crossings, budget and deadline', () => {
       }
     };
     const started = Date.now();
-    const r = await live('for (let i = 0; i < 50; i++) slowCall(); return "finished"', { slowCall }, { limits: { timeoutMs: 100 } });
+    const r = await live(
+      'for (let i = 0; i < 50; i++) slowCall(); return "finished"',
+      { slowCall },
+      { limits: { timeoutMs: 100 } },
+    );
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe('TIMEOUT');
     expect(calls).toBeLessThanOrEqual(4);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configure, poolStats, run, runSync } from '../index.js';
+import { configure, poolStats, run, runSync } from '../lib/index.js';
 
 const until = async (cond: () => boolean) => {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -21,7 +21,10 @@ describe('prepared-realm pool', () => {
   it('a realm is never reused: every run sees a pristine realm', async () => {
     const before = poolStats().taken;
     for (let i = 0; i < 30; i++) {
-      const r = i % 2 ? runSync('const s = typeof marker; globalThis.marker = 1; return s') : await run('const s = typeof marker; globalThis.marker = 1; return s');
+      const r =
+        i % 2
+          ? runSync('const s = typeof marker; globalThis.marker = 1; return s')
+          : await run('const s = typeof marker; globalThis.marker = 1; return s');
       expect(r.value).toBe('undefined');
     }
     expect(poolStats().taken - before).toBe(30);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../index.js';
+import { run, runSync } from '../lib/index.js';
 
 describe('modes', () => {
   it('function mode: return and top-level await', () => {
@@ -134,7 +134,10 @@ describe('data in, results out', () => {
       big: 2n ** 80n,
       negBig: -(2n ** 70n),
       date: when,
-      map: new Map<unknown, unknown>([['k', 1], [2, { x: [1] }]]),
+      map: new Map<unknown, unknown>([
+        ['k', 1],
+        [2, { x: [1] }],
+      ]),
       set: new Set([1, 'two']),
       bytes: new Uint8Array([1, 2, 255]),
       floats: new Float64Array([1.5, -0]),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configure, run, runSync } from '../index.js';
+import { configure, run, runSync } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 describe('run() on quickrealm worker threads', () => {
@@ -70,7 +70,9 @@ describe('unhandled rejections', () => {
     const onUnhandled = (reason: unknown) => seen.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const r = await run('Promise.reject(new Error("lost")); (async () => { throw new TypeError("also lost") })(); return 1');
+      const r = await run(
+        'Promise.reject(new Error("lost")); (async () => { throw new TypeError("also lost") })(); return 1',
+      );
       expect(r.ok).toBe(true);
       const messages = r.logs.filter((l) => l.level === 'error').map((l) => l.message);
       expect(messages).toContain('Unhandled promise rejection: Error: lost');

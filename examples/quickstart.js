@@ -11,7 +11,17 @@ async function main() {
     console.log('computed total', total);
     return { id: order.id, total };
     `,
-    { data: { order: { id: 'A-17', items: [{ price: 2.5, qty: 4 }, { price: 10, qty: 1 }] } } },
+    {
+      data: {
+        order: {
+          id: 'A-17',
+          items: [
+            { price: 2.5, qty: 4 },
+            { price: 10, qty: 1 },
+          ],
+        },
+      },
+    },
   );
   console.log('--- a successful run');
   console.log('value: ', ok.value);
@@ -25,11 +35,11 @@ async function main() {
   console.log(`${slow.error.code} after ${Date.now() - started} ms: ${slow.error.message}`);
 
   // 3. A guest error comes back located in the caller's source, with a code frame.
-  const bad = runSync(
-    ['const user = { name: "Ada" };', 'const city = user.address.city;', 'return city;'].join('\n'),
-  );
+  const bad = runSync(['const user = { name: "Ada" };', 'const city = user.address.city;', 'return city;'].join('\n'));
   console.log('\n--- an error with its code frame');
-  console.log(`${bad.error.code} ${bad.error.name}: ${bad.error.message} (line ${bad.error.line}, column ${bad.error.column})`);
+  console.log(
+    `${bad.error.code} ${bad.error.name}: ${bad.error.message} (line ${bad.error.line}, column ${bad.error.column})`,
+  );
   console.log(bad.error.frame);
 
   // 4. The realm is frozen: built-ins cannot be polluted.

@@ -1,7 +1,7 @@
 // Resource abuse: every case must end with a specific code, leave the host intact, and let the
 // next run work.
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions } from '../../index.js';
+import { run, runSync, type RunOptions } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 function expectCode(src: string, codes: string[], options: RunOptions = {}) {
@@ -14,7 +14,9 @@ function expectCode(src: string, codes: string[], options: RunOptions = {}) {
 
 describe('CPU abuse', () => {
   it('generic indexOf over a 2**32-1 array-like times out', () => {
-    expectCode('return Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)', ['TIMEOUT'], { limits: { timeoutMs: 200 } });
+    expectCode('return Array.prototype.indexOf.call({ length: 2 ** 32 - 1 }, 1)', ['TIMEOUT'], {
+      limits: { timeoutMs: 200 },
+    });
   });
 
   it('work queued after return still runs under the deadline', () => {
@@ -44,7 +46,9 @@ describe('memory abuse', () => {
   });
 
   it('array growth hits MEMORY_LIMIT', () => {
-    expectCode('const a = []; for (;;) a.push({ i: a.length })', ['MEMORY_LIMIT'], { limits: { memoryBytes: 16 << 20 } });
+    expectCode('const a = []; for (;;) a.push({ i: a.length })', ['MEMORY_LIMIT'], {
+      limits: { memoryBytes: 16 << 20 },
+    });
   });
 
   it('a huge typed array is refused', () => {
@@ -55,7 +59,9 @@ describe('memory abuse', () => {
 describe('depth abuse', () => {
   it('a 1e6-deep nested result is refused, not a host stack overflow', () => {
     const src = 'let v = 0; for (let i = 0; i < 1e6; i++) v = [v]; return v';
-    const r = expectCode(src, ['EVAL_ERROR', 'MEMORY_LIMIT'], { limits: { memoryBytes: 512 << 20, timeoutMs: 20_000 } });
+    const r = expectCode(src, ['EVAL_ERROR', 'MEMORY_LIMIT'], {
+      limits: { memoryBytes: 512 << 20, timeoutMs: 20_000 },
+    });
     if (r.error?.code === 'EVAL_ERROR') expect(r.error.message).toMatch(/nesting deeper than/);
   });
 
@@ -75,7 +81,9 @@ describe('depth abuse', () => {
   });
 
   it('mutual recursion through getters overflows into an error', () => {
-    const r = expectCode('const o = { get a() { return this.b }, get b() { return this.a } }; return o.a', ['EVAL_ERROR']);
+    const r = expectCode('const o = { get a() { return this.b }, get b() { return this.a } }; return o.a', [
+      'EVAL_ERROR',
+    ]);
     expect(r.error?.name).toBe('RangeError');
   });
 });
@@ -102,7 +110,23 @@ describe('output abuse', () => {
 describe('engine loops that never poll for interrupts', () => {
   // These built-ins loop in C without checking the deadline; over a huge sparse array or
   // array-like they would spin for minutes. They are refused up front instead.
-  const methods = ['concat', 'copyWithin', 'fill', 'flat', 'flatMap', 'join', 'lastIndexOf', 'reverse', 'shift', 'slice', 'sort', 'splice', 'toLocaleString', 'unshift', 'toString'];
+  const methods = [
+    'concat',
+    'copyWithin',
+    'fill',
+    'flat',
+    'flatMap',
+    'join',
+    'lastIndexOf',
+    'reverse',
+    'shift',
+    'slice',
+    'sort',
+    'splice',
+    'toLocaleString',
+    'unshift',
+    'toString',
+  ];
   for (const m of methods) {
     it(`Array.prototype.${m} over a 2**32-1 sparse array ends quickly`, () => {
       const started = Date.now();
@@ -114,14 +138,18 @@ describe('engine loops that never poll for interrupts', () => {
     });
     it(`Array.prototype.${m} over a 2**32-1 array-like ends quickly`, () => {
       const started = Date.now();
-      const r = runSync(`Array.prototype.${m}.call({ length: 2 ** 32 - 1 }, 0, 1); return 1`, { limits: { timeoutMs: 200 } });
+      const r = runSync(`Array.prototype.${m}.call({ length: 2 ** 32 - 1 }, 0, 1); return 1`, {
+        limits: { timeoutMs: 200 },
+      });
       expect(Date.now() - started).toBeLessThan(3000);
       if (!r.ok) expect(['EVAL_ERROR', 'TIMEOUT']).toContain(r.error?.code);
     });
   }
 
   it('the guards keep normal arrays working and look like the originals', () => {
-    const r = runSync('return [[3, 1, 2].sort().join("-"), [1, [2]].flat().concat([3]).length, Array.prototype.join.length, Array.prototype.sort.name]');
+    const r = runSync(
+      'return [[3, 1, 2].sort().join("-"), [1, [2]].flat().concat([3]).length, Array.prototype.join.length, Array.prototype.sort.name]',
+    );
     expect(r.value).toEqual(['1-2-3', 3, 1, 'sort']);
   });
 

@@ -1,7 +1,7 @@
 // Attempts to reach the host or compile code from strings. Each asserts the specific failure,
 // that the host is untouched, and that the next run works.
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../index.js';
+import { runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 const CODEGEN = /Code generation from strings is disabled|not defined/;
@@ -23,7 +23,7 @@ describe('constructor chains', () => {
     'async function declaration': "(async function f() {}).constructor('return process')",
     'generator function': "(function* () {}).constructor('yield process')().next()",
     'async generator function': "(async function* () {}).constructor('yield process')",
-    'class': "(class {}).constructor('return process')()",
+    class: "(class {}).constructor('return process')()",
     'bound function': "(function () {}).bind(null).constructor('return process')()",
     'Reflect.construct': "Reflect.construct(Function, ['return process'])()",
     'getPrototypeOf chain': "Object.getPrototypeOf(async function () {}).constructor('return 1')",
@@ -64,13 +64,30 @@ describe('eval and dynamic import', () => {
 
 describe('host globals are absent', () => {
   it('no require, process, module, Buffer, timers or fetch', () => {
-    const names = ['require', 'process', 'module', 'exports', 'Buffer', 'setTimeout', 'setInterval', 'setImmediate', 'fetch', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'global', '__dirname'];
+    const names = [
+      'require',
+      'process',
+      'module',
+      'exports',
+      'Buffer',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'fetch',
+      'WebAssembly',
+      'SharedArrayBuffer',
+      'Atomics',
+      'global',
+      '__dirname',
+    ];
     const r = runSync(`return ${JSON.stringify(names)}.filter((n) => typeof globalThis[n] !== 'undefined')`);
     expect(r.value).toEqual([]);
   });
 
   it('globalThis is the guest global, not the host one', () => {
-    const r = runSync('return Object.getOwnPropertyNames(globalThis).filter((n) => /^(process|require|Buffer|global|module)$/.test(n))');
+    const r = runSync(
+      'return Object.getOwnPropertyNames(globalThis).filter((n) => /^(process|require|Buffer|global|module)$/.test(n))',
+    );
     expect(r.value).toEqual([]);
   });
 });

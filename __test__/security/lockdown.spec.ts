@@ -1,6 +1,6 @@
 // The realm is frozen before guest code runs, and nothing a run does survives into the next one.
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../index.js';
+import { runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 describe('pollution of intrinsics', () => {
@@ -10,25 +10,27 @@ describe('pollution of intrinsics', () => {
     'Function.prototype': 'Function.prototype.call = null',
     'Promise.prototype.then': 'Promise.prototype.then = () => {}',
     'JSON.parse': 'JSON.parse = () => 1',
-    'Math': 'Math.random = () => 4',
+    Math: 'Math.random = () => 4',
     'global binding': 'Object = null',
     'defineProperty on a prototype': "Object.defineProperty(Array.prototype, 'x', { value: 1 })",
     'setPrototypeOf on a prototype': 'Object.setPrototypeOf(Array.prototype, null)',
     '__proto__ assignment': 'Object.prototype.__proto__ = {}',
     'delete a builtin': 'delete Array.prototype.map',
-    'iterator prototype': "Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })",
+    'iterator prototype': 'Object.getPrototypeOf([][Symbol.iterator]()).next = () => ({ done: true })',
     'generator prototype': 'Object.getPrototypeOf(function* () {}).prototype.next = null',
-    'async function prototype': "Object.getPrototypeOf(async () => {}).x = 1",
+    'async function prototype': 'Object.getPrototypeOf(async () => {}).x = 1',
     'TypedArray prototype': 'Object.getPrototypeOf(Uint8Array.prototype).fill = null',
-    'console': 'console.log = () => {}',
-    'emit': 'emit = () => {}',
+    console: 'console.log = () => {}',
+    emit: 'emit = () => {}',
   };
   for (const [what, src] of Object.entries(attempts)) {
     it(`is refused: ${what}`, () => {
       const r = runSync(src);
       expect(r.error?.code, src).toBe('EVAL_ERROR');
       expect(r.error?.name, src).toBe('TypeError');
-      expect(r.error?.message, src).toMatch(/not extensible|read-only|not configurable|could not delete|Immutable prototype/i);
+      expect(r.error?.message, src).toMatch(
+        /not extensible|read-only|not configurable|could not delete|Immutable prototype/i,
+      );
       expectHealthy();
     });
   }

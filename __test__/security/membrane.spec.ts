@@ -2,7 +2,7 @@
 // Each case asserts the specific outcome, that the host is intact, and that the next run works.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run, runSync, type RunOptions, type RunResult } from '../../index.js';
+import { run, runSync, type RunOptions, type RunResult } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 const CODEGEN = /Code generation from strings is disabled/;
@@ -36,21 +36,26 @@ function makeContext() {
   };
 }
 
-const liveSync = (src: string, globals: RunOptions['globals'], options: RunOptions = {}) => runSync(src, { ...options, globals });
-const live = (src: string, globals: RunOptions['globals'], options: RunOptions = {}) => run(src, { ...options, globals });
+const liveSync = (src: string, globals: RunOptions['globals'], options: RunOptions = {}) =>
+  runSync(src, { ...options, globals });
+const live = (src: string, globals: RunOptions['globals'], options: RunOptions = {}) =>
+  run(src, { ...options, globals });
 
 describe('constructor chains through exposed host values', () => {
   const chains: Record<string, string> = {
     'context.constructor': "return context.constructor.constructor('return process')()",
     'context.root.items.map.constructor': "return context.root.items.map.constructor('return process')()",
-    'a host function .constructor.constructor': "return context.create.Item.constructor.constructor('return process')()",
-    'Object.getPrototypeOf(context.root)': "return Object.getPrototypeOf(context.root).constructor.constructor('return process')()",
+    'a host function .constructor.constructor':
+      "return context.create.Item.constructor.constructor('return process')()",
+    'Object.getPrototypeOf(context.root)':
+      "return Object.getPrototypeOf(context.root).constructor.constructor('return process')()",
     'context.root.__proto__': "return context.root.__proto__.constructor.constructor('return process')()",
     'a host array .constructor': "return context.root.items.constructor.constructor('return process')()",
     'a host method .call.constructor': "return context.root.items.map.call.constructor('return process')()",
     'a host iterator': "return context.root.items[Symbol.iterator]().constructor.constructor('return process')()",
     'a bound host function': "return context.parent.bind(null).constructor('return process')()",
-    'Reflect.getPrototypeOf of a host function': "return Reflect.getPrototypeOf(context.key).constructor('return process')()",
+    'Reflect.getPrototypeOf of a host function':
+      "return Reflect.getPrototypeOf(context.key).constructor('return process')()",
     'an async host result': "return (await Promise.resolve(context.root)).constructor.constructor('return process')()",
   };
   for (const [name, src] of Object.entries(chains)) {
@@ -294,13 +299,20 @@ describe('guest Proxy objects passed to host functions', () => {
       /nested deeper than/,
     ],
     'getPrototypeOf throws': ["new Proxy({}, { getPrototypeOf() { throw new Error('proto trap') } })", /proto trap/],
-    'a revoked proxy': ["(() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy })()", /revoked/],
-    'an array proxy with a huge length': ['new Proxy([], { get: (t, k) => (k === "length" ? 2 ** 32 - 1 : undefined) })', /.*/],
+    'a revoked proxy': ['(() => { const p = Proxy.revocable({}, {}); p.revoke(); return p.proxy })()', /revoked/],
+    'an array proxy with a huge length': [
+      'new Proxy([], { get: (t, k) => (k === "length" ? 2 ** 32 - 1 : undefined) })',
+      /.*/,
+    ],
   };
   for (const [name, [make, pattern]] of Object.entries(cases)) {
     it(`fails cleanly when ${name}`, () => {
       const before = received.length;
-      const r = liveSync(`const p = ${make};\ntake(p);\nreturn 'no error';`, { take }, { limits: { timeoutMs: 300, memoryBytes: 32 << 20 } });
+      const r = liveSync(
+        `const p = ${make};\ntake(p);\nreturn 'no error';`,
+        { take },
+        { limits: { timeoutMs: 300, memoryBytes: 32 << 20 } },
+      );
       expect(r.ok, JSON.stringify(r)).toBe(false);
       expect(['EVAL_ERROR', 'TIMEOUT', 'MEMORY_LIMIT']).toContain(r.error?.code);
       if (r.error?.code === 'EVAL_ERROR') expect(r.error.message).toMatch(pattern);
@@ -337,7 +349,12 @@ describe('species and thenables on values handed to the host', () => {
       { useHostMethods },
     );
     expect(value(r)).toEqual([true, true, 0]);
-    expect(result).toEqual([[2, 4, 6], [1, 2, 3], [1, 2, 3], [1, 2, 3, 9]]);
+    expect(result).toEqual([
+      [2, 4, 6],
+      [1, 2, 3],
+      [1, 2, 3],
+      [1, 2, 3, 9],
+    ]);
     expectAllHealthy();
   });
 
@@ -434,7 +451,7 @@ describe('serialisation hooks on guest objects', () => {
       during = JSON.stringify(v);
     };
     const r = liveSync(
-      "take({ a: 1, toJSON() { return { replaced: true, hostVisible: typeof process } } }); return 1",
+      'take({ a: 1, toJSON() { return { replaced: true, hostVisible: typeof process } } }); return 1',
       { take },
     );
     expect(value(r)).toBe(1);
@@ -448,7 +465,11 @@ describe('serialisation hooks on guest objects', () => {
   });
 
   it('a toJSON that loops forever is stopped by the deadline', () => {
-    const r = liveSync('take({ toJSON() { for (;;) {} } })', { take: (v: unknown) => JSON.stringify(v) }, { limits: { timeoutMs: 150 } });
+    const r = liveSync(
+      'take({ toJSON() { for (;;) {} } })',
+      { take: (v: unknown) => JSON.stringify(v) },
+      { limits: { timeoutMs: 150 } },
+    );
     expect(r.error?.code).toBe('TIMEOUT');
     expectAllHealthy();
   });
@@ -464,10 +485,14 @@ describe('re-entrancy', () => {
       const r = runSync('return inner() * 2', { globals: { inner: () => 21 } });
       return r.ok ? r.value : `failed: ${r.error?.message}`;
     };
-    const r = liveSync('return [nested("return 1 + 1"), nested("for (;;) {}"), nestedLive(), nested("globalThis.x = 1; return typeof x")]', {
-      nested: (s: string) => (s.includes('for') ? (runSync(s, { limits: { timeoutMs: 50 } }).error?.code ?? 'ok') : nested(s)),
-      nestedLive,
-    });
+    const r = liveSync(
+      'return [nested("return 1 + 1"), nested("for (;;) {}"), nestedLive(), nested("globalThis.x = 1; return typeof x")]',
+      {
+        nested: (s: string) =>
+          s.includes('for') ? (runSync(s, { limits: { timeoutMs: 50 } }).error?.code ?? 'ok') : nested(s),
+        nestedLive,
+      },
+    );
     expect(value(r)).toEqual([2, 'TIMEOUT', 42, 'number']);
     expectAllHealthy();
   });
@@ -477,7 +502,9 @@ describe('re-entrancy', () => {
       const r = runSync('return cb(20) + 1', { globals: { cb } });
       return r.ok ? r.value : `failed: ${r.error?.message}`;
     };
-    const r = liveSync('let calls = 0; const out = bridge((x) => { calls++; return x * 2 }); return [out, calls]', { bridge });
+    const r = liveSync('let calls = 0; const out = bridge((x) => { calls++; return x * 2 }); return [out, calls]', {
+      bridge,
+    });
     expect(value(r)).toEqual([41, 1]);
     expectAllHealthy();
   });
@@ -513,7 +540,11 @@ describe('proxies and callbacks after the run', () => {
 
   it('a callback kept by the host is dead after the run ended by a timeout', async () => {
     let kept: (() => unknown) | undefined;
-    const r = await live('keep(() => 1); for (;;) {}', { keep: (f: () => unknown) => (kept = f) }, { limits: { timeoutMs: 100 } });
+    const r = await live(
+      'keep(() => 1); for (;;) {}',
+      { keep: (f: () => unknown) => (kept = f) },
+      { limits: { timeoutMs: 100 } },
+    );
     expect(r.error?.code).toBe('TIMEOUT');
     expect(() => kept!()).toThrow(/after its run ended/);
     expectAllHealthy();

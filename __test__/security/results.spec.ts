@@ -1,10 +1,10 @@
 // Values crossing out of the realm: no prototype pollution, no host crash, no Node events.
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../../index.js';
+import { run, runSync } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 describe('results never pollute host prototypes', () => {
-  it("a returned JSON.parse('{\"__proto__\": ...}') stays an own data key", () => {
+  it('a returned JSON.parse(\'{"__proto__": ...}\') stays an own data key', () => {
     const r = runSync('return JSON.parse(\'{"__proto__": {"x": 1}, "a": 2}\')');
     expect(r.ok).toBe(true);
     const v = r.value as Record<string, unknown>;
@@ -23,7 +23,9 @@ describe('results never pollute host prototypes', () => {
   });
 
   it('nested __proto__ keys inside arrays and maps', () => {
-    const r = runSync('return [JSON.parse(\'{"__proto__": {"y": 1}}\'), new Map([["k", JSON.parse(\'{"__proto__": {"z": 1}}\')]])]');
+    const r = runSync(
+      'return [JSON.parse(\'{"__proto__": {"y": 1}}\'), new Map([["k", JSON.parse(\'{"__proto__": {"z": 1}}\')]])]',
+    );
     expect(r.ok).toBe(true);
     expect(({} as Record<string, unknown>).y).toBeUndefined();
     expect(({} as Record<string, unknown>).z).toBeUndefined();

@@ -1,7 +1,7 @@
 // Workspace execution against hostile code: escapes through fs paths and imports, the hidden
 // history area, quotas, and reaching host powers through the shims or `process`.
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../index.js';
+import { ZipWorkspace } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 import { makeZip, thrownCode, unixMode } from '../workspace/helpers.js';
 
@@ -41,7 +41,9 @@ describe('paths cannot leave the workspace', () => {
       (p: string) => `fs.copyFileSync(${p}, 'copy.js')`,
     ];
     const lines = escapes.flatMap((p) => calls.map((call) => `console.log(code(() => ${call(JSON.stringify(p))}));`));
-    const out = await probe(lines.join('\n') + `\nconsole.log(${JSON.stringify(escapes)}.map((p) => fs.existsSync(p)).join());`);
+    const out = await probe(
+      lines.join('\n') + `\nconsole.log(${JSON.stringify(escapes)}.map((p) => fs.existsSync(p)).join());`,
+    );
     expect(out.slice(0, -1)).toEqual(lines.map(() => 'EACCES'));
     expect(out.at(-1)).toBe(escapes.map(() => 'false').join());
   });
@@ -61,7 +63,11 @@ describe('paths cannot leave the workspace', () => {
         "console.log(code(() => fs.readFileSync(42)), code(() => fs.readFileSync({ toString() { return 'main.js'; } })));",
       ].join('\n'),
     );
-    expect(out).toEqual(['ERR_INVALID_ARG_VALUE ERR_INVALID_ARG_VALUE', 'EINVAL EINVAL EINVAL', 'ERR_INVALID_ARG_TYPE ERR_INVALID_ARG_TYPE']);
+    expect(out).toEqual([
+      'ERR_INVALID_ARG_VALUE ERR_INVALID_ARG_VALUE',
+      'EINVAL EINVAL EINVAL',
+      'ERR_INVALID_ARG_TYPE ERR_INVALID_ARG_TYPE',
+    ]);
   });
 
   it('there are no links: no symlink functions, nothing is a link, archives with links are refused', async () => {
@@ -121,7 +127,9 @@ describe('the history area is invisible', () => {
     );
     const r = await zipped.exec('main.js');
     expect(r.error).toBeUndefined();
-    expect(r.stdout).toBe('main.js,note.txt main.js,note.txt false\nEACCES,EACCES,EACCES,EACCES,EACCES,EACCES,EACCES,EACCES\n');
+    expect(r.stdout).toBe(
+      'main.js,note.txt main.js,note.txt false\nEACCES,EACCES,EACCES,EACCES,EACCES,EACCES,EACCES,EACCES\n',
+    );
     expect(zipped.history(10).slice(1)).toEqual(history);
     const imp = await workspace({ 'main.js': "import log from './.time/log.json';" }).exec('main.js');
     expect(imp.error?.message).toMatch(/reserved for workspace history/);
@@ -130,7 +138,9 @@ describe('the history area is invisible', () => {
 
 describe('quotas', () => {
   it('a huge file hits the default quota and nothing is written', async () => {
-    const ws = workspace({ 'main.js': "import fs from 'fs';\nfs.writeFileSync('huge.bin', new Uint8Array(17 * 1024 * 1024));\n" });
+    const ws = workspace({
+      'main.js': "import fs from 'fs';\nfs.writeFileSync('huge.bin', new Uint8Array(17 * 1024 * 1024));\n",
+    });
     const before = ws.toZip();
     const r = await ws.exec('main.js');
     expect(r.ok).toBe(false);
@@ -140,7 +150,8 @@ describe('quotas', () => {
 
   it('many small appends add up', async () => {
     const ws = workspace({
-      'main.js': "import fs from 'fs';\nconst chunk = 'x'.repeat(1024 * 1024);\nfor (let i = 0; i < 100; i++) fs.appendFileSync('grow.txt', chunk);\n",
+      'main.js':
+        "import fs from 'fs';\nconst chunk = 'x'.repeat(1024 * 1024);\nfor (let i = 0; i < 100; i++) fs.appendFileSync('grow.txt', chunk);\n",
     });
     const r = await ws.exec('main.js', { limits: { memoryBytes: 256 << 20 } });
     expect(r.ok).toBe(false);
@@ -170,7 +181,9 @@ describe('no host powers through the shims or process', () => {
     const out = await probe(
       "const names = ['binding', 'dlopen', 'mainModule', 'kill', 'abort', 'setuid', 'chdir'];\nconsole.log(names.map((n) => typeof process[n]).join(), code(() => process.chdir('/')), typeof require, typeof module, typeof globalThis.Buffer);",
     );
-    expect(out).toEqual(['undefined,undefined,undefined,undefined,undefined,undefined,function ERR_UNSUPPORTED undefined undefined undefined']);
+    expect(out).toEqual([
+      'undefined,undefined,undefined,undefined,undefined,undefined,function ERR_UNSUPPORTED undefined undefined undefined',
+    ]);
   });
 
   it('errors carry guest frames only, never host paths', async () => {
@@ -182,8 +195,10 @@ describe('no host powers through the shims or process', () => {
 
   it('concurrent runs are isolated: each sees its own snapshot', async () => {
     const ws = workspace({
-      'a.js': "import fs from 'fs';\nfs.writeFileSync('a.txt', 'a');\nconst end = Date.now() + 100; while (Date.now() < end) {}\nconsole.log(fs.existsSync('b.txt'));\n",
-      'b.js': "import fs from 'fs';\nfs.writeFileSync('b.txt', 'b');\nconst end = Date.now() + 100; while (Date.now() < end) {}\nconsole.log(fs.existsSync('a.txt'));\n",
+      'a.js':
+        "import fs from 'fs';\nfs.writeFileSync('a.txt', 'a');\nconst end = Date.now() + 100; while (Date.now() < end) {}\nconsole.log(fs.existsSync('b.txt'));\n",
+      'b.js':
+        "import fs from 'fs';\nfs.writeFileSync('b.txt', 'b');\nconst end = Date.now() + 100; while (Date.now() < end) {}\nconsole.log(fs.existsSync('a.txt'));\n",
     });
     const [a, b] = await Promise.all([ws.exec('a.js'), ws.exec('b.js')]);
     expect([a.stdout, b.stdout]).toEqual(['false\n', 'false\n']);

@@ -42,13 +42,19 @@ describe('root replacement', () => {
 
   it('narrows with is.* before editing the object root', async () => {
     const view = unionView({ name: 'Bob', age: 30 });
-    await edit(view, 'if (context.is.Person(context.root)) context.root.age = 26; else throw new Error("The root is not a person");');
+    await edit(
+      view,
+      'if (context.is.Person(context.root)) context.root.age = 26; else throw new Error("The root is not a person");',
+    );
     expect(JSON.parse(snapshot(view))).toEqual({ name: 'Bob', age: 26 });
   });
 
   it('replaces an object root with a primitive', async () => {
     const view = unionView({ name: 'Bob', age: 30 });
-    await edit(view, 'if (!context.is.Person(context.root)) throw new Error("expected a person");\ncontext.root = `${context.root.name} is ${context.root.age}`;');
+    await edit(
+      view,
+      'if (!context.is.Person(context.root)) throw new Error("expected a person");\ncontext.root = `${context.root.name} is ${context.root.age}`;',
+    );
     expect(view.root).toBe('Bob is 30');
   });
 });
@@ -159,7 +165,10 @@ describe('map nodes', () => {
 
   it('deletes with delete after checking has', async () => {
     const view = storeView();
-    await edit(view, 'const prices = context.root.prices;\nif (prices.has("bread")) prices.delete("bread");\nif (prices.has("bread")) throw new Error("still there");');
+    await edit(
+      view,
+      'const prices = context.root.prices;\nif (prices.has("bread")) prices.delete("bread");\nif (prices.has("bread")) throw new Error("still there");',
+    );
     expect([...view.root.prices.keys()]).toEqual(['milk']);
   });
 
@@ -188,7 +197,10 @@ prices.set("weighted", viaEntries);`,
 describe('reading through callbacks and iteration', () => {
   it('map: copies names into another field', async () => {
     const view = storeView();
-    await edit(view, 'const items = context.root.lists[0].items;\ncontext.root.lists[1].title = items.map((i) => i.name.toUpperCase()).join(", ");');
+    await edit(
+      view,
+      'const items = context.root.lists[0].items;\ncontext.root.lists[1].title = items.map((i) => i.name.toUpperCase()).join(", ");',
+    );
     expect(view.root.lists[1]!.title).toBe('MILK, BREAD, CHEESE, APPLES');
   });
 
@@ -205,7 +217,10 @@ for (const item of expensive) items.removeAt(items.indexOf(item));`,
 
   it('find: updates the found node in place', async () => {
     const view = storeView();
-    await edit(view, 'const bread = context.root.lists[0].items.find((i) => i.name === "Bread");\nif (!bread) throw new Error("no bread");\nbread.price = 2;');
+    await edit(
+      view,
+      'const bread = context.root.lists[0].items.find((i) => i.name === "Bread");\nif (!bread) throw new Error("no bread");\nbread.price = 2;',
+    );
     expect(view.root.lists[0]!.items[1]!.price).toBe(2);
   });
 
@@ -222,13 +237,19 @@ if (!items.some((i) => i.name === "Eggs") && items.every((i) => i.price > 0)) {
 
   it('reduce: stores a total in the map', async () => {
     const view = storeView();
-    await edit(view, 'const total = context.root.lists[0].items.reduce((sum, i) => sum + i.price, 0);\ncontext.root.prices.set("weekly", Math.round(total * 100) / 100);');
+    await edit(
+      view,
+      'const total = context.root.lists[0].items.reduce((sum, i) => sum + i.price, 0);\ncontext.root.prices.set("weekly", Math.round(total * 100) / 100);',
+    );
     expect(view.root.prices.get('weekly')).toBe(13.45);
   });
 
   it('for...of: sets an optional field on each item', async () => {
     const view = storeView();
-    await edit(view, 'for (const item of context.root.lists[0].items) {\n  item.note = item.price > 3 ? "pricey" : "cheap";\n}');
+    await edit(
+      view,
+      'for (const item of context.root.lists[0].items) {\n  item.note = item.price > 3 ? "pricey" : "cheap";\n}',
+    );
     expect(view.root.lists[0]!.items.map((i) => i.note)).toEqual(['cheap', 'cheap', 'pricey', 'pricey']);
   });
 
@@ -248,7 +269,10 @@ if (items[last].name !== firstName) throw new Error("swap failed");`,
 
   it('Object.keys and JSON.stringify read node content', async () => {
     const view = storeView();
-    await edit(view, 'const owner = context.root.owner;\ncontext.root.lists[1].title = Object.keys(owner).join("+") + " " + JSON.stringify(owner);');
+    await edit(
+      view,
+      'const owner = context.root.owner;\ncontext.root.lists[1].title = Object.keys(owner).join("+") + " " + JSON.stringify(owner);',
+    );
     expect(view.root.lists[1]!.title).toBe('name+age {"name":"Alice","age":25}');
   });
 });
@@ -281,7 +305,10 @@ r.owner.name = facts.join(",");`,
 
   it('is.* tells node types apart', async () => {
     const view = storeView();
-    await edit(view, 'const r = context.root;\nr.owner.name = [context.is.Person(r.owner), context.is.Item(r.owner), context.is.Item(r.lists[0].items[0]), context.is.GroceryList(r.lists[1]), context.is.Store(r)].join();');
+    await edit(
+      view,
+      'const r = context.root;\nr.owner.name = [context.is.Person(r.owner), context.is.Item(r.owner), context.is.Item(r.lists[0].items[0]), context.is.GroceryList(r.lists[1]), context.is.Store(r)].join();',
+    );
     expect(view.root.owner.name).toBe('true,false,true,true,true');
   });
 });
@@ -289,7 +316,10 @@ r.owner.name = facts.join(",");`,
 describe('code shapes', () => {
   it('accepts return, top-level await and an async IIFE', async () => {
     const view = storeView();
-    await edit(view, 'context.root.numbers.insertAtEnd(1);\nif (context.root.numbers.length > 0) return;\ncontext.root.numbers.insertAtEnd(2);');
+    await edit(
+      view,
+      'context.root.numbers.insertAtEnd(1);\nif (context.root.numbers.length > 0) return;\ncontext.root.numbers.insertAtEnd(2);',
+    );
     await edit(view, 'await Promise.resolve();\ncontext.root.numbers.insertAtEnd(3);');
     await edit(view, '(async () => {\n  context.root.numbers.insertAtEnd(4);\n})();');
     expect([...view.root.numbers]).toEqual([5, 3, 9, 1, 1, 3, 4]);
@@ -314,7 +344,10 @@ describe('subtree contexts', () => {
   it('edits a subtree node given as the tree', async () => {
     const view = storeView();
     const fork = view.fork();
-    await editor(fork.root.lists[1], 'context.root.title = "Party!";\ncontext.root.items.insertAtEnd(context.create.Item({ name: "Dip", price: 3 }));');
+    await editor(
+      fork.root.lists[1],
+      'context.root.title = "Party!";\ncontext.root.items.insertAtEnd(context.create.Item({ name: "Dip", price: 3 }));',
+    );
     view.merge(fork);
     expect(view.root.lists[1]!.title).toBe('Party!');
     expect(names(view.root.lists[1]!.items)).toEqual(['Chips', 'Dip']);
@@ -323,7 +356,10 @@ describe('subtree contexts', () => {
   it('replaces a subtree node in its parent array', async () => {
     const view = storeView();
     const fork = view.fork();
-    await editor(fork.root.lists[1], 'context.root = context.create.GroceryList({ title: "Brunch", items: [{ name: "Eggs", price: 4 }] });\ncontext.root.items.insertAtEnd(context.create.Item({ name: "Juice", price: 3 }));');
+    await editor(
+      fork.root.lists[1],
+      'context.root = context.create.GroceryList({ title: "Brunch", items: [{ name: "Eggs", price: 4 }] });\ncontext.root.items.insertAtEnd(context.create.Item({ name: "Juice", price: 3 }));',
+    );
     view.merge(fork);
     expect(view.root.lists.map((l) => l.title)).toEqual(['Weekly', 'Brunch']);
     expect(Tree.is(view.root.lists[1], GroceryList)).toBe(true);

@@ -2,15 +2,7 @@
 // sentence, and the tree is exactly as it was before the edit.
 import type { ImplicitFieldSchema, TreeViewAlpha } from '@fluidframework/tree/alpha';
 import { describe, expect, it } from 'vitest';
-import {
-  applyEdit,
-  EDITING_ERROR_PREFIX,
-  expectEditingError,
-  snapshot,
-  storeView,
-  treeExecutor,
-  unionView,
-} from './harness.js';
+import { applyEdit, expectEditingError, snapshot, storeView, treeExecutor, unionView } from './harness.js';
 
 const editor = treeExecutor();
 
@@ -38,8 +30,13 @@ describe('errors from the tree reach the model verbatim', () => {
     const expected = hostMessage((v) => {
       (v.root.lists[0]!.items as unknown as unknown[])[0] = { name: 'X', price: 1 };
     });
-    expect(expected).toBe('Cannot set indexed properties on array nodes. Use array node mutation APIs to alter the array.');
-    const outcome = await failingEdit('const items = context.root.lists[0].items;\nitems[0] = context.create.Item({ name: "X", price: 1 });', storeView());
+    expect(expected).toBe(
+      'Cannot set indexed properties on array nodes. Use array node mutation APIs to alter the array.',
+    );
+    const outcome = await failingEdit(
+      'const items = context.root.lists[0].items;\nitems[0] = context.create.Item({ name: "X", price: 1 });',
+      storeView(),
+    );
     expectEditingError(outcome, `${expected} (line 2, column `);
     expect(outcome.message).toMatch(
       /\(line 2, column \d+\)\n {2}1 \| const items = context\.root\.lists\[0\]\.items;\n> 2 \| items\[0\] = context\.create\.Item\(\{ name: "X", price: 1 \}\);\n {4}\| +\^$/,
@@ -88,8 +85,14 @@ describe('errors from the tree reach the model verbatim', () => {
   });
 
   it('a syntax error', async () => {
-    const outcome = await failingEdit('const prices = [1, 2;\ncontext.root.numbers.insertAtEnd(...prices);', storeView());
-    expectEditingError(outcome, /^(Unexpected token|expecting) .*\(line 1, column 21\)\n> 1 \| const prices = \[1, 2;\n/);
+    const outcome = await failingEdit(
+      'const prices = [1, 2;\ncontext.root.numbers.insertAtEnd(...prices);',
+      storeView(),
+    );
+    expectEditingError(
+      outcome,
+      /^(Unexpected token|expecting) .*\(line 1, column 21\)\n> 1 \| const prices = \[1, 2;\n/,
+    );
   });
 
   it('reading a missing property and using it', async () => {
@@ -106,14 +109,18 @@ items.removeRange(0, 2);
 context.root.owner.name = "Mallory";
 context.root.prices.delete("milk");
 context.root.numbers.insertAtEnd(100);
-throw new Error("changed my mind");`, storeView());
+throw new Error("changed my mind");`,
+      storeView(),
+    );
   });
 
   it('drops changes made before a tree error', async () => {
     const outcome = await failingEdit(
       `context.root.lists[1].title = "Half done";
 context.root.lists[1].items.insertAtEnd(context.create.Item({ name: "Salsa", price: 3 }));
-context.root.lists[1].items[0] = "oops";`, storeView());
+context.root.lists[1].items[0] = "oops";`,
+      storeView(),
+    );
     expectEditingError(outcome, 'Cannot set indexed properties on array nodes.');
   });
 
@@ -122,7 +129,10 @@ context.root.lists[1].items[0] = "oops";`, storeView());
   });
 
   it('refuses prototype pollution and keeps the tree', async () => {
-    const outcome = await failingEdit('context.root.numbers.insertAtEnd(1);\nObject.prototype.polluted = "hacked!";', storeView());
+    const outcome = await failingEdit(
+      'context.root.numbers.insertAtEnd(1);\nObject.prototype.polluted = "hacked!";',
+      storeView(),
+    );
     expectEditingError(outcome, /is not extensible/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -137,13 +147,19 @@ describe('runaway edit code', () => {
   });
 
   it('a memory bomb becomes an editing error', async () => {
-    const outcome = await failingEdit('context.root.owner.name = "Bomb";\nconst hoard = [];\nfor (;;) hoard.push("x".repeat(100000) + hoard.length);', storeView());
+    const outcome = await failingEdit(
+      'context.root.owner.name = "Bomb";\nconst hoard = [];\nfor (;;) hoard.push("x".repeat(100000) + hoard.length);',
+      storeView(),
+    );
     expectEditingError(outcome, /^memory limit of \d+ bytes exceeded/);
   });
 
   it('a loop inside a callback the tree invokes still times out', async () => {
     const started = Date.now();
-    const outcome = await failingEdit('context.root.numbers.insertAtEnd(1);\ncontext.root.lists[0].items.map(() => { for (;;) {} });', storeView());
+    const outcome = await failingEdit(
+      'context.root.numbers.insertAtEnd(1);\ncontext.root.lists[0].items.map(() => { for (;;) {} });',
+      storeView(),
+    );
     expectEditingError(outcome, 'execution exceeded 300 ms');
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -154,7 +170,10 @@ describe('runaway edit code', () => {
   });
 
   it('deep recursion becomes an editing error', async () => {
-    const outcome = await failingEdit('const dive = (n) => dive(n + 1) + 1;\ncontext.root.numbers.insertAtEnd(dive(0));', storeView());
+    const outcome = await failingEdit(
+      'const dive = (n) => dive(n + 1) + 1;\ncontext.root.numbers.insertAtEnd(dive(0));',
+      storeView(),
+    );
     expectEditingError(outcome, /stack/i);
   });
 

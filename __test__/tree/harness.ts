@@ -14,7 +14,7 @@ import {
   type TreeViewAlpha,
 } from '@fluidframework/tree/alpha';
 import { expect } from 'vitest';
-import { createSandboxExecutor, type SandboxExecutorOptions } from '../../index.js';
+import { createSandboxExecutor, type SandboxExecutorOptions } from '../../lib/index.js';
 
 /** tree-agent's fixed wording for a failed edit; the error's message follows it. */
 export const EDITING_ERROR_PREFIX =
@@ -107,7 +107,8 @@ export function createContext(tree: unknown): TreeContext {
     writeRoot = (value) => {
       const parent = Tree.parent(node);
       const key = Tree.key(node);
-      if (parent === undefined) throw new Error('The root node of the document cannot be replaced from a subtree edit.');
+      if (parent === undefined)
+        throw new Error('The root node of the document cannot be replaced from a subtree edit.');
       const kind = Tree.schema(parent).kind;
       const slot = parent as unknown as Record<string | number, unknown> & {
         set(k: string, v: unknown): void;
@@ -158,7 +159,6 @@ export function createContext(tree: unknown): TreeContext {
     key: (node) => (node instanceof TreeNode ? Tree.key(node) : undefined),
   };
 }
-
 
 /** tree-agent's editor shape. */
 export type AsyncEditor = (tree: unknown, code: string) => Promise<void>;
@@ -264,9 +264,9 @@ export function storeView(): TreeViewAlpha<typeof Store> {
 }
 
 /** A view whose root is a primitive or a Person. */
-export function unionView(initial: string | { name: string; age: number } = 'Hello'): TreeViewAlpha<
-  readonly [typeof sf.string, typeof Person]
-> {
+export function unionView(
+  initial: string | { name: string; age: number } = 'Hello',
+): TreeViewAlpha<readonly [typeof sf.string, typeof Person]> {
   const view = createIndependentTreeViewAlpha(new TreeViewConfiguration({ schema: [sf.string, Person] as const }));
   view.initialize(typeof initial === 'string' ? initial : new Person(initial));
   return view;

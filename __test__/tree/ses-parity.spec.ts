@@ -2,7 +2,7 @@
 // Unlike the SES suite these need no lockdown of the test process, so none is skipped.
 import { SchemaFactory, TreeViewConfiguration, createIndependentTreeViewAlpha } from '@fluidframework/tree/alpha';
 import { describe, expect, it } from 'vitest';
-import { createSandboxExecutor } from '../../index.js';
+import { createSandboxExecutor } from '../../lib/index.js';
 import { applyEdit, createContext, expectEditingError, snapshot } from './harness.js';
 
 const sf = new SchemaFactory('com.example.ses');
@@ -18,7 +18,9 @@ describe('SES executor parity', () => {
     expect(() =>
       createSandboxExecutor({ createContext, compartmentOptions: { globals: new Map([['context', {}]]) } }),
     ).toThrow(/context.*reserved/);
-    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(/context.*reserved/);
+    expect(() => createSandboxExecutor({ createContext, globals: new Map([['context', 1]]) })).toThrow(
+      /context.*reserved/,
+    );
     expect(() => createSandboxExecutor({ createContext, globals: { context: 1 } })).toThrow(/context.*reserved/);
   });
 

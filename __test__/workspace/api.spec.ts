@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../index.js';
+import { ZipWorkspace } from '../../lib/index.js';
 import { thrown, thrownCode } from './helpers.js';
 
 // Calls with arguments the declared types forbid.
@@ -121,8 +121,14 @@ describe('files and folders', () => {
     expect(ws.readText('a/./b.txt')).toBe('1');
     expect(ws.readText('a/x/../b.txt')).toBe('1');
     for (const bad of ['../x', '/../x', '~/../../etc/passwd', 'a\\b', 'nul\0byte', 'C:/x', 'a/'.repeat(70) + 'f']) {
-      expect(thrownCode(() => ws.writeFile(bad, 'x')), bad).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.readFile(bad)), bad).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.writeFile(bad, 'x')),
+        bad,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.readFile(bad)),
+        bad,
+      ).toBe('PATH_INVALID');
     }
   });
 });
@@ -148,7 +154,13 @@ describe('lines', () => {
   it('patchLines replaces, inserts, appends and deletes', () => {
     const ws = new ZipWorkspace();
     ws.writeFile('f.txt', 'a\nb\nc\n');
-    expect(ws.patchLines('f.txt', 2, 2, 'B')).toEqual({ start: 2, removed: 1, inserted: 1, totalLines: 3, historyId: 2 });
+    expect(ws.patchLines('f.txt', 2, 2, 'B')).toEqual({
+      start: 2,
+      removed: 1,
+      inserted: 1,
+      totalLines: 3,
+      historyId: 2,
+    });
     expect(ws.readText('f.txt')).toBe('a\nB\nc\n');
     ws.patchLines('f.txt', 1, 0, 'top');
     expect(ws.readText('f.txt')).toBe('top\na\nB\nc\n');
@@ -267,7 +279,9 @@ describe('errors', () => {
     }
     const Z = ZipWorkspace as unknown as Record<string, (...args: unknown[]) => unknown>;
     expect(thrown(() => Z.fromZip!('zip')).message).toMatch(/bytes must be a Buffer or Uint8Array, got a string/);
-    expect(thrown(() => Z.fromZip!(Buffer.alloc(0), { maxEntries: 0 })).message).toMatch(/limits\.maxEntries must be between 1/);
+    expect(thrown(() => Z.fromZip!(Buffer.alloc(0), { maxEntries: 0 })).message).toMatch(
+      /limits\.maxEntries must be between 1/,
+    );
     expect(thrown(() => Z.fromZip!(Buffer.alloc(0), { maxFiles: 1 })).message).toMatch(/unknown limits key 'maxFiles'/);
     expect(thrown(() => Z.open!(1)).message).toMatch(/hostPath must be a string/);
   });

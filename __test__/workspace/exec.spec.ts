@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, type ExecResult } from '../../index.js';
+import { ZipWorkspace, type ExecResult } from '../../lib/index.js';
 import { thrownCode } from './helpers.js';
 
 function workspace(files: Record<string, string>): ZipWorkspace {
@@ -27,7 +27,8 @@ describe('module graphs', () => {
         "const who: Named = { name: 'ts' };",
         'console.log(greet(who), twice(21), helpers.name, tag);',
       ].join('\n'),
-      'lib/greet.ts': 'export interface Named { name: string }\nexport const greet = (n: Named): string => `hello ${n.name}`;\n',
+      'lib/greet.ts':
+        'export interface Named { name: string }\nexport const greet = (n: Named): string => `hello ${n.name}`;\n',
       'lib/math.ts': 'export const twice = (x: number): number => x * 2;\n',
       'lib/m.mjs': "export const tag = 'mjs';\n",
       'helpers/index.js': "export default { name: 'index' };\n",
@@ -54,7 +55,9 @@ describe('module graphs', () => {
   });
 
   it('reports TypeScript syntax errors in the original file', async () => {
-    const r = await workspace({ 'main.ts': "import './bad';\n", 'bad.ts': 'const ok = 1;\nconst b: = 2;\n' }).exec('main.ts');
+    const r = await workspace({ 'main.ts': "import './bad';\n", 'bad.ts': 'const ok = 1;\nconst b: = 2;\n' }).exec(
+      'main.ts',
+    );
     expect(r.ok).toBe(false);
     expect(r.error).toMatchObject({ code: 'EVAL_ERROR', name: 'SyntaxError', file: '~/bad.ts', line: 2 });
     expect(r.error?.frame).toContain('> 2 | const b: = 2;');
@@ -67,7 +70,13 @@ describe('module graphs', () => {
     });
     const r = await ws.exec('main.ts');
     expect(r).toMatchObject({ ok: false, exitCode: 1, stdout: 'start\n' });
-    expect(r.error).toMatchObject({ code: 'EVAL_ERROR', name: 'TypeError', file: '~/lib/util.ts', line: 5, column: 10 });
+    expect(r.error).toMatchObject({
+      code: 'EVAL_ERROR',
+      name: 'TypeError',
+      file: '~/lib/util.ts',
+      line: 5,
+      column: 10,
+    });
     expect(r.error?.frame).toContain('> 5 |   return x.boom;');
     expect(r.error?.stack).toContain('~/lib/util.ts:5:10');
     expect(r.error?.stack).toContain('~/main.ts:3:');
@@ -116,7 +125,9 @@ describe('refused imports', () => {
   ];
   for (const [spec, why] of cases) {
     it(`refuses '${spec}' with a message naming it`, async () => {
-      const r = await workspace({ 'main.js': `// header\nimport x from '${spec}';\nconsole.log(x);\n` }).exec('main.js');
+      const r = await workspace({ 'main.js': `// header\nimport x from '${spec}';\nconsole.log(x);\n` }).exec(
+        'main.js',
+      );
       expect(r.ok).toBe(false);
       expect(r.exitCode).toBe(1);
       expect(r.error?.code).toBe('EVAL_ERROR');
@@ -227,7 +238,8 @@ console.log([path.join('/a/b', '../c'), path.resolve('x'), path.resolve('/r', 'y
 });
 
 describe('writes are all or nothing', () => {
-  const failing = "import fs from 'fs';\nfs.writeFileSync('new.txt', 'n');\nfs.rmSync('keep.txt');\nfs.mkdirSync('dir');\nthrow new Error('late');\n";
+  const failing =
+    "import fs from 'fs';\nfs.writeFileSync('new.txt', 'n');\nfs.rmSync('keep.txt');\nfs.mkdirSync('dir');\nthrow new Error('late');\n";
 
   it('a failed run leaves the workspace byte-for-byte unchanged', async () => {
     const ws = workspace({ 'main.js': failing, 'keep.txt': 'k' });
@@ -246,21 +258,30 @@ describe('writes are all or nothing', () => {
     expect(typeof r.historyId).toBe('number');
     expect(ws.readText('new.txt')).toBe('n');
     expect(ws.exists('keep.txt')).toBe(false);
-    expect(ws.history(1)[0]).toMatchObject({ id: r.historyId, op: 'exec ~/main.js', paths: ['dir', 'keep.txt', 'new.txt'] });
+    expect(ws.history(1)[0]).toMatchObject({
+      id: r.historyId,
+      op: 'exec ~/main.js',
+      paths: ['dir', 'keep.txt', 'new.txt'],
+    });
     expect(ws.undo()).toEqual([r.historyId]);
     expect(ws.exists('new.txt')).toBe(false);
     expect(ws.readText('keep.txt')).toBe('k');
   });
 
   it("commit: 'never' is a dry run", async () => {
-    const ws = workspace({ 'main.js': "import fs from 'fs';\nfs.writeFileSync('x', 'x');\nconsole.log(fs.readFileSync('x', 'utf8'));\n" });
+    const ws = workspace({
+      'main.js': "import fs from 'fs';\nfs.writeFileSync('x', 'x');\nconsole.log(fs.readFileSync('x', 'utf8'));\n",
+    });
     const r = await ws.exec('main.js', { commit: 'never' });
     expect(r).toMatchObject({ ok: true, stdout: 'x\n' });
     expect(ws.exists('x')).toBe(false);
   });
 
   it('a successful run is one history entry applied on top of host changes made meanwhile', async () => {
-    const ws = workspace({ 'main.js': "import fs from 'fs';\nfor (let i = 0; i < 3; i++) fs.writeFileSync(`out${i}.txt`, String(i));\n", 'shared.txt': 'v1' });
+    const ws = workspace({
+      'main.js': "import fs from 'fs';\nfor (let i = 0; i < 3; i++) fs.writeFileSync(`out${i}.txt`, String(i));\n",
+      'shared.txt': 'v1',
+    });
     const pending = ws.exec('main.js');
     ws.writeFile('host.txt', 'host');
     const r = await pending;
@@ -271,7 +292,9 @@ describe('writes are all or nothing', () => {
   });
 
   it('reads see the run’s own staged writes', async () => {
-    const out = await stdoutOf("import fs from 'fs';\nfs.writeFileSync('s.txt', 'staged');\nconst { v } = await import('./gen.js').catch(() => ({ v: 'no' }));\nfs.writeFileSync('gen.js', 'export const v = 1;');\nconsole.log(fs.readFileSync('s.txt', 'utf8'), v, (await import('./gen.js')).v);\n");
+    const out = await stdoutOf(
+      "import fs from 'fs';\nfs.writeFileSync('s.txt', 'staged');\nconst { v } = await import('./gen.js').catch(() => ({ v: 'no' }));\nfs.writeFileSync('gen.js', 'export const v = 1;');\nconsole.log(fs.readFileSync('s.txt', 'utf8'), v, (await import('./gen.js')).v);\n",
+    );
     expect(out).toBe('staged no 1\n');
   });
 });
@@ -282,14 +305,17 @@ describe('quotas', () => {
     const before = ws.toZip();
     const r = await ws.exec('main.js', { quota: { bytes: 1024 } });
     expect(r.ok).toBe(false);
-    expect(r.error?.message).toMatch(/^EDQUOT: disk quota exceeded, write '~\/big\.bin' \(this run may write at most 1024 bytes/);
+    expect(r.error?.message).toMatch(
+      /^EDQUOT: disk quota exceeded, write '~\/big\.bin' \(this run may write at most 1024 bytes/,
+    );
     expect(r.error?.line).toBe(2);
     expect(Buffer.compare(ws.toZip(), before)).toBe(0);
   });
 
   it('counts files and folders, and the error is catchable like Node’s', async () => {
     const ws = workspace({
-      'main.js': "import fs from 'fs';\nlet n = 0;\ntry { for (;;) { fs.writeFileSync(`f${n}.txt`, ''); n++; } } catch (e) { console.log(e.code, n); }\n",
+      'main.js':
+        "import fs from 'fs';\nlet n = 0;\ntry { for (;;) { fs.writeFileSync(`f${n}.txt`, ''); n++; } } catch (e) { console.log(e.code, n); }\n",
     });
     const r = await ws.exec('main.js', { quota: { files: 5 } });
     expect(r).toMatchObject({ ok: true, stdout: 'EDQUOT 5\n' });
@@ -300,7 +326,8 @@ describe('quotas', () => {
 describe('process', () => {
   it('argv, env, cwd and exit codes', async () => {
     const ws = workspace({
-      'tool.mjs': "console.log(JSON.stringify(process.argv.slice(1)), process.env.MODE, process.cwd());\nprocess.env.X = '1';\nif (process.argv[2] === 'fail') process.exit(3);\nconsole.log('end');\n",
+      'tool.mjs':
+        "console.log(JSON.stringify(process.argv.slice(1)), process.env.MODE, process.cwd());\nprocess.env.X = '1';\nif (process.argv[2] === 'fail') process.exit(3);\nconsole.log('end');\n",
     });
     const ok = await ws.exec('tool.mjs', { argv: ['run'], env: { MODE: 'test' } });
     expect(ok).toMatchObject({ ok: true, exitCode: 0, stdout: '["~/tool.mjs","run"] test ~\nend\n' });
@@ -327,7 +354,13 @@ describe('process', () => {
 
   it('uncaught errors and unhandled rejections exit with 1; exitCode is honoured', async () => {
     const codes = await Promise.all(
-      ["throw new Error('x');", "Promise.reject(new TypeError('lost'));", 'process.exitCode = 4;', 'await null; process.exit(2);', ''].map(async (src) => {
+      [
+        "throw new Error('x');",
+        "Promise.reject(new TypeError('lost'));",
+        'process.exitCode = 4;',
+        'await null; process.exit(2);',
+        '',
+      ].map(async (src) => {
         const r = await workspace({ 'main.js': src }).exec('main.js');
         return [r.exitCode, r.ok];
       }),
@@ -343,21 +376,24 @@ describe('process', () => {
 
   it('maps console levels and stream writes to stdout and stderr', async () => {
     const r = await workspace({
-      'main.js': "console.log('log');\nconsole.info('info');\nconsole.debug('debug');\nconsole.warn('warn');\nconsole.error('error');\nprocess.stdout.write('a');\nprocess.stdout.write('b\\nc');\nprocess.stderr.write('e\\n');\nconsole.log({ k: [1] });\n",
+      'main.js':
+        "console.log('log');\nconsole.info('info');\nconsole.debug('debug');\nconsole.warn('warn');\nconsole.error('error');\nprocess.stdout.write('a');\nprocess.stdout.write('b\\nc');\nprocess.stderr.write('e\\n');\nconsole.log({ k: [1] });\n",
     }).exec('main.js');
     expect(r.stdout).toBe('log\ninfo\ndebug\nab\n{ k: [ 1 ] }\nc');
     expect(r.stderr).toBe('warn\nerror\ne\n');
   });
 
   it('process does not exist in plain runs', async () => {
-    const { runSync } = await import('../../index.js');
+    const { runSync } = await import('../../lib/index.js');
     expect(runSync('return typeof process').value).toBe('undefined');
   });
 });
 
 describe('limits', () => {
   it('times out inside exec without applying writes', async () => {
-    const ws = workspace({ 'main.js': "import fs from 'fs';\nfs.writeFileSync('x', '1');\nconsole.log('spin');\nfor (;;) {}\n" });
+    const ws = workspace({
+      'main.js': "import fs from 'fs';\nfs.writeFileSync('x', '1');\nconsole.log('spin');\nfor (;;) {}\n",
+    });
     const started = Date.now();
     const r: ExecResult = await ws.exec('main.js', { timeoutMs: 150 });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -371,13 +407,17 @@ describe('limits', () => {
       limits: { memoryBytes: 8 << 20 },
     });
     expect(mem.error?.code).toBe('MEMORY_LIMIT');
-    const out = await workspace({ 'main.js': "for (;;) console.log('y'.repeat(100));" }).exec('main.js', { limits: { outputBytes: 1000 } });
+    const out = await workspace({ 'main.js': "for (;;) console.log('y'.repeat(100));" }).exec('main.js', {
+      limits: { outputBytes: 1000 },
+    });
     expect(out.error?.code).toBe('OUTPUT_LIMIT');
     expect(out.stdout.length).toBeLessThanOrEqual(1100);
   });
 
   it('runs in parallel off the main thread', async () => {
-    const ws = workspace({ 'main.js': "const end = Date.now() + 150; while (Date.now() < end) {}\nconsole.log('done');\n" });
+    const ws = workspace({
+      'main.js': "const end = Date.now() + 150; while (Date.now() < end) {}\nconsole.log('done');\n",
+    });
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     const results = await Promise.all([ws.exec('main.js'), ws.exec('main.js')]);

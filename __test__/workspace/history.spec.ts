@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../index.js';
+import { ZipWorkspace } from '../../lib/index.js';
 import { thrown, thrownCode } from './helpers.js';
 
 describe('history', () => {

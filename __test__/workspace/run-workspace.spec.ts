@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, run, runSync } from '../../index.js';
+import { ZipWorkspace, run, runSync } from '../../lib/index.js';
 
 function workspace() {
   const ws = new ZipWorkspace();
@@ -31,10 +31,13 @@ describe('run(source, { workspace })', () => {
 
   it('module mode imports the shims and workspace files', async () => {
     const ws = workspace();
-    const r = await run("import { readFileSync } from 'node:fs'; import { shout } from './lib.js'; export const v = shout(readFileSync('data/in.txt', 'utf8'));", {
-      workspace: ws,
-      mode: 'module',
-    });
+    const r = await run(
+      "import { readFileSync } from 'node:fs'; import { shout } from './lib.js'; export const v = shout(readFileSync('data/in.txt', 'utf8'));",
+      {
+        workspace: ws,
+        mode: 'module',
+      },
+    );
     expect(r.ok).toBe(true);
     expect(r.value).toEqual({ v: 'HELLO' });
   });

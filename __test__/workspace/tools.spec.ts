@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZipWorkspace, workspaceTools, type ToolParameterSchema } from '../../index.js';
+import { ZipWorkspace, workspaceTools, type ToolParameterSchema } from '../../lib/index.js';
 
 const NAMES = [
   'fs_read',
@@ -116,14 +116,25 @@ describe('dispatch: happy paths', () => {
       'patched ~/src/app.js: replaced lines 2-2 (1 removed, 2 inserted); the file now has 4 lines (history #3)\n' +
         '2| const b = 20;\n3| const c = 3;',
     );
-    expect(ws.readLines('src/app.js').lines).toEqual(['const a = 1;', 'const b = 20;', 'const c = 3;', 'console.log(a + b);']);
+    expect(ws.readLines('src/app.js').lines).toEqual([
+      'const a = 1;',
+      'const b = 20;',
+      'const c = 3;',
+      'console.log(a + b);',
+    ]);
     const ins = await dispatch('fs_patch_lines', { path: 'README.md', start: 1, end: 0, replacement: '<!-- top -->' });
     expect(ins.content).toMatch(/^patched ~\/README\.md: inserted 1 line at line 1/);
   });
 
   it('fs_patch_lines with stale expected text is a CONFLICT showing the current text', async () => {
     const { ws, dispatch } = setup();
-    const r = await dispatch('fs_patch_lines', { path: 'src/app.js', start: 1, end: 1, replacement: 'x', expected: 'const a = 9;' });
+    const r = await dispatch('fs_patch_lines', {
+      path: 'src/app.js',
+      start: 1,
+      end: 1,
+      replacement: 'x',
+      expected: 'const a = 9;',
+    });
     expect(r.ok).toBe(false);
     expect(r.content).toMatch(/^ERROR CONFLICT: /);
     expect(r.content).toContain('const a = 1;');
@@ -135,22 +146,32 @@ describe('dispatch: happy paths', () => {
     const { dispatch } = setup();
     expect((await dispatch('fs_list', {})).content).toBe('~/README.md (7 bytes)\n~/src/');
     expect((await dispatch('fs_list', { path: '~/src' })).content).toBe('~/src/app.js (46 bytes)');
-    expect((await dispatch('fs_list', { recursive: true })).content).toBe('~/README.md (7 bytes)\n~/src/\n~/src/app.js (46 bytes)');
+    expect((await dispatch('fs_list', { recursive: true })).content).toBe(
+      '~/README.md (7 bytes)\n~/src/\n~/src/app.js (46 bytes)',
+    );
     await dispatch('fs_mkdir', { path: 'empty' });
     expect((await dispatch('fs_list', { path: 'empty' })).content).toBe('~/empty is empty');
   });
 
   it('fs_stat, fs_mkdir and fs_delete', async () => {
     const { ws, dispatch } = setup();
-    expect((await dispatch('fs_stat', { path: 'README.md' })).content).toMatch(/^~\/README\.md: file, 7 bytes, modified \d{4}-/);
+    expect((await dispatch('fs_stat', { path: 'README.md' })).content).toMatch(
+      /^~\/README\.md: file, 7 bytes, modified \d{4}-/,
+    );
     expect((await dispatch('fs_stat', { path: '~' })).content).toBe('~/: folder');
-    expect(await dispatch('fs_mkdir', { path: 'a/b/c' })).toEqual({ ok: true, content: 'created folder ~/a/b/c (history #3)' });
+    expect(await dispatch('fs_mkdir', { path: 'a/b/c' })).toEqual({
+      ok: true,
+      content: 'created folder ~/a/b/c (history #3)',
+    });
     expect((await dispatch('fs_mkdir', { path: 'a/b/c' })).content).toBe('~/a/b/c already exists');
     expect((await dispatch('fs_stat', { path: 'a/b' })).content).toMatch(/^~\/a\/b: folder/);
     const notEmpty = await dispatch('fs_delete', { path: 'a' });
     expect(notEmpty.ok).toBe(false);
     expect(notEmpty.content).toMatch(/^ERROR NOT_EMPTY: .*\nHint: Pass recursive: true/);
-    expect(await dispatch('fs_delete', { path: 'a', recursive: true })).toEqual({ ok: true, content: 'deleted ~/a (history #4)' });
+    expect(await dispatch('fs_delete', { path: 'a', recursive: true })).toEqual({
+      ok: true,
+      content: 'deleted ~/a (history #4)',
+    });
     expect(ws.exists('a')).toBe(false);
   });
 
@@ -159,7 +180,8 @@ describe('dispatch: happy paths', () => {
     const r = await dispatch('fs_search', { query: 'const b' });
     expect(r).toEqual({
       ok: true,
-      content: '~/src/app.js-1- const a = 1;\n~/src/app.js:2:1: const b = 2;\n~/src/app.js-3- console.log(a + b);\n[1 match]',
+      content:
+        '~/src/app.js-1- const a = 1;\n~/src/app.js:2:1: const b = 2;\n~/src/app.js-3- console.log(a + b);\n[1 match]',
     });
     const bare = await dispatch('fs_search', { query: 'const', context: 0 });
     expect(bare.content).toBe('~/src/app.js:1:1: const a = 1;\n~/src/app.js:2:1: const b = 2;\n[2 matches]');
@@ -236,10 +258,15 @@ describe('dispatch: failures are results, never exceptions', () => {
   it('workspace errors carry their code and a hint', async () => {
     const { dispatch } = setup();
     const missing = await dispatch('fs_read', { path: 'nope.txt' });
-    expect(missing).toEqual({ ok: false, content: 'ERROR NOT_FOUND: ~/nope.txt does not exist\nHint: Check the path with fs_list.' });
+    expect(missing).toEqual({
+      ok: false,
+      content: 'ERROR NOT_FOUND: ~/nope.txt does not exist\nHint: Check the path with fs_list.',
+    });
     expect((await dispatch('fs_write', { path: '../escape', content: 'x' })).content).toMatch(/^ERROR PATH_INVALID: /);
     expect((await dispatch('fs_read', { path: '.time/log.json' })).content).toMatch(/^ERROR PATH_INVALID: /);
-    expect((await dispatch('fs_read_lines', { path: 'README.md', start: 5 })).content).toMatch(/^ERROR RANGE: .*\nHint: Line numbers/);
+    expect((await dispatch('fs_read_lines', { path: 'README.md', start: 5 })).content).toMatch(
+      /^ERROR RANGE: .*\nHint: Line numbers/,
+    );
     expect((await dispatch('fs_read', { path: 'src' })).content).toMatch(/^ERROR IS_A_DIRECTORY: /);
   });
 
@@ -278,7 +305,13 @@ describe('js_exec', () => {
 
   it('reports failed runs and exec errors as ok: false', async () => {
     const failing = Object.assign(new ZipWorkspace(), {
-      exec: () => ({ ok: false, stdout: '', stderr: 'oops\n', exitCode: 1, error: { code: 'EVAL_ERROR', message: 'x is not defined' } }),
+      exec: () => ({
+        ok: false,
+        stdout: '',
+        stderr: 'oops\n',
+        exitCode: 1,
+        error: { code: 'EVAL_ERROR', message: 'x is not defined' },
+      }),
     });
     const r = await workspaceTools(failing).dispatch('js_exec', { path: 'main.js' });
     expect(r.ok).toBe(false);
@@ -290,7 +323,10 @@ describe('js_exec', () => {
       },
     });
     const t = await workspaceTools(throwing).dispatch('js_exec', { path: 'main.js' });
-    expect(t).toEqual({ ok: false, content: 'ERROR NOT_FOUND: ~/main.js does not exist\nHint: Check the path with fs_list.' });
+    expect(t).toEqual({
+      ok: false,
+      content: 'ERROR NOT_FOUND: ~/main.js does not exist\nHint: Check the path with fs_list.',
+    });
   });
 
   it('workspaceTools rejects things that are not workspaces', () => {

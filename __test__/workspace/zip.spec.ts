@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../index.js';
+import { ZipWorkspace } from '../../lib/index.js';
 import { makeZip, thrown, thrownCode, unixMode } from './helpers.js';
 
 function sample(): ZipWorkspace {
@@ -71,16 +71,46 @@ describe('the .time history area', () => {
     expect(all.some((p) => p.startsWith('.time'))).toBe(false);
     for (const p of ['.time', '~/.time', '/.time/log.json', '.time/x', 'a/../.time/y']) {
       expect(ws.exists(p), p).toBe(false);
-      expect(thrownCode(() => ws.readFile(p)), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.readText(p)), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.stat(p)), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.list(p)), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.writeFile(p, 'x')), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.mkdir(p, { recursive: true })), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.delete(p, { recursive: true })), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.readLines(p, 1, 1)), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.patchLines(p, 1, 1, '')), p).toBe('PATH_INVALID');
-      expect(thrownCode(() => ws.search('op', { path: p })), p).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.readFile(p)),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.readText(p)),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.stat(p)),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.list(p)),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.writeFile(p, 'x')),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.mkdir(p, { recursive: true })),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.delete(p, { recursive: true })),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.readLines(p, 1, 1)),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.patchLines(p, 1, 1, '')),
+        p,
+      ).toBe('PATH_INVALID');
+      expect(
+        thrownCode(() => ws.search('op', { path: p })),
+        p,
+      ).toBe('PATH_INVALID');
     }
     // The history's own JSON is not searchable.
     expect(ws.search('"op"').matches).toEqual([]);
@@ -113,16 +143,33 @@ describe('hostile archives', () => {
       /symbolic link/,
     ],
     ['fifo', () => makeZip([{ name: 'pipe', externalAttrs: unixMode(0o010644) }]), 'ZIP_INVALID', /special file/],
-    ['duplicate names', () => makeZip([{ name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }]), 'ZIP_INVALID', /twice/],
+    [
+      'duplicate names',
+      () =>
+        makeZip([
+          { name: 'a.txt', data: '1' },
+          { name: 'a.txt', data: '2' },
+        ]),
+      'ZIP_INVALID',
+      /twice/,
+    ],
     [
       'names that collide after normalisation',
-      () => makeZip([{ name: 'a/b.txt', data: '1' }, { name: './a//b.txt', data: '2' }]),
+      () =>
+        makeZip([
+          { name: 'a/b.txt', data: '1' },
+          { name: './a//b.txt', data: '2' },
+        ]),
       'ZIP_INVALID',
       /collides/,
     ],
     [
       'a file that is also a folder',
-      () => makeZip([{ name: 'a', data: '1' }, { name: 'a/b', data: '2' }]),
+      () =>
+        makeZip([
+          { name: 'a', data: '1' },
+          { name: 'a/b', data: '2' },
+        ]),
       'ZIP_INVALID',
       /folder/,
     ],
@@ -144,7 +191,10 @@ describe('hostile archives', () => {
   it('truncated archives', () => {
     const z = sample().toZip();
     for (const cut of [1, 10, 22, 100, Math.floor(z.length / 2), z.length - 30]) {
-      expect(thrownCode(() => ZipWorkspace.fromZip(z.subarray(0, z.length - cut))), `cut ${cut}`).toBe('ZIP_INVALID');
+      expect(
+        thrownCode(() => ZipWorkspace.fromZip(z.subarray(0, z.length - cut))),
+        `cut ${cut}`,
+      ).toBe('ZIP_INVALID');
     }
   });
 

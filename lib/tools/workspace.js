@@ -3,6 +3,17 @@
 // calls the workspace and answers with compact text. The dispatcher never throws: every
 // failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
 
+const { formatForModel, invalidInput } = require('../errors.js');
+
+/**
+ * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
+ * @typedef {import('../index.js').ExecOptions} ExecOptions
+ * @typedef {import('../index.js').ToolDefinition} ToolDefinition
+ * @typedef {import('../index.js').ToolParameterSchema} ToolParameterSchema
+ * @typedef {import('../index.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').WorkspaceTools} WorkspaceTools
+ */
+
 /** Longest `content` a tool returns, in characters; longer text is cut with a note. */
 const MAX_CONTENT = 64 * 1024;
 /** Lines `fs_read_lines` returns when `end` is not given. */
@@ -17,8 +28,13 @@ const PATH_CONVENTION =
   'src/app.js and /src/app.js mean the same).';
 const LINE_CONVENTION = 'Line numbers are 1-based and ranges are inclusive: start 2, end 3 means lines 2 and 3.';
 
+/**
+ * @param {string} what
+ * @returns {ToolParameterSchema}
+ */
 const pathParam = (what) => ({ type: 'string', minLength: 1, description: `${what}, e.g. ~/src/app.js` });
 
+/** @returns {ToolDefinition[]} */
 function definitions() {
   return [
     {
@@ -147,7 +163,12 @@ function definitions() {
         properties: {
           query: { type: 'string', minLength: 1, description: 'The exact text to find.' },
           path: { type: 'string', description: 'Folder or file to search. Default ~/ (everything).' },
-          context: { type: 'integer', minimum: 0, maximum: 20, description: 'Lines shown before and after each hit. Default 1.' },
+          context: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 20,
+            description: 'Lines shown before and after each hit. Default 1.',
+          },
           maxResults: { type: 'integer', minimum: 1, maximum: 1000, description: 'Most hits to return. Default 50.' },
         },
         required: ['query'],
@@ -182,6 +203,7 @@ function definitions() {
 
 // ----- argument checking: the JSON Schema subset the definitions use -----
 
+/** @param {unknown} v */
 function typeName(v) {
   if (v === null) return 'null';
   if (v === undefined) return 'undefined';
@@ -191,10 +213,18 @@ function typeName(v) {
   return `a ${typeof v}`;
 }
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * @param {unknown} v
+ * @param {ToolParameterSchema['type']} type
+ */
 function hasType(v, type) {
   switch (type) {
     case 'string':
@@ -214,15 +244,23 @@ function hasType(v, type) {
   }
 }
 
-/** Returns a message naming the first problem with `value`, or null. */
+/**
+ * Returns a message naming the first problem with `value`, or null.
+ * @param {ToolParameterSchema} schema
+ * @param {unknown} value
+ * @param {string} where the argument's name ('' for the arguments object)
+ * @returns {string | null}
+ */
 function check(schema, value, where) {
   if (schema.type && !hasType(value, schema.type)) {
     const want = /^[aeiou]/.test(schema.type) ? `an ${schema.type}` : `a ${schema.type}`;
     return `${where} must be ${want}, got ${typeName(value)}`;
   }
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum) return `${where} must be at least ${schema.minimum}, got ${value}`;
-    if (schema.maximum !== undefined && value > schema.maximum) return `${where} must be at most ${schema.maximum}, got ${value}`;
+    if (schema.minimum !== undefined && value < schema.minimum)
+      return `${where} must be at least ${schema.minimum}, got ${value}`;
+    if (schema.maximum !== undefined && value > schema.maximum)
+      return `${where} must be at most ${schema.maximum}, got ${value}`;
   }
   if (typeof value === 'string' && schema.minLength !== undefined && value.length < schema.minLength) {
     return `${where} must not be empty`;
@@ -240,14 +278,14 @@ function check(schema, value, where) {
     }
     for (const key of Object.keys(value)) {
       const name = where ? `${where}.${key}` : key;
-      if (Object.prototype.hasOwnProperty.call(props, key)) {
+      if (Object.hasOwn(props, key)) {
         if (value[key] === undefined) continue;
         const problem = check(props[key], value[key], name);
         if (problem) return problem;
       } else if (schema.additionalProperties === false) {
         const known = Object.keys(props);
         return `unknown argument '${name}'${known.length ? `; expected: ${known.join(', ')}` : ''}`;
-      } else if (isPlainObject(schema.additionalProperties)) {
+      } else if (typeof schema.additionalProperties === 'object') {
         const problem = check(schema.additionalProperties, value[key], name);
         if (problem) return problem;
       }
@@ -258,10 +296,15 @@ function check(schema, value, where) {
 
 // ----- text helpers -----
 
-/** The display form of a (valid) workspace path: `~/a/b`, the root is `~/`. */
+/**
+ * The display form of a (valid) workspace path: `~/a/b`, the root is `~/`.
+ * @param {string} p
+ */
 function shown(p) {
   const parts = [];
-  for (const seg of String(p).replace(/^~(?=\/|$)/, '').split('/')) {
+  for (const seg of String(p)
+    .replace(/^~(?=\/|$)/, '')
+    .split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') parts.pop();
     else parts.push(seg);
@@ -269,14 +312,20 @@ function shown(p) {
   return `~/${parts.join('/')}`;
 }
 
+/**
+ * @param {string} text
+ * @param {string} hint what to do instead, when the text is cut
+ */
 function clip(text, hint) {
   if (text.length <= MAX_CONTENT) return text;
   const cut = text.slice(0, MAX_CONTENT);
   return `${cut}\n[... cut off after ${MAX_CONTENT} of ${text.length} characters; ${hint}]`;
 }
 
+/** @param {number | null | undefined} id */
 const historyNote = (id) => (id === null || id === undefined ? 'no change' : `history #${id}`);
 
+/** @type {Record<string, string | null>} */
 const HINTS = {
   NOT_FOUND: 'Check the path with fs_list.',
   PATH_INVALID: 'Paths look like ~/dir/file.txt and stay inside the workspace.',
@@ -292,18 +341,38 @@ const HINTS = {
   UNKNOWN_TOOL: null,
 };
 
+/**
+ * @param {string} code
+ * @param {string} message
+ * @returns {ToolResult}
+ */
 function failure(code, message) {
   const hint = HINTS[code];
   return { ok: false, content: `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}` };
 }
 
+/**
+ * @param {unknown} err
+ * @returns {ToolResult}
+ */
 function fromError(err) {
-  if (err && typeof err === 'object' && typeof err.code === 'string' && typeof err.message === 'string') {
+  if (
+    err &&
+    typeof err === 'object' &&
+    'code' in err &&
+    typeof err.code === 'string' &&
+    'message' in err &&
+    typeof err.message === 'string'
+  ) {
     return failure(err.code, err.message);
   }
   return failure('INTERNAL', err instanceof Error ? err.message : String(err));
 }
 
+/**
+ * @param {number} start the first line's number
+ * @param {string[]} lines
+ */
 function numbered(start, lines) {
   const width = String(start + Math.max(lines.length - 1, 0)).length;
   return lines.map((l, i) => `${String(start + i).padStart(width)}| ${l}`).join('\n');
@@ -311,13 +380,25 @@ function numbered(start, lines) {
 
 // ----- the tools -----
 
+/**
+ * One function per tool but js_exec; each gets arguments already checked against its schema.
+ * @satisfies {Record<Exclude<ToolDefinition['name'], 'js_exec'>, (ws: ZipWorkspace, args: never) => string>}
+ */
 const handlers = {
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string }} args
+   */
   fs_read(ws, { path }) {
     const text = ws.readText(path);
     if (text.length === 0) return `${shown(path)} is empty (0 bytes)`;
     return clip(text, 'read the rest with fs_read_lines');
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string, start?: number, end?: number }} args
+   */
   fs_read_lines(ws, { path, start = 1, end }) {
     const last = end === undefined ? start + DEFAULT_LINE_WINDOW - 1 : end;
     const r = ws.readLines(path, start, last);
@@ -329,11 +410,19 @@ const handlers = {
     return clip(`${head}\n${numbered(r.start, r.lines)}${more}`, 'request fewer lines');
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string, content: string }} args
+   */
   fs_write(ws, { path, content }) {
     const id = ws.writeFile(path, content);
     return `wrote ${Buffer.byteLength(content)} bytes to ${shown(path)} (${historyNote(id)})`;
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string, start: number, end: number, replacement: string, expected?: string }} args
+   */
   fs_patch_lines(ws, { path, start, end, replacement, expected }) {
     const r = ws.patchLines(path, start, end, replacement, expected === undefined ? undefined : { expected });
     const what =
@@ -350,6 +439,10 @@ const handlers = {
     return text;
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path?: string, recursive?: boolean }} args
+   */
   fs_list(ws, { path = '~', recursive = false }) {
     const entries = ws.list(path, { recursive });
     if (entries.length === 0) return `${shown(path)} is empty`;
@@ -362,6 +455,10 @@ const handlers = {
     return clip(lines.join('\n'), 'list a sub-folder');
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string }} args
+   */
   fs_stat(ws, { path }) {
     const s = ws.stat(path);
     const where = s.path === '' ? '~/' : shown(s.path);
@@ -372,16 +469,28 @@ const handlers = {
     return `${where}: file, ${s.size} bytes${modified}`;
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string }} args
+   */
   fs_mkdir(ws, { path }) {
     const id = ws.mkdir(path, { recursive: true });
     return id === null ? `${shown(path)} already exists` : `created folder ${shown(path)} (${historyNote(id)})`;
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ path: string, recursive?: boolean }} args
+   */
   fs_delete(ws, { path, recursive = false }) {
     const id = ws.delete(path, { recursive });
     return `deleted ${shown(path)} (${historyNote(id)})`;
   },
 
+  /**
+   * @param {ZipWorkspace} ws
+   * @param {{ query: string, path?: string, context?: number, maxResults?: number }} args
+   */
   fs_search(ws, { query, path = '~', context = 1, maxResults = 50 }) {
     const r = ws.search(query, { path, context, maxResults });
     if (r.matches.length === 0) {
@@ -389,10 +498,11 @@ const handlers = {
     }
     const blocks = r.matches.map((m) => {
       const p = shown(m.path);
+      /** @type {string[]} */
       const out = [];
-      m.before.forEach((t, i) => out.push(`${p}-${m.line - m.before.length + i}- ${t}`));
+      for (const [i, t] of m.before.entries()) out.push(`${p}-${m.line - m.before.length + i}- ${t}`);
       out.push(`${p}:${m.line}:${m.column}: ${m.text}`);
-      m.after.forEach((t, i) => out.push(`${p}-${m.line + 1 + i}- ${t}`));
+      for (const [i, t] of m.after.entries()) out.push(`${p}-${m.line + 1 + i}- ${t}`);
       return out.join('\n');
     });
     const n = r.matches.length;
@@ -403,10 +513,17 @@ const handlers = {
   },
 };
 
+/**
+ * js_exec: runs through `ws.exec`, which a workspace-like object may lack.
+ * @param {ZipWorkspace} ws
+ * @param {{ path: string, argv?: string[], env?: Record<string, string>, timeoutMs?: number }} args
+ * @returns {Promise<ToolResult>}
+ */
 async function execTool(ws, { path, argv, env, timeoutMs }) {
   if (typeof ws.exec !== 'function') {
     return failure('UNAVAILABLE', 'running code is not available in this workspace');
   }
+  /** @type {ExecOptions} */
   const options = {};
   if (argv !== undefined) options.argv = argv;
   if (env !== undefined) options.env = env;
@@ -419,13 +536,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
   if (r.error) {
     const e = r.error;
     if (typeof e === 'object') {
-      const code = e.code ? `${e.code}: ` : '';
-      const name = e.code === 'EVAL_ERROR' && e.name && e.name !== 'Error' ? `${e.name}: ` : '';
-      let text = `${code}${name}${e.message ?? ''}`;
-      // Where it happened, so the model can open the right file at the right line.
-      if (e.file && e.line) text += `\nat ${e.file}:${e.line}:${e.column ?? 1}`;
-      if (e.frame) text += `\n${e.frame}`;
-      parts.push(`--- error ---\n${text}`);
+      parts.push(`--- error ---\n${formatForModel(e, { code: true })}`);
     } else {
       parts.push(`--- error ---\n${String(e)}`);
     }
@@ -439,14 +550,22 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
  *
  * `dispatch(name, args)` takes the arguments as an object or a JSON string and resolves to
  * `{ ok, content }`; it never rejects.
+ * @param {ZipWorkspace} ws
+ * @returns {WorkspaceTools}
  */
 function workspaceTools(ws) {
   if (ws === null || typeof ws !== 'object' || typeof ws.readText !== 'function') {
-    throw new TypeError('INVALID_INPUT: workspaceTools() takes a ZipWorkspace');
+    throw invalidInput('workspaceTools() takes a ZipWorkspace');
   }
   const tools = definitions();
+  /** @type {Map<string, ToolDefinition>} */
   const byName = new Map(tools.map((t) => [t.name, t]));
 
+  /**
+   * @param {string} name
+   * @param {unknown} args
+   * @returns {Promise<ToolResult>}
+   */
   async function dispatch(name, args) {
     try {
       const tool = typeof name === 'string' ? byName.get(name) : undefined;
@@ -461,7 +580,8 @@ function workspaceTools(ws) {
         try {
           parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
         } catch (e) {
-          return failure('INVALID_INPUT', `the arguments of ${name} are not valid JSON: ${e.message}`);
+          const reason = e instanceof Error ? e.message : String(e);
+          return failure('INVALID_INPUT', `the arguments of ${name} are not valid JSON: ${reason}`);
         }
       }
       if (parsed === undefined || parsed === null) parsed = {};
@@ -470,8 +590,10 @@ function workspaceTools(ws) {
       }
       const problem = check(tool.parameters, parsed, '');
       if (problem) return failure('INVALID_INPUT', `${name}: ${problem}`);
-      if (name === 'js_exec') return await execTool(ws, parsed);
-      return { ok: true, content: handlers[name](ws, parsed) };
+      // The schema check above is what makes these casts hold.
+      if (tool.name === 'js_exec') return await execTool(ws, /** @type {Parameters<typeof execTool>[1]} */ (parsed));
+      const handler = /** @type {(ws: ZipWorkspace, args: Record<string, unknown>) => string} */ (handlers[tool.name]);
+      return { ok: true, content: handler(ws, parsed) };
     } catch (err) {
       return fromError(err);
     }

@@ -1,4 +1,4 @@
-// Public types of quickrealm. The native binding's own declarations are in binding.d.ts.
+// Public types of quickrealm. The native binding's own declarations are in native/binding.d.ts.
 
 /** Hard limits for one run. Every field is optional; defaults are shown. */
 export interface Limits {
@@ -125,22 +125,15 @@ export interface ConfigureOptions {
 /** Adjusts process-wide settings; returns the settings in force. */
 export function configure(options: ConfigureOptions): { workers: number; poolSize: number };
 
-export interface PoolStats {
-  /** Realms prepared and waiting. */
-  ready: number;
-  /** How many the pool keeps ready. */
-  size: number;
-  /** Runs that asked the pool for a realm. */
-  taken: number;
-  /** Realms the background builder has prepared so far. */
-  built: number;
-}
+/** Counters of the prepared-realm pool (`ready`, `size`, `taken`, `built`) and the memory of one realm. */
+export type { PoolStats, RealmStats } from './native/binding.js';
+import type { PoolStats, RealmStats } from './native/binding.js';
 
 /** Counters of the prepared-realm pool. */
 export function poolStats(): PoolStats;
 
 /** Memory of one fresh, frozen realm as quickrealm's allocator counts it. */
-export function realmStats(): { bytesPerRealm: number };
+export function realmStats(): RealmStats;
 
 // ---- tree-agent style editor -------------------------------------------------------------
 
@@ -173,7 +166,9 @@ export interface SandboxEditExecutor<TSchema = unknown> {
 }
 
 /** A drop-in replacement for the SES edit executor, with a separate heap and hard limits. */
-export function createSandboxExecutor<TSchema = unknown>(options?: SandboxExecutorOptions): SandboxEditExecutor<TSchema>;
+export function createSandboxExecutor<TSchema = unknown>(
+  options?: SandboxExecutorOptions,
+): SandboxEditExecutor<TSchema>;
 
 // ----- Workspace -----
 

@@ -1,0 +1,18 @@
+'use strict';
+// The public entry point: re-exports each layer's surface; no logic lives here.
+
+const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
+const { createSandboxExecutor } = require('./executor.js');
+const { workspaceTools } = require('./tools/workspace.js');
+const { ZipWorkspace } = require('./native/binding.js');
+
+module.exports = {
+  run,
+  runSync,
+  configure,
+  poolStats,
+  realmStats,
+  createSandboxExecutor,
+  ZipWorkspace,
+  workspaceTools,
+};

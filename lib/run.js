@@ -1,0 +1,197 @@
+'use strict';
+// Running code: a small layer over the native binding that connects AbortSignal to
+// cancellation and drives runs with live host values. Everything else (validation, limits,
+// marshalling) happens in Rust.
+
+const binding = require('./native/binding.js');
+const { failedResult, invalidInput, outOfRange } = require('./errors.js');
+
+/**
+ * @typedef {import('./index.js').RunOptions} RunOptions
+ * @typedef {import('./index.js').RunResult} RunResult
+ * @typedef {import('./index.js').ConfigureOptions} ConfigureOptions
+ * @typedef {import('./index.js').PoolStats} PoolStats
+ * @typedef {import('./index.js').RealmStats} RealmStats
+ * @typedef {import('./native/binding.js').CancelHandle} CancelHandle
+ */
+
+/** @param {string} message */
+function invalidResult(message) {
+  return failedResult('INVALID_INPUT', 'TypeError', message);
+}
+
+/**
+ * @param {unknown} signal
+ * @returns {signal is AbortSignal}
+ */
+function isAbortSignalLike(signal) {
+  if (signal === null || typeof signal !== 'object') return false;
+  const s = /** @type {Record<string, unknown>} */ (signal);
+  return (
+    typeof s.aborted === 'boolean' &&
+    typeof s.addEventListener === 'function' &&
+    typeof s.removeEventListener === 'function'
+  );
+}
+
+/**
+ * Reads `options.signal`: no signal, a native cancel handle tied to it, or an error message.
+ * @param {RunOptions | undefined} options
+ * @returns {{ handle: null, signal?: undefined, error?: undefined }
+ *   | { handle: CancelHandle, signal: AbortSignal, error?: undefined }
+ *   | { handle?: undefined, signal?: undefined, error: string }}
+ */
+function cancelHandleFor(options) {
+  if (options === null || typeof options !== 'object' || options.signal == null) return { handle: null };
+  const signal = options.signal;
+  if (!isAbortSignalLike(signal)) return { error: 'signal must be an AbortSignal' };
+  const handle = new binding.CancelHandle();
+  if (signal.aborted) handle.cancel();
+  return { handle, signal };
+}
+
+/** @param {RunOptions | undefined} options */
+function hasGlobals(options) {
+  return options !== null && typeof options === 'object' && options.globals != null;
+}
+
+/**
+ * Drives a run with live host values on the main thread: pump until the run finishes, pumping
+ * again whenever a host promise it awaits settles, or when its deadline arrives.
+ * `exposeWake` receives the function that asks for another pump before the first one runs: the
+ * caller calls it after cancelling, so a run waiting for a host promise notices at once.
+ * @param {string} source
+ * @param {RunOptions} options
+ * @param {CancelHandle | null} handle
+ * @param {(wake: () => void) => void} [exposeWake]
+ * @returns {Promise<RunResult>}
+ */
+function runLive(source, options, handle, exposeWake) {
+  return new Promise((resolve) => {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    let scheduled = false;
+    let finished = false;
+    const step = () => {
+      scheduled = false;
+      if (finished) return;
+      if (live.pump()) {
+        finished = true;
+        clearTimeout(timer);
+        resolve(/** @type {RunResult} */ (live.finish()));
+        return;
+      }
+      clearTimeout(timer);
+      timer = setTimeout(wake, Math.ceil(live.remainingMs()) + 1);
+    };
+    const wake = () => {
+      if (!scheduled && !finished) {
+        scheduled = true;
+        setImmediate(step);
+      }
+    };
+    const live = binding.LiveRun.start(source, options, handle, wake);
+    if (exposeWake) exposeWake(wake);
+    step();
+  });
+}
+
+/**
+ * The workspace option travels to the native side as the class instance itself.
+ * @param {RunOptions | undefined} options
+ */
+function workspaceOf(options) {
+  if (options === null || typeof options !== 'object' || options.workspace == null) return undefined;
+  return options.workspace instanceof binding.ZipWorkspace ? options.workspace : undefined;
+}
+
+/**
+ * Runs guest code on the calling thread. Never throws for guest errors.
+ * @param {string} source
+ * @param {RunOptions} [options]
+ * @returns {RunResult}
+ */
+function runSync(source, options) {
+  const { handle, error } = cancelHandleFor(options);
+  if (error !== undefined) return invalidResult(error);
+  return /** @type {RunResult} */ (binding.runSync(source, options, handle ?? undefined, workspaceOf(options)));
+}
+
+/**
+ * Runs guest code on a quickrealm worker thread (on the main thread, pumped, with live
+ * `globals`). Never rejects for guest errors.
+ * @param {string} source
+ * @param {RunOptions} [options]
+ * @returns {Promise<RunResult>}
+ */
+function run(source, options) {
+  const { handle, signal, error } = cancelHandleFor(options);
+  if (error !== undefined) return Promise.resolve(invalidResult(error));
+  const liveOptions = options !== undefined && hasGlobals(options) ? options : null;
+  if (!handle) {
+    if (liveOptions) return runLive(source, liveOptions, null);
+    return /** @type {Promise<RunResult>} */ (binding.run(source, options, undefined, workspaceOf(options)));
+  }
+  let wakeLive = () => {};
+  const onAbort = () => {
+    handle.cancel();
+    // A live run waiting for a host promise must wake up to notice.
+    wakeLive();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  const pending = liveOptions
+    ? runLive(source, liveOptions, handle, (wake) => {
+        wakeLive = wake;
+      })
+    : /** @type {Promise<RunResult>} */ (binding.run(source, options, handle, workspaceOf(options)));
+  return pending.finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+/**
+ * Adjusts process-wide settings (worker threads, prepared realms); returns the settings in force.
+ * @param {ConfigureOptions} options
+ * @returns {{ workers: number, poolSize: number }}
+ */
+function configure(options) {
+  if (options === null || typeof options !== 'object') {
+    throw invalidInput('configure() takes an options object');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'workers' && key !== 'poolSize') {
+      throw invalidInput(`unknown configure() option '${key}'`);
+    }
+  }
+  if (options.workers !== undefined) {
+    const n = options.workers;
+    if (!Number.isInteger(n) || n < 1 || n > 256) {
+      throw outOfRange('workers must be an integer between 1 and 256');
+    }
+    binding.configureWorkers(n);
+  }
+  if (options.poolSize !== undefined) {
+    const n = options.poolSize;
+    if (!Number.isInteger(n) || n < 0 || n > 64) {
+      throw outOfRange('poolSize must be an integer between 0 and 64');
+    }
+    binding.configurePool(n);
+  }
+  return { workers: binding.workerCount(), poolSize: binding.poolStats().size };
+}
+
+/**
+ * Counters of the prepared-realm pool: { ready, size, taken, built }.
+ * @returns {PoolStats}
+ */
+function poolStats() {
+  return binding.poolStats();
+}
+
+/**
+ * Memory of one fresh, frozen realm: { bytesPerRealm }.
+ * @returns {RealmStats}
+ */
+function realmStats() {
+  return binding.realmStats();
+}
+
+module.exports = { run, runSync, configure, poolStats, realmStats };
