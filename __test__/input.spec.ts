@@ -75,3 +75,31 @@ describe('INVALID_INPUT', () => {
     expect(() => configure({ nope: 1 } as never)).toThrow(/unknown configure\(\) option 'nope'/);
   });
 });
+
+describe('configure() errors', () => {
+  it('carry a code and say what kind of mistake they are', () => {
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as Error & { code?: string };
+      }
+      throw new Error('expected a throw');
+    };
+    const range = thrown(() => configure({ workers: -1 }));
+    expect(range).toBeInstanceOf(RangeError);
+    expect(range.code).toBe('INVALID_INPUT');
+    expect(range.message).toBe('INVALID_INPUT: workers must be an integer between 1 and 256');
+    const shape = thrown(() => configure({ nope: 1 } as never));
+    expect(shape).toBeInstanceOf(TypeError);
+    expect(shape.code).toBe('INVALID_INPUT');
+    expect(thrown(() => configure(null as never)).code).toBe('INVALID_INPUT');
+    expect(thrown(() => configure({ poolSize: '2' } as never))).toBeInstanceOf(RangeError);
+  });
+
+  it('applies nothing when one setting is bad', () => {
+    const before = configure({});
+    expect(() => configure({ workers: before.workers + 1, poolSize: 1000 })).toThrow(/poolSize/);
+    expect(configure({})).toEqual(before);
+  });
+});

@@ -14,57 +14,35 @@ export interface Limits {
   hostCalls?: number;
 }
 
-export type ErrorCode =
-  | 'EVAL_ERROR'
-  | 'HOST_CALL_LIMIT'
-  | 'TIMEOUT'
-  | 'MEMORY_LIMIT'
-  | 'OUTPUT_LIMIT'
-  | 'CANCELLED'
-  | 'INVALID_INPUT'
-  | 'POLICY_VIOLATION'
-  | 'INTERNAL';
+import type {
+  ErrorCode,
+  LogLine,
+  NativeRunResult,
+  PoolStats,
+  RealmStats,
+  RunStats,
+  SandboxErrorInfo,
+} from './native/binding.js';
 
-export interface SandboxErrorInfo {
-  code: ErrorCode;
-  /** The guest error's name (TypeError, SyntaxError, ...) or the limit's error name. */
-  name: string;
-  message: string;
-  /** 1-based line in the caller's source (no wrapper offset). */
-  line?: number;
-  /** 1-based column in the caller's source. */
-  column?: number;
-  /** Guest frames only; never host paths. */
-  stack?: string;
-  /** A few source lines around the failing line, with a caret under the column. */
-  frame?: string;
-}
+// Generated from the Rust types that build them (src/napi/results.rs).
+export type { ErrorCode, PoolStats, RealmStats, RunStats, SandboxErrorInfo };
 
-export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+export type LogLevel = LogLine['level'];
 
-export interface LogEntry {
-  level: LogLevel;
-  message: string;
-}
+/** One captured console line. */
+export type LogEntry = LogLine;
 
-export interface RunStats {
-  wallMs: number;
-  /** Peak QuickJS heap use in bytes. */
-  heapBytes: number;
-  hostCalls: number;
-}
+/** What every run result carries. */
+export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error'>;
 
-export interface RunResult {
-  ok: boolean;
-  /** Completion value (script), return value (function) or exports namespace (module), copied out. */
-  value?: unknown;
-  /** What emit() wrote, truncated at outputBytes. */
-  output: string;
-  /** Captured console lines; unhandled promise rejections appear here at level 'error'. */
-  logs: LogEntry[];
-  error?: SandboxErrorInfo;
-  stats: RunStats;
-}
+/**
+ * A run's result, a union on `ok`: `if (!r.ok) r.error.code` type-checks under `--strict`.
+ * `value` is the completion value (script), return value (function) or exports namespace
+ * (module), copied out. Captured console lines are in `logs`; unhandled promise rejections
+ * appear there at level 'error'.
+ */
+export type RunResult = RunBase &
+  ({ ok: true; value: unknown; error?: undefined } | { ok: false; error: SandboxErrorInfo; value?: undefined });
 
 export interface RunOptions {
   /**
@@ -126,8 +104,6 @@ export interface ConfigureOptions {
 export function configure(options: ConfigureOptions): { workers: number; poolSize: number };
 
 /** Counters of the prepared-realm pool (`ready`, `size`, `taken`, `built`) and the memory of one realm. */
-export type { PoolStats, RealmStats } from './native/binding.js';
-import type { PoolStats, RealmStats } from './native/binding.js';
 
 /** Counters of the prepared-realm pool. */
 export function poolStats(): PoolStats;

@@ -4,7 +4,8 @@
 // marshalling) happens in Rust.
 
 const binding = require('./native/binding.js');
-const { failedResult, invalidInput, outOfRange } = require('./errors.js');
+const { failedResult } = require('./errors.js');
+const { printLogs } = require('./console.js');
 
 /**
  * @typedef {import('./index.js').RunOptions} RunOptions
@@ -114,7 +115,22 @@ function workspaceOf(options) {
 function runSync(source, options) {
   const { handle, error } = cancelHandleFor(options);
   if (error !== undefined) return invalidResult(error);
-  return /** @type {RunResult} */ (binding.runSync(source, options, handle ?? undefined, workspaceOf(options)));
+  const result = /** @type {RunResult} */ (binding.runSync(source, options, handle ?? undefined, workspaceOf(options)));
+  return inheritConsole(result, options);
+}
+
+/**
+ * With `console: 'inherit'`, prints the run's console lines on the host console (escaped, so
+ * guest text cannot drive the terminal) instead of returning them.
+ * @param {RunResult} result
+ * @param {RunOptions | undefined} options
+ * @returns {RunResult}
+ */
+function inheritConsole(result, options) {
+  if (options === null || typeof options !== 'object' || options.console !== 'inherit') return result;
+  printLogs(result.logs);
+  result.logs = [];
+  return result;
 }
 
 /**
@@ -129,8 +145,10 @@ function run(source, options) {
   if (error !== undefined) return Promise.resolve(invalidResult(error));
   const liveOptions = options !== undefined && hasGlobals(options) ? options : null;
   if (!handle) {
-    if (liveOptions) return runLive(source, liveOptions, null);
-    return /** @type {Promise<RunResult>} */ (binding.run(source, options, undefined, workspaceOf(options)));
+    const pending = liveOptions
+      ? runLive(source, liveOptions, null)
+      : /** @type {Promise<RunResult>} */ (binding.run(source, options, undefined, workspaceOf(options)));
+    return pending.then((result) => inheritConsole(result, options));
   }
   let wakeLive = () => {};
   const onAbort = () => {
@@ -144,38 +162,19 @@ function run(source, options) {
         wakeLive = wake;
       })
     : /** @type {Promise<RunResult>} */ (binding.run(source, options, handle, workspaceOf(options)));
-  return pending.finally(() => signal.removeEventListener('abort', onAbort));
+  return pending
+    .finally(() => signal.removeEventListener('abort', onAbort))
+    .then((result) => inheritConsole(result, options));
 }
 
 /**
  * Adjusts process-wide settings (worker threads, prepared realms); returns the settings in force.
+ * Checked once, natively: a bad value throws a TypeError or RangeError with code INVALID_INPUT.
  * @param {ConfigureOptions} options
  * @returns {{ workers: number, poolSize: number }}
  */
 function configure(options) {
-  if (options === null || typeof options !== 'object') {
-    throw invalidInput('configure() takes an options object');
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'workers' && key !== 'poolSize') {
-      throw invalidInput(`unknown configure() option '${key}'`);
-    }
-  }
-  if (options.workers !== undefined) {
-    const n = options.workers;
-    if (!Number.isInteger(n) || n < 1 || n > 256) {
-      throw outOfRange('workers must be an integer between 1 and 256');
-    }
-    binding.configureWorkers(n);
-  }
-  if (options.poolSize !== undefined) {
-    const n = options.poolSize;
-    if (!Number.isInteger(n) || n < 0 || n > 64) {
-      throw outOfRange('poolSize must be an integer between 0 and 64');
-    }
-    binding.configurePool(n);
-  }
-  return { workers: binding.workerCount(), poolSize: binding.poolStats().size };
+  return binding.configure(options);
 }
 
 /**

@@ -27,8 +27,8 @@ export declare class LiveRun {
   pump(): boolean
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
   remainingMs(): number
-  /** Ends the run and returns its `RunResult`; every host handle is released. */
-  finish(): object
+  /** Ends the run and returns its result; every host handle is released. */
+  finish(): NativeRunResult
 }
 
 /**
@@ -118,11 +118,29 @@ export declare class ZipWorkspace {
   exec(entryPath: string, options?: object | null): Promise<object>
 }
 
-/** Sets how many prepared realms are kept ready for plain runs (0 turns preparation off). */
-export declare function configurePool(size: number): number
+/** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
+export declare function configure(options: { workers?: number; poolSize?: number }): Settings
 
-/** Sets the number of worker threads used by `run()` (default: one per core). */
-export declare function configureWorkers(workers: number): number
+/** Stable error codes, as JavaScript sees them. */
+export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'INTERNAL'
+
+/** One captured console line. */
+export interface LogLine {
+  level: 'log' | 'info' | 'warn' | 'error' | 'debug'
+  message: string
+}
+
+/** A run's result as the binding returns it; `lib/index.d.ts` narrows it to a union on `ok`. */
+export interface NativeRunResult {
+  ok: boolean
+  /** The completion value, return value or module exports, copied out (present when `ok`). */
+  value?: unknown
+  /** What `emit()` wrote (truncated at `outputBytes`). */
+  output: string
+  logs: Array<LogLine>
+  error?: SandboxErrorInfo
+  stats: RunStats
+}
 
 export declare function poolStats(): PoolStats
 
@@ -146,13 +164,43 @@ export interface RealmStats {
 }
 
 /**
- * Runs guest code on a quickrealm worker thread; resolves to a `RunResult`, never rejects for
+ * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): Promise<object>
+export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): Promise<NativeRunResult>
 
-/** Runs guest code on the calling thread and returns a `RunResult`. */
-export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): object
+/** What a run cost. */
+export interface RunStats {
+  /** Wall-clock time of the run, promise jobs included. */
+  wallMs: number
+  /** Peak QuickJS heap use. */
+  heapBytes: number
+  /** Crossings into host code (live globals). */
+  hostCalls: number
+}
 
-/** The current number of worker threads. */
-export declare function workerCount(): number
+/** Runs guest code on the calling thread. */
+export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): NativeRunResult
+
+/** A guest error as a model reads it. */
+export interface SandboxErrorInfo {
+  code: ErrorCode
+  name: string
+  message: string
+  /** 1-based line in the caller's source. */
+  line?: number
+  /** 1-based column in the caller's source. */
+  column?: number
+  /** Guest frames only, never host paths. */
+  stack?: string
+  /** A few source lines around the failing line, with a caret under the column. */
+  frame?: string
+}
+
+/** Process-wide settings in force. */
+export interface Settings {
+  /** Worker threads that run `run()` calls. */
+  workers: number
+  /** Realms kept prepared for plain runs. */
+  poolSize: number
+}

@@ -11,6 +11,7 @@ pub mod raw;
 pub mod realm;
 pub mod realm_pool;
 pub mod run;
+pub mod settings;
 pub mod workers;
 
 pub use errors::{ErrorCode, ErrorInfo};

@@ -4,9 +4,10 @@
 // `napi_value`s are opaque handles that N-API itself validates; passing one is not a dereference.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use super::host::{write, Host, Raw, RawValue};
+use super::host::{write, Host, Raw};
 use super::options::{self, ParsedRun};
-use super::{build_result, CancelHandle};
+use super::results::NativeRunResult;
+use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::live::{HostPromises, LiveRun as EngineLiveRun};
 use crate::engine::marshal::Data;
@@ -15,7 +16,7 @@ use crate::engine::membrane::{
 };
 use crate::engine::run::LiveGlobals;
 use crate::engine::{CancelToken, RunOutcome};
-use napi::bindgen_prelude::{Env, Error, JsValue, Status, Unknown};
+use napi::bindgen_prelude::{Env, JsValue, Unknown};
 use napi::sys;
 use napi_derive::napi;
 use std::cell::RefCell;
@@ -709,7 +710,6 @@ impl HostBridge for NapiBridge {
 pub struct LiveRun {
     run: EngineLiveRun,
     bridge: Option<Rc<NapiBridge>>,
-    inherit_console: bool,
 }
 
 impl LiveRun {
@@ -717,7 +717,6 @@ impl LiveRun {
         LiveRun {
             run: EngineLiveRun::ended(outcome),
             bridge: None,
-            inherit_console: false,
         }
     }
 
@@ -762,7 +761,6 @@ impl LiveRun {
         LiveRun {
             run,
             bridge: Some(bridge),
-            inherit_console: parsed.inherit_console,
         }
     }
 
@@ -776,24 +774,13 @@ impl LiveRun {
     }
 
     /// Runs a live run to completion on the calling thread (runSync with globals).
-    pub fn run_to_end(
-        env: sys::napi_env,
-        parsed: ParsedRun,
-        cancel: CancelToken,
-    ) -> (RunOutcome, bool) {
-        let mut live = LiveRun::start_parsed(env, parsed, cancel, None);
-        let inherit = live.inherit_console;
-        let run = std::mem::replace(
-            &mut live.run,
-            EngineLiveRun::ended(RunOutcome::failed(ErrorInfo::internal(
-                "the run already finished",
-            ))),
-        );
+    pub fn run_to_end(env: sys::napi_env, parsed: ParsedRun, cancel: CancelToken) -> RunOutcome {
+        let LiveRun { run, bridge } = LiveRun::start_parsed(env, parsed, cancel, None);
         let outcome = run.run_to_end();
-        if let Some(b) = live.bridge.take() {
+        if let Some(b) = bridge {
             b.release();
         }
-        (outcome, inherit)
+        outcome
     }
 }
 
@@ -832,13 +819,9 @@ impl LiveRun {
         self.run.remaining_ms()
     }
 
-    /// Ends the run and returns its `RunResult`; every host handle is released.
-    #[napi(catch_unwind, ts_return_type = "object")]
-    pub fn finish(&mut self, env: Env) -> napi::Result<RawValue> {
-        let inherit = self.inherit_console;
-        let outcome = self.outcome();
-        build_result(Host::new(env.raw()), &outcome, inherit)
-            .map(RawValue)
-            .map_err(|e| Error::new(Status::GenericFailure, e))
+    /// Ends the run and returns its result; every host handle is released.
+    #[napi(catch_unwind)]
+    pub fn finish(&mut self) -> NativeRunResult {
+        self.outcome().into()
     }
 }

@@ -27,8 +27,6 @@ const LIMIT_KEYS: &[&str] = &[
 
 pub struct ParsedRun {
     pub request: RunRequest,
-    /// Print captured console lines to the host console when the run ends.
-    pub inherit_console: bool,
     /// Live host values (`globals`, a Record or a Map), for runs on the main thread.
     pub globals: Vec<(String, Raw)>,
     /// A `workspace` option was given (the export receives the instance itself).
@@ -129,12 +127,10 @@ pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
 
 pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun, ErrorInfo> {
     let mut request = RunRequest::new(read_source(h, source)?);
-    let mut inherit_console = false;
     let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
         crate::engine::run::validate(&request)?;
         return Ok(ParsedRun {
             request,
-            inherit_console,
             globals: Vec::new(),
             wants_workspace: false,
         });
@@ -162,10 +158,8 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
             "console" => {
                 request.console = match expect_string(h, v, "console")?.as_str() {
                     "capture" => ConsoleMode::Capture,
-                    "inherit" => {
-                        inherit_console = true;
-                        ConsoleMode::Capture
-                    }
+                    // Captured here; the JavaScript wrapper prints the lines on the host console.
+                    "inherit" => ConsoleMode::Capture,
                     "off" => ConsoleMode::Discard,
                     "none" => ConsoleMode::Absent,
                     other => {
@@ -203,7 +197,6 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
     }
     Ok(ParsedRun {
         request,
-        inherit_console,
         globals,
         wants_workspace,
     })

@@ -278,6 +278,17 @@ impl Realm {
     }
 }
 
+/// Bytes one fresh, frozen realm of the standard shape holds, as its allocator counts them.
+pub fn measure_fresh_realm() -> Result<usize, BuildError> {
+    let realm = Realm::build(RealmSpec {
+        with_console: true,
+        max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
+        extension: None,
+        live: None,
+    })?;
+    Ok(realm.meter.used())
+}
+
 impl Drop for Realm {
     fn drop(&mut self) {
         // The membrane's guest half and its native functions refer to each other; a realm

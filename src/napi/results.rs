@@ -1,0 +1,152 @@
+//! The shapes a run's outcome takes in JavaScript. napi-rs generates their TypeScript
+//! declarations from these structs, so the types users see are the ones the code builds.
+
+use super::host::{write, Host};
+use crate::engine::{Data, ErrorCode as EngineCode, ErrorInfo, LogEntry, RunOutcome};
+use napi::bindgen_prelude::{Error, Status, ToNapiValue};
+use napi::sys;
+use napi_derive::napi;
+
+/// Stable error codes, as JavaScript sees them.
+#[napi(string_enum)]
+pub enum ErrorCode {
+    /// The guest threw, or the source did not parse (`name` says which).
+    #[napi(value = "EVAL_ERROR")]
+    EvalError,
+    #[napi(value = "TIMEOUT")]
+    Timeout,
+    #[napi(value = "MEMORY_LIMIT")]
+    MemoryLimit,
+    #[napi(value = "OUTPUT_LIMIT")]
+    OutputLimit,
+    /// An AbortSignal fired.
+    #[napi(value = "CANCELLED")]
+    Cancelled,
+    /// Bad options, source too large, data that cannot be copied.
+    #[napi(value = "INVALID_INPUT")]
+    InvalidInput,
+    #[napi(value = "POLICY_VIOLATION")]
+    PolicyViolation,
+    #[napi(value = "HOST_CALL_LIMIT")]
+    HostCallLimit,
+    /// A bug in quickrealm; never the guest's fault.
+    #[napi(value = "INTERNAL")]
+    Internal,
+}
+
+impl From<EngineCode> for ErrorCode {
+    fn from(c: EngineCode) -> Self {
+        match c {
+            EngineCode::EvalError => ErrorCode::EvalError,
+            EngineCode::Timeout => ErrorCode::Timeout,
+            EngineCode::MemoryLimit => ErrorCode::MemoryLimit,
+            EngineCode::OutputLimit => ErrorCode::OutputLimit,
+            EngineCode::Cancelled => ErrorCode::Cancelled,
+            EngineCode::InvalidInput => ErrorCode::InvalidInput,
+            EngineCode::PolicyViolation => ErrorCode::PolicyViolation,
+            EngineCode::HostCallLimit => ErrorCode::HostCallLimit,
+            EngineCode::Internal => ErrorCode::Internal,
+        }
+    }
+}
+
+/// A guest error as a model reads it.
+#[napi(object, object_from_js = false)]
+pub struct SandboxErrorInfo {
+    pub code: ErrorCode,
+    pub name: String,
+    pub message: String,
+    /// 1-based line in the caller's source.
+    pub line: Option<u32>,
+    /// 1-based column in the caller's source.
+    pub column: Option<u32>,
+    /// Guest frames only, never host paths.
+    pub stack: Option<String>,
+    /// A few source lines around the failing line, with a caret under the column.
+    pub frame: Option<String>,
+}
+
+impl From<ErrorInfo> for SandboxErrorInfo {
+    fn from(e: ErrorInfo) -> Self {
+        SandboxErrorInfo {
+            code: e.code.into(),
+            name: e.name,
+            message: e.message,
+            line: e.line,
+            column: e.column,
+            stack: e.stack,
+            frame: e.frame,
+        }
+    }
+}
+
+/// One captured console line.
+#[napi(object, object_from_js = false)]
+pub struct LogLine {
+    #[napi(ts_type = "'log' | 'info' | 'warn' | 'error' | 'debug'")]
+    pub level: String,
+    pub message: String,
+}
+
+impl From<LogEntry> for LogLine {
+    fn from(l: LogEntry) -> Self {
+        LogLine {
+            level: l.level.to_string(),
+            message: l.message,
+        }
+    }
+}
+
+/// What a run cost.
+#[napi(object, object_from_js = false)]
+pub struct RunStats {
+    /// Wall-clock time of the run, promise jobs included.
+    pub wall_ms: f64,
+    /// Peak QuickJS heap use.
+    pub heap_bytes: f64,
+    /// Crossings into host code (live globals).
+    pub host_calls: f64,
+}
+
+/// A run's result as the binding returns it; `lib/index.d.ts` narrows it to a union on `ok`.
+#[napi(object, object_from_js = false)]
+pub struct NativeRunResult {
+    pub ok: bool,
+    /// The completion value, return value or module exports, copied out (present when `ok`).
+    #[napi(ts_type = "unknown")]
+    pub value: Option<CopiedValue>,
+    /// What `emit()` wrote (truncated at `outputBytes`).
+    pub output: String,
+    pub logs: Vec<LogLine>,
+    pub error: Option<SandboxErrorInfo>,
+    pub stats: RunStats,
+}
+
+impl From<RunOutcome> for NativeRunResult {
+    fn from(o: RunOutcome) -> Self {
+        NativeRunResult {
+            // An ok result always carries `value`, `undefined` included.
+            value: o
+                .ok
+                .then(|| CopiedValue(o.value.unwrap_or(Data::Undefined))),
+            ok: o.ok,
+            output: o.output,
+            logs: o.logs.into_iter().map(LogLine::from).collect(),
+            error: o.error.map(SandboxErrorInfo::from),
+            stats: RunStats {
+                wall_ms: o.stats.wall_ms,
+                heap_bytes: o.stats.heap_bytes as f64,
+                host_calls: o.stats.host_calls as f64,
+            },
+        }
+    }
+}
+
+/// A value copied out of a realm, built as a fresh host value when the result is returned.
+pub struct CopiedValue(pub Data);
+
+impl ToNapiValue for CopiedValue {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        write(Host::new(env), &val.0).map_err(|e| Error::new(Status::GenericFailure, e))
+    }
+}
