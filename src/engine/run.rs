@@ -149,24 +149,20 @@ pub fn execute(req: &RunRequest, cancel: &CancelToken) -> RunOutcome {
 }
 
 /// Runs guest code on one of quickrealm's worker threads; `done` receives the outcome there.
-/// When no worker can take the run, `done` is not called and the outcome comes back at once.
+/// When no worker can take the run, `done` is dropped uncalled and the error comes back.
 pub fn execute_on_worker(
     req: RunRequest,
     cancel: CancelToken,
     done: impl FnOnce(RunOutcome) + Send + 'static,
-) -> Result<(), RunOutcome> {
-    let Some(pool) = super::workers::global() else {
-        return Err(RunOutcome::failed(ErrorInfo::internal(
-            "the worker threads could not be started",
-        )));
-    };
-    let submitted = pool.submit(Box::new(move || done(execute(&req, &cancel))));
-    if submitted {
+) -> Result<(), ErrorInfo> {
+    let pool = super::workers::global()
+        .ok_or_else(|| ErrorInfo::internal("the worker threads could not be started"))?;
+    if pool.submit(Box::new(move || done(execute(&req, &cancel)))) {
         Ok(())
     } else {
-        Err(RunOutcome::failed(ErrorInfo::internal(
+        Err(ErrorInfo::internal(
             "the worker threads are not accepting work",
-        )))
+        ))
     }
 }
 

@@ -1,11 +1,9 @@
 //! Live host values for runs on the main thread: the N-API side of the membrane (`HostBridge`),
 //! host functions that call back into the guest, and `LiveRun`, the resumable run the
 //! JavaScript wrapper drives across event-loop turns while host promises settle.
-// `napi_value`s are opaque handles that N-API itself validates; passing one is not a dereference.
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
-
-use super::host::{write, Host, Raw};
+use super::convert::{write, HostReader};
 use super::options::{self, ParsedRun};
+use super::raw::{callback_info, Host, Raw, RawRef};
 use super::results::NativeRunResult;
 use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
@@ -21,8 +19,6 @@ use napi::sys;
 use napi_derive::napi;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ffi::c_void;
-use std::ptr;
 use std::rc::{Rc, Weak};
 
 /// Host values the guest must never obtain, whatever path leads to them.
@@ -40,19 +36,19 @@ const DENIED_BY_SYNTAX: &str = "[Object.getPrototypeOf(async function(){}).const
     Object.getPrototypeOf(function*(){}).constructor, Object.getPrototypeOf(async function*(){}).constructor]";
 
 pub struct NapiBridge {
-    env: sys::napi_env,
+    host: Host,
     /// Handle id -> reference; id 0 is the "denied" sentinel and never handed out.
-    handles: RefCell<Vec<sys::napi_ref>>,
+    handles: RefCell<Vec<RawRef>>,
     /// Host `Map` from object to handle id (identity), pre-seeded with denied values -> 0.
-    identity: sys::napi_ref,
-    map_get: sys::napi_ref,
-    map_set: sys::napi_ref,
-    describe: sys::napi_ref,
-    symbols: HashMap<&'static str, sys::napi_ref>,
-    callbacks: RefCell<HashMap<u32, sys::napi_ref>>,
+    identity: RawRef,
+    map_get: RawRef,
+    map_set: RawRef,
+    describe: RawRef,
+    symbols: HashMap<&'static str, RawRef>,
+    callbacks: RefCell<HashMap<u32, RawRef>>,
     guest: RefCell<Weak<GuestHandle>>,
     promises: Rc<HostPromises>,
-    wake: RefCell<Option<sys::napi_ref>>,
+    wake: RefCell<Option<RawRef>>,
     me: RefCell<Weak<NapiBridge>>,
 }
 
@@ -78,68 +74,27 @@ fn failure_from_host(h: Host, exc: Raw) -> HostFailure {
     HostFailure::new("Error", shown)
 }
 
-/// A scope for napi values created during one crossing.
-struct Scope {
-    env: sys::napi_env,
-    scope: sys::napi_handle_scope,
-}
-
-impl Scope {
-    fn open(env: sys::napi_env) -> Scope {
-        let mut scope = ptr::null_mut();
-        unsafe { sys::napi_open_handle_scope(env, &mut scope) };
-        Scope { env, scope }
-    }
-}
-
-impl Drop for Scope {
-    fn drop(&mut self) {
-        if !self.scope.is_null() {
-            unsafe { sys::napi_close_handle_scope(self.env, self.scope) };
-        }
-    }
-}
-
 impl NapiBridge {
     fn host(&self) -> Host {
-        Host::new(self.env)
+        self.host
     }
 
-    fn reference(&self, v: Raw) -> Result<sys::napi_ref, String> {
-        let mut r = ptr::null_mut();
-        let s = unsafe { sys::napi_create_reference(self.env, v, 1, &mut r) };
-        if s != sys::Status::napi_ok {
-            return Err("could not keep a host value".into());
-        }
-        Ok(r)
+    fn reference(&self, v: Raw) -> Result<RawRef, String> {
+        self.host.create_reference(v)
     }
 
-    fn deref(&self, r: sys::napi_ref) -> Result<Raw, String> {
-        let mut v = ptr::null_mut();
-        let s = unsafe { sys::napi_get_reference_value(self.env, r, &mut v) };
-        if s != sys::Status::napi_ok || v.is_null() {
-            return Err("a host handle is no longer valid".into());
-        }
-        Ok(v)
+    fn deref(&self, r: RawRef) -> Result<Raw, String> {
+        self.host.reference_value(r)
     }
 
-    pub fn new(env: sys::napi_env) -> Result<Rc<NapiBridge>, String> {
-        let h = Host::new(env);
+    pub fn new(h: Host) -> Result<Rc<NapiBridge>, String> {
         let global = h.global()?;
         let map_ctor = h.get_named(global, "Map")?;
         let identity_map = h.new_instance(map_ctor, &[])?;
         let map_proto = h.get_named(map_ctor, "prototype")?;
         let object_ctor = h.get_named(global, "Object")?;
         let symbol_ctor = h.get_named(global, "Symbol")?;
-        let mk = |v: Raw| -> Result<sys::napi_ref, String> {
-            let mut r = ptr::null_mut();
-            unsafe { sys::napi_create_reference(env, v, 1, &mut r) };
-            if r.is_null() {
-                Err("could not keep a host value".into())
-            } else {
-                Ok(r)
-            }
-        };
+        let mk = |v: Raw| h.create_reference(v);
         let mut symbols = HashMap::new();
         for name in [
             "iterator",
@@ -151,8 +106,8 @@ impl NapiBridge {
             symbols.insert(name, mk(h.get_named(symbol_ctor, name)?)?);
         }
         let bridge = Rc::new(NapiBridge {
-            env,
-            handles: RefCell::new(vec![ptr::null_mut()]),
+            host: h,
+            handles: RefCell::new(vec![std::ptr::null_mut()]),
             identity: mk(identity_map)?,
             map_get: mk(h.get_named(map_proto, "get")?)?,
             map_set: mk(h.get_named(map_proto, "set")?)?,
@@ -184,35 +139,18 @@ impl NapiBridge {
                 h.call(identity_map, set, &[v, zero])?;
             }
         }
-        let script = h.create_str(DENIED_BY_SYNTAX)?;
-        let mut ctors = ptr::null_mut();
-        if unsafe { sys::napi_run_script(env, script, &mut ctors) } == sys::Status::napi_ok {
+        if let Ok(ctors) = h.run_script(DENIED_BY_SYNTAX) {
             for i in 0..h.array_length(ctors)? {
                 h.call(identity_map, set, &[h.element(ctors, i)?, zero])?;
             }
-        } else {
-            let _ = h.take_exception();
         }
         Ok(bridge)
     }
 
     fn pending_failure(&self) -> HostFailure {
-        let h = self.host();
-        let mut exc = ptr::null_mut();
-        let mut pending = false;
-        unsafe { sys::napi_is_exception_pending(self.env, &mut pending) };
-        if pending {
-            unsafe { sys::napi_get_and_clear_last_exception(self.env, &mut exc) };
-            return failure_from_host(h, exc);
-        }
-        HostFailure::new("Error", "a host operation failed")
-    }
-
-    fn check(&self, status: sys::napi_status) -> HostResult<()> {
-        if status == sys::Status::napi_ok {
-            Ok(())
-        } else {
-            Err(self.pending_failure())
+        match self.host.take_thrown() {
+            Some(exc) => failure_from_host(self.host, exc),
+            None => HostFailure::new("Error", "a host operation failed"),
         }
     }
 
@@ -240,7 +178,7 @@ impl NapiBridge {
             sys::ValueType::napi_number => Some(Data::Number(h.number(v).map_err(fail)?)),
             sys::ValueType::napi_string => Some(Data::String(h.text(v).map_err(fail)?)),
             sys::ValueType::napi_bigint => {
-                let mut reader = super::host::HostReader::new(h, Default::default());
+                let mut reader = HostReader::new(h, Default::default());
                 Some(reader.read(v, "value").map_err(fail)?)
             }
             sys::ValueType::napi_symbol => Some(Data::Undefined),
@@ -275,9 +213,7 @@ impl NapiBridge {
 
     fn kind_of(&self, v: Raw) -> RefKind {
         let h = self.host();
-        let mut is_promise = false;
-        unsafe { sys::napi_is_promise(self.env, v, &mut is_promise) };
-        if is_promise {
+        if h.is_promise(v) {
             RefKind::Promise
         } else if h.type_of(v) == sys::ValueType::napi_function {
             RefKind::Function
@@ -356,7 +292,10 @@ impl NapiBridge {
             bridge: self.me.borrow().clone(),
             cb,
         };
-        let f = self.host_function("sandboxCallback", call_guest, data)?;
+        let f = self
+            .host
+            .create_function("sandboxCallback", call_guest, data)
+            .map_err(|e| HostFailure::new("Error", e))?;
         let r = self
             .reference(f)
             .map_err(|e| HostFailure::new("Error", e))?;
@@ -380,61 +319,15 @@ impl NapiBridge {
     /// Drops every reference the run holds; guest callbacks kept by the host go dead.
     pub fn release(&self) {
         for r in self.handles.borrow_mut().drain(..) {
-            if !r.is_null() {
-                unsafe { sys::napi_delete_reference(self.env, r) };
-            }
+            self.host.delete_reference(r);
         }
         for (_, r) in self.callbacks.borrow_mut().drain() {
-            unsafe { sys::napi_delete_reference(self.env, r) };
+            self.host.delete_reference(r);
         }
         if let Some(w) = self.wake.borrow_mut().take() {
-            unsafe { sys::napi_delete_reference(self.env, w) };
+            self.host.delete_reference(w);
         }
         *self.guest.borrow_mut() = Weak::new();
-    }
-}
-
-/// Frees the data box of a host function created by `host_function`.
-unsafe extern "C" fn free_boxed<T>(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
-    if !data.is_null() {
-        drop(unsafe { Box::from_raw(data as *mut T) });
-    }
-}
-
-type NativeCallback =
-    unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
-
-impl NapiBridge {
-    /// A host function backed by `cb`, owning `data` until the function is collected.
-    fn host_function<T>(&self, name: &str, cb: NativeCallback, data: T) -> HostResult<Raw> {
-        let data = Box::into_raw(Box::new(data));
-        let mut f = ptr::null_mut();
-        // SAFETY: `data` stays valid until the finalizer registered below frees it.
-        let s = unsafe {
-            sys::napi_create_function(
-                self.env,
-                name.as_ptr() as *const _,
-                name.len() as isize,
-                Some(cb),
-                data as *mut c_void,
-                &mut f,
-            )
-        };
-        if s != sys::Status::napi_ok {
-            drop(unsafe { Box::from_raw(data) });
-            return Err(self.pending_failure());
-        }
-        unsafe {
-            sys::napi_add_finalizer(
-                self.env,
-                f,
-                data as *mut c_void,
-                Some(free_boxed::<T>),
-                ptr::null_mut(),
-                ptr::null_mut(),
-            )
-        };
-        Ok(f)
     }
 }
 
@@ -443,87 +336,78 @@ struct CallbackData {
     cb: u32,
 }
 
-fn throw_host(env: sys::napi_env, f: &HostFailure) {
-    let h = Host::new(env);
-    let (Ok(msg), Ok(code)) = (h.create_str(&f.message), h.create_str("SANDBOX_CALLBACK")) else {
-        return;
-    };
-    let mut err = ptr::null_mut();
-    unsafe { sys::napi_create_error(env, code, msg, &mut err) };
-    if let Ok(name) = h.create_str(&f.name) {
-        let _ = h.set_own(err, "name", name);
-    }
-    unsafe { sys::napi_throw(env, err) };
+fn throw_host(h: Host, f: &HostFailure) {
+    h.throw_error("SANDBOX_CALLBACK", &f.name, &f.message);
 }
 
 /// A host call into a guest callback.
+///
+/// # Safety
+/// Called by N-API only, for a function made by `create_function` with `CallbackData`.
 unsafe extern "C" fn call_guest(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
-        call_guest_inner(env, info)
+    // SAFETY: N-API passes the env and info of this callback.
+    let (h, call) = unsafe {
+        (
+            Host::from_raw(env),
+            callback_info(env, info, MAX_CALLBACK_ARGS),
+        )
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the data pointer of a `call_guest` function is its `CallbackData`, freed only
+        // when the function is collected (which cannot happen during this call).
+        let data = unsafe { (call.data as *const CallbackData).as_ref() };
+        call_guest_inner(h, data, call.this, &call.args)
     }));
     match result {
         Ok(Ok(v)) => v,
         Ok(Err(f)) => {
-            throw_host(env, &f);
-            ptr::null_mut()
+            throw_host(h, &f);
+            std::ptr::null_mut()
         }
         Err(_) => {
             throw_host(
-                env,
+                h,
                 &HostFailure::new("Error", "quickrealm: internal error in a sandbox callback"),
             );
-            ptr::null_mut()
+            std::ptr::null_mut()
         }
     }
 }
 
-unsafe fn call_guest_inner(env: sys::napi_env, info: sys::napi_callback_info) -> HostResult<Raw> {
-    let mut argc: usize = 16;
-    let mut argv = [ptr::null_mut(); 16];
-    let mut this = ptr::null_mut();
-    let mut data: *mut c_void = ptr::null_mut();
-    unsafe {
-        sys::napi_get_cb_info(
-            env,
-            info,
-            &mut argc,
-            argv.as_mut_ptr(),
-            &mut this,
-            &mut data,
-        )
-    };
+/// Most arguments a host call passes on to a guest callback.
+const MAX_CALLBACK_ARGS: usize = 16;
+
+fn call_guest_inner(
+    h: Host,
+    data: Option<&CallbackData>,
+    this: Raw,
+    argv: &[Raw],
+) -> HostResult<Raw> {
     let dead = || HostFailure::new("Error", "a sandbox callback was called after its run ended");
-    let data = unsafe { (data as *const CallbackData).as_ref() }.ok_or_else(dead)?;
+    let data = data.ok_or_else(dead)?;
     let bridge = data.bridge.upgrade().ok_or_else(dead)?;
     let guest = bridge.guest.borrow().upgrade().ok_or_else(dead)?;
     if !guest.is_alive() {
         return Err(dead());
     }
-    let mut scope = ptr::null_mut();
-    unsafe { sys::napi_open_escapable_handle_scope(env, &mut scope) };
-    let result = (|| {
-        let this_in = if Host::new(env).is_nullish(this) {
-            FromHost::Prim(Data::Undefined)
-        } else {
-            bridge
-                .incoming(this)
-                .unwrap_or(FromHost::Prim(Data::Undefined))
-        };
-        let mut args = Vec::with_capacity(argc.min(16));
-        for a in argv.iter().take(argc.min(16)) {
-            args.push(bridge.incoming(*a)?);
-        }
-        let out = guest.invoke(data.cb, this_in, args)?;
-        let v = bridge.outgoing(out)?;
-        let mut escaped = ptr::null_mut();
-        unsafe { sys::napi_escape_handle(env, scope, v, &mut escaped) };
-        Ok(escaped)
-    })();
-    unsafe { sys::napi_close_escapable_handle_scope(env, scope) };
-    result
+    let scope = h.escapable_scope();
+    let this_in = if h.is_nullish(this) {
+        FromHost::Prim(Data::Undefined)
+    } else {
+        bridge
+            .incoming(this)
+            .unwrap_or(FromHost::Prim(Data::Undefined))
+    };
+    let mut args = Vec::with_capacity(argv.len());
+    for a in argv {
+        args.push(bridge.incoming(*a)?);
+    }
+    let out = guest.invoke(data.cb, this_in, args)?;
+    let v = bridge.outgoing(out)?;
+    scope.escape(v).map_err(|e| HostFailure::new("Error", e))
 }
 
 struct SettleData {
@@ -532,35 +416,28 @@ struct SettleData {
     ok: bool,
 }
 
+/// A host promise settled: queue the outcome for the run and wake its driver.
+///
+/// # Safety
+/// Called by N-API only, for a function made by `create_function` with `SettleData`.
 unsafe extern "C" fn on_settle(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
+    // SAFETY: N-API passes the env and info of this callback.
+    let (h, call) = unsafe { (Host::from_raw(env), callback_info(env, info, 1)) };
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut argc: usize = 1;
-        let mut argv = [ptr::null_mut(); 1];
-        let mut data: *mut c_void = ptr::null_mut();
-        unsafe {
-            sys::napi_get_cb_info(
-                env,
-                info,
-                &mut argc,
-                argv.as_mut_ptr(),
-                ptr::null_mut(),
-                &mut data,
-            )
-        };
-        let Some(data) = (unsafe { (data as *const SettleData).as_ref() }) else {
+        // SAFETY: the data pointer of an `on_settle` function is its `SettleData`, freed only
+        // when the function is collected (which cannot happen during this call).
+        let Some(data) = (unsafe { (call.data as *const SettleData).as_ref() }) else {
             return;
         };
         let Some(bridge) = data.bridge.upgrade() else {
             return;
         };
-        let h = Host::new(env);
-        let value = if argc >= 1 {
-            argv[0]
-        } else {
-            h.undefined().unwrap_or(ptr::null_mut())
+        let value = match call.args.first() {
+            Some(v) => *v,
+            None => h.undefined().unwrap_or(std::ptr::null_mut()),
         };
         let outcome = if data.ok {
             bridge.incoming(value)
@@ -569,49 +446,57 @@ unsafe extern "C" fn on_settle(
         };
         bridge.settled(data.settle, outcome);
     }));
-    ptr::null_mut()
+    std::ptr::null_mut()
 }
 
 impl HostBridge for NapiBridge {
     fn get(&self, id: u32, key: &Key) -> HostResult<FromHost> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
         let k = self.key(key)?;
-        let mut out = ptr::null_mut();
-        self.check(unsafe { sys::napi_get_property(self.env, obj, k, &mut out) })?;
+        let out = self
+            .host
+            .crossing()
+            .property(obj, k)
+            .map_err(|_| self.pending_failure())?;
         self.incoming(out)
     }
 
     fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
         let k = self.key(key)?;
         let v = self.outgoing(value)?;
-        self.check(unsafe { sys::napi_set_property(self.env, obj, k, v) })
+        self.host
+            .crossing()
+            .set_property(obj, k, v)
+            .map_err(|_| self.pending_failure())
     }
 
     fn has(&self, id: u32, key: &Key) -> HostResult<bool> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
         let k = self.key(key)?;
-        let mut r = false;
-        self.check(unsafe { sys::napi_has_property(self.env, obj, k, &mut r) })?;
-        Ok(r)
+        self.host
+            .crossing()
+            .has_property(obj, k)
+            .map_err(|_| self.pending_failure())
     }
 
     fn delete(&self, id: u32, key: &str) -> HostResult<bool> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
         let k = self.key(&Key::Name(key.into()))?;
-        let mut r = false;
-        self.check(unsafe { sys::napi_delete_property(self.env, obj, k, &mut r) })?;
-        Ok(r)
+        self.host
+            .crossing()
+            .delete_property(obj, k)
+            .map_err(|_| self.pending_failure())
     }
 
     fn own_keys(&self, id: u32) -> HostResult<Vec<String>> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
-        let h = self.host();
+        let h = self.host().crossing();
         let keys = h
             .own_string_keys(obj, false)
             .map_err(|_| self.pending_failure())?;
@@ -621,9 +506,9 @@ impl HostBridge for NapiBridge {
     }
 
     fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let obj = self.value(id)?;
-        let h = self.host();
+        let h = self.host().crossing();
         let f = self
             .deref(self.describe)
             .map_err(|e| HostFailure::new("Error", e))?;
@@ -637,17 +522,19 @@ impl HostBridge for NapiBridge {
         if h.is_nullish(d) {
             return Ok(None);
         }
-        let e = h
+        // A throwing getter on the descriptor is cleared here, not passed on.
+        let plain = self.host();
+        let e = plain
             .get_named(d, "enumerable")
-            .and_then(|v| h.boolean(v))
+            .and_then(|v| plain.boolean(v))
             .unwrap_or(false);
         Ok(Some(e))
     }
 
     fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let f = self.value(id)?;
-        let h = self.host();
+        let h = self.host().crossing();
         let this = match this {
             Some(t) => self.value(t)?,
             None => h.undefined().map_err(|e| HostFailure::new("Error", e))?,
@@ -656,42 +543,42 @@ impl HostBridge for NapiBridge {
             .into_iter()
             .map(|a| self.outgoing(a))
             .collect::<HostResult<Vec<_>>>()?;
-        let mut out = ptr::null_mut();
-        self.check(unsafe {
-            sys::napi_call_function(self.env, this, f, argv.len(), argv.as_ptr(), &mut out)
-        })?;
+        let out = h.call(this, f, &argv).map_err(|_| self.pending_failure())?;
         self.incoming(out)
     }
 
     fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let f = self.value(id)?;
         let argv = args
             .into_iter()
             .map(|a| self.outgoing(a))
             .collect::<HostResult<Vec<_>>>()?;
-        let mut out = ptr::null_mut();
-        self.check(unsafe {
-            sys::napi_new_instance(self.env, f, argv.len(), argv.as_ptr(), &mut out)
-        })?;
+        let out = self
+            .host
+            .crossing()
+            .new_instance(f, &argv)
+            .map_err(|_| self.pending_failure())?;
         self.incoming(out)
     }
 
     fn then(&self, id: u32, settle: u32) -> HostResult<()> {
-        let _scope = Scope::open(self.env);
+        let _scope = self.host.scope();
         let promise = self.value(id)?;
-        let h = self.host();
+        let h = self.host().crossing();
         let then = h
             .get_named(promise, "then")
             .map_err(|_| self.pending_failure())?;
-        let mut fns = [ptr::null_mut(); 2];
+        let mut fns = [std::ptr::null_mut(); 2];
         for (i, ok) in [true, false].into_iter().enumerate() {
             let data = SettleData {
                 bridge: self.me.borrow().clone(),
                 settle,
                 ok,
             };
-            fns[i] = self.host_function("settle", on_settle, data)?;
+            fns[i] = h
+                .create_function("settle", on_settle, data)
+                .map_err(|e| HostFailure::new("Error", e))?;
         }
         h.call(promise, then, &fns)
             .map_err(|_| self.pending_failure())?;
@@ -720,19 +607,14 @@ impl LiveRun {
         }
     }
 
-    fn start_parsed(
-        env: sys::napi_env,
-        parsed: ParsedRun,
-        cancel: CancelToken,
-        wake: Option<Raw>,
-    ) -> LiveRun {
+    fn start_parsed(h: Host, parsed: ParsedRun, cancel: CancelToken, wake: Option<Raw>) -> LiveRun {
         let failed = |e: ErrorInfo| LiveRun::ended(RunOutcome::failed(e));
         if parsed.wants_workspace {
             return failed(ErrorInfo::invalid(
                 "workspace and globals cannot be combined in one run",
             ));
         }
-        let bridge = match NapiBridge::new(env) {
+        let bridge = match NapiBridge::new(h) {
             Ok(b) => b,
             Err(e) => return failed(ErrorInfo::internal(e)),
         };
@@ -774,8 +656,8 @@ impl LiveRun {
     }
 
     /// Runs a live run to completion on the calling thread (runSync with globals).
-    pub fn run_to_end(env: sys::napi_env, parsed: ParsedRun, cancel: CancelToken) -> RunOutcome {
-        let LiveRun { run, bridge } = LiveRun::start_parsed(env, parsed, cancel, None);
+    pub fn run_to_end(h: Host, parsed: ParsedRun, cancel: CancelToken) -> RunOutcome {
+        let LiveRun { run, bridge } = LiveRun::start_parsed(h, parsed, cancel, None);
         let outcome = run.run_to_end();
         if let Some(b) = bridge {
             b.release();
@@ -799,10 +681,10 @@ impl LiveRun {
         cancel: Option<&CancelHandle>,
         wake: Unknown,
     ) -> LiveRun {
-        let h = Host::new(env.raw());
+        let h = Host::of(&env);
         let token = cancel.map(|c| c.token()).unwrap_or_default();
         match options::parse_run(h, source.raw(), Some(options.raw())) {
-            Ok(parsed) => LiveRun::start_parsed(env.raw(), parsed, token, Some(wake.raw())),
+            Ok(parsed) => LiveRun::start_parsed(h, parsed, token, Some(wake.raw())),
             Err(e) => LiveRun::ended(RunOutcome::failed(e)),
         }
     }

@@ -2,9 +2,10 @@
 //! run does, what a setting allows and when a live run is finished are the engine's decisions.
 
 pub mod bigint;
-pub mod host;
+pub mod convert;
 pub mod live;
 pub mod options;
+pub mod raw;
 pub mod results;
 pub mod workspace;
 
@@ -12,9 +13,9 @@ use crate::engine::errors::ErrorInfo;
 use crate::engine::run::execute_on_worker;
 use crate::engine::settings::{self, SettingsRequest};
 use crate::engine::{execute, CancelToken, RunOutcome};
-use host::{Host, RawValue};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use raw::{Host, RawValue};
 use results::NativeRunResult;
 
 /// Throws `e` as a JavaScript error (a TypeError or RangeError where its name says so) whose
@@ -88,13 +89,13 @@ pub fn run_sync(
     cancel: Option<&CancelHandle>,
     workspace: Option<&workspace::ZipWorkspace>,
 ) -> NativeRunResult {
-    let h = Host::new(env.raw());
+    let h = Host::of(&env);
     let parsed = options::parse_run(h, source.raw(), options.as_ref().map(|o| o.raw()))
         .and_then(|mut p| p.attach_workspace(workspace).map(|()| p));
     let outcome = match parsed {
         Err(e) => RunOutcome::failed(e),
         Ok(parsed) if !parsed.globals.is_empty() => {
-            live::LiveRun::run_to_end(env.raw(), parsed, token_of(cancel))
+            live::LiveRun::run_to_end(h, parsed, token_of(cancel))
         }
         Ok(parsed) => execute(&parsed.request, &token_of(cancel)),
     };
@@ -116,7 +117,7 @@ pub fn run(
     cancel: Option<&CancelHandle>,
     workspace: Option<&workspace::ZipWorkspace>,
 ) -> Result<RawValue> {
-    let h = Host::new(env.raw());
+    let h = Host::of(&env);
     let (deferred, promise) = env.create_deferred()?;
     let parsed = options::parse_run(h, source.raw(), options.as_ref().map(|o| o.raw()))
         .and_then(|mut p| p.attach_workspace(workspace).map(|()| p))
@@ -135,10 +136,7 @@ pub fn run(
     match parsed {
         Err(e) => settle(RunOutcome::failed(e)),
         Ok(p) => {
-            if let Err(outcome) = execute_on_worker(p.request, token_of(cancel), settle) {
-                let error = outcome
-                    .error
-                    .unwrap_or_else(|| ErrorInfo::internal("the run could not start"));
+            if let Err(error) = execute_on_worker(p.request, token_of(cancel), settle) {
                 return Err(throw(&env, &error));
             }
         }
@@ -204,7 +202,7 @@ impl From<settings::Settings> for Settings {
     ts_args_type = "options: { workers?: number; poolSize?: number }"
 )]
 pub fn configure(env: Env, options: Unknown) -> Result<Settings> {
-    let h = Host::new(env.raw());
+    let h = Host::of(&env);
     settings_request(h, options)
         .and_then(settings::configure)
         .map(Settings::from)

@@ -1,6 +1,7 @@
 //! Reading `run`/`runSync` options from host values, with clear INVALID_INPUT messages.
 
-use super::host::{Host, HostReader, Raw};
+use super::convert::HostReader;
+use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::marshal::{child_path, CopyLimits};
 use crate::engine::{ConsoleMode, ErrorInfo, Mode, RunRequest};

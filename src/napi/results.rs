@@ -1,7 +1,8 @@
 //! The shapes a run's outcome takes in JavaScript. napi-rs generates their TypeScript
 //! declarations from these structs, so the types users see are the ones the code builds.
 
-use super::host::{write, Host};
+use super::convert::write;
+use super::raw::Host;
 use crate::engine::{Data, ErrorCode as EngineCode, ErrorInfo, LogEntry, RunOutcome};
 use napi::bindgen_prelude::{Error, Status, ToNapiValue};
 use napi::sys;
@@ -147,6 +148,8 @@ pub struct CopiedValue(pub Data);
 
 impl ToNapiValue for CopiedValue {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-        write(Host::new(env), &val.0).map_err(|e| Error::new(Status::GenericFailure, e))
+        // SAFETY: napi-rs calls this with the env of the export whose result is being built.
+        let host = unsafe { Host::from_raw(env) };
+        write(host, &val.0).map_err(|e| Error::new(Status::GenericFailure, e))
     }
 }

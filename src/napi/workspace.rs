@@ -26,7 +26,7 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
-use super::host::{Host, Raw, RawValue};
+use super::raw::{Host, Raw, RawValue};
 use crate::engine::errors::{ErrorCode, ErrorInfo};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::{workers, CancelToken, Extension, Mode};
@@ -99,13 +99,13 @@ fn throw(h: Host, f: Failure) -> Error {
     let mut err = ptr::null_mut();
     let status = unsafe {
         if f.code == INVALID_INPUT {
-            sys::napi_create_type_error(h.env, code, msg, &mut err)
+            sys::napi_create_type_error(h.env(), code, msg, &mut err)
         } else {
-            sys::napi_create_error(h.env, code, msg, &mut err)
+            sys::napi_create_error(h.env(), code, msg, &mut err)
         }
     };
     if status != sys::Status::napi_ok
-        || unsafe { sys::napi_throw(h.env, err) } != sys::Status::napi_ok
+        || unsafe { sys::napi_throw(h.env(), err) } != sys::Status::napi_ok
     {
         return fallback();
     }
@@ -114,7 +114,7 @@ fn throw(h: Host, f: Failure) -> Error {
 
 /// Runs `body` and throws its failure, if any.
 fn run<T>(env: &Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
-    let h = Host::new(env.raw());
+    let h = Host::of(env);
     body(h).map_err(|f| throw(h, f))
 }
 
@@ -187,8 +187,8 @@ fn bytes<'a>(h: Host, v: Raw, name: &str) -> Res<&'a [u8]> {
     let mut is_typed = false;
     let mut is_buffer = false;
     unsafe {
-        sys::napi_is_typedarray(h.env, v, &mut is_typed);
-        sys::napi_is_arraybuffer(h.env, v, &mut is_buffer);
+        sys::napi_is_typedarray(h.env(), v, &mut is_typed);
+        sys::napi_is_arraybuffer(h.env(), v, &mut is_buffer);
     }
     if is_typed {
         let mut kind = 0;
@@ -196,7 +196,7 @@ fn bytes<'a>(h: Host, v: Raw, name: &str) -> Res<&'a [u8]> {
         let mut offset = 0usize;
         let status = unsafe {
             sys::napi_get_typedarray_info(
-                h.env,
+                h.env(),
                 v,
                 &mut kind,
                 &mut len,
@@ -214,7 +214,7 @@ fn bytes<'a>(h: Host, v: Raw, name: &str) -> Res<&'a [u8]> {
             )));
         }
     } else if is_buffer {
-        let status = unsafe { sys::napi_get_arraybuffer_info(h.env, v, &mut data, &mut len) };
+        let status = unsafe { sys::napi_get_arraybuffer_info(h.env(), v, &mut data, &mut len) };
         if status != sys::Status::napi_ok {
             return Err(invalid(format!("{name} could not be read")));
         }
@@ -350,7 +350,7 @@ fn buffer(h: Host, data: &[u8]) -> Res<RawValue> {
     let mut result = ptr::null_mut();
     let status = unsafe {
         sys::napi_create_buffer_copy(
-            h.env,
+            h.env(),
             data.len(),
             data.as_ptr().cast(),
             &mut copy,
@@ -1135,7 +1135,7 @@ impl ZipWorkspace {
         entry_path: Unknown,
         options: Option<Unknown>,
     ) -> Result<RawValue> {
-        let h = Host::new(env.raw());
+        let h = Host::of(&env);
         let req = exec_request(h, raw(&entry_path), options.as_ref()).map_err(|f| throw(h, f))?;
         let snapshot = self.ws().vfs().clone();
         let shared = self.inner.clone();
@@ -1152,7 +1152,7 @@ impl ZipWorkspace {
                 )
             });
             deferred.resolve(move |env: Env| {
-                exec_result(Host::new(env.raw()), outcome, &shared)
+                exec_result(Host::of(&env), outcome, &shared)
                     .map(RawValue)
                     .map_err(|f| {
                         Error::new(Status::GenericFailure, format!("{}: {}", f.code, f.message))

@@ -265,9 +265,10 @@ impl Realm {
 
     /// Measures the stack from the current frame; call at every top-level entry into the realm.
     pub fn enter(&self, stack_bytes: usize) {
-        let rt = self
-            .context
-            .with(|ctx| unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) });
+        let rt = self.context.with(|ctx| {
+            // SAFETY: `ctx` is this realm's live context, entered on the current thread.
+            unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) }
+        });
         // SAFETY: the runtime is alive and used only by this thread.
         unsafe { qjs::JS_UpdateStackTop(rt) };
         self.rt.set_max_stack_size(stack_bytes);

@@ -1,0 +1,273 @@
+//! Host values to and from `Data`, the engine's neutral value tree: reading options' `data`
+//! and live values' primitives, and building results. Results are built with define semantics
+//! for `__proto__`, so no host prototype is touched.
+
+use super::bigint::{decimal_to_words, words_to_decimal};
+use super::raw::{Host, Raw};
+use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
+use napi::sys;
+
+/// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
+const NAPI_TYPED_ARRAYS: [(sys::napi_typedarray_type, TypedArrayKind); 11] = [
+    (sys::TypedarrayType::int8_array, TypedArrayKind::Int8),
+    (sys::TypedarrayType::uint8_array, TypedArrayKind::Uint8),
+    (
+        sys::TypedarrayType::uint8_clamped_array,
+        TypedArrayKind::Uint8Clamped,
+    ),
+    (sys::TypedarrayType::int16_array, TypedArrayKind::Int16),
+    (sys::TypedarrayType::uint16_array, TypedArrayKind::Uint16),
+    (sys::TypedarrayType::int32_array, TypedArrayKind::Int32),
+    (sys::TypedarrayType::uint32_array, TypedArrayKind::Uint32),
+    (sys::TypedarrayType::float32_array, TypedArrayKind::Float32),
+    (sys::TypedarrayType::float64_array, TypedArrayKind::Float64),
+    (
+        sys::TypedarrayType::bigint64_array,
+        TypedArrayKind::BigInt64,
+    ),
+    (
+        sys::TypedarrayType::biguint64_array,
+        TypedArrayKind::BigUint64,
+    ),
+];
+
+fn kind_of_napi_type(t: sys::napi_typedarray_type) -> Option<TypedArrayKind> {
+    NAPI_TYPED_ARRAYS
+        .into_iter()
+        .find(|(n, _)| *n == t)
+        .map(|(_, k)| k)
+}
+
+/// The N-API type for a kind; a kind N-API lacks crosses as its raw bytes (a Uint8Array).
+fn napi_type_of_kind(k: TypedArrayKind) -> (sys::napi_typedarray_type, TypedArrayKind) {
+    NAPI_TYPED_ARRAYS
+        .into_iter()
+        .find(|(_, kind)| *kind == k)
+        .unwrap_or((sys::TypedarrayType::uint8_array, TypedArrayKind::Uint8))
+}
+
+/// Copies a host value into `Data`, refusing functions, symbols, cycles and oversized input.
+pub struct HostReader {
+    host: Host,
+    budget: CopyBudget,
+    stack: Vec<Raw>,
+    map_ctor: Option<Raw>,
+    set_ctor: Option<Raw>,
+    array_from: Option<Raw>,
+}
+
+impl HostReader {
+    pub fn new(host: Host, limits: CopyLimits) -> Self {
+        HostReader {
+            host,
+            budget: CopyBudget::new(limits),
+            stack: Vec::new(),
+            map_ctor: None,
+            set_ctor: None,
+            array_from: None,
+        }
+    }
+
+    fn ctor(&mut self, name: &str) -> Result<Raw, String> {
+        let slot = match name {
+            "Map" => &mut self.map_ctor,
+            _ => &mut self.set_ctor,
+        };
+        if let Some(c) = slot {
+            return Ok(*c);
+        }
+        let c = self.host.global_named(name)?;
+        *slot = Some(c);
+        Ok(c)
+    }
+
+    fn array_from(&mut self, v: Raw) -> Result<Raw, String> {
+        let from = match self.array_from {
+            Some(f) => f,
+            None => {
+                let array = self.host.global_named("Array")?;
+                let f = self.host.get_named(array, "from")?;
+                self.array_from = Some(f);
+                f
+            }
+        };
+        let this = self.host.undefined()?;
+        self.host.call(this, from, &[v])
+    }
+
+    pub fn read(&mut self, v: Raw, path: &str) -> Result<Data, String> {
+        let h = self.host;
+        let depth = self.stack.len();
+        match h.type_of(v) {
+            sys::ValueType::napi_undefined => Ok(Data::Undefined),
+            sys::ValueType::napi_null => Ok(Data::Null),
+            sys::ValueType::napi_boolean => Ok(Data::Bool(h.boolean(v)?)),
+            sys::ValueType::napi_number => {
+                self.budget.node(8, depth, path)?;
+                Ok(Data::Number(h.number(v)?))
+            }
+            sys::ValueType::napi_string => {
+                let t = h.text(v)?;
+                self.budget.node(t.byte_len(), depth, path)?;
+                Ok(Data::String(t))
+            }
+            sys::ValueType::napi_bigint => {
+                let (negative, words) = h.bigint_words(v)?;
+                let digits = words_to_decimal(negative, &words);
+                self.budget.node(digits.len(), depth, path)?;
+                Ok(Data::BigInt(digits))
+            }
+            sys::ValueType::napi_symbol => {
+                Err(format!("{path} is a symbol, which cannot be copied"))
+            }
+            sys::ValueType::napi_function => Err(format!(
+                "{path} is a function, which cannot be copied (pass live values through `globals`)"
+            )),
+            sys::ValueType::napi_object | sys::ValueType::napi_external => {
+                if let Err(e) = self.budget.node(16, depth, path) {
+                    if self.stack.iter().any(|p| h.strict_equals(*p, v)) {
+                        return Err(format!("{path} contains a cycle"));
+                    }
+                    return Err(e);
+                }
+                if self.stack.iter().any(|p| h.strict_equals(*p, v)) {
+                    return Err(format!("{path} contains a cycle"));
+                }
+                self.stack.push(v);
+                let out = self.read_object(v, path);
+                self.stack.pop();
+                out
+            }
+            other => Err(format!("{path} has an unsupported type ({other})")),
+        }
+    }
+
+    fn read_object(&mut self, v: Raw, path: &str) -> Result<Data, String> {
+        let h = self.host;
+        if h.is_array(v) {
+            let n = h.array_length(v)?;
+            let mut items = Vec::with_capacity(n.min(4096) as usize);
+            for i in 0..n {
+                let item = h.element(v, i)?;
+                items.push(self.read(item, &format!("{path}[{i}]"))?);
+            }
+            return Ok(Data::Array(items));
+        }
+        if h.is_date(v) {
+            return Ok(Data::Date(h.date_value(v)?));
+        }
+        if h.is_typed_array(v) {
+            let depth = self.stack.len();
+            let budget = &mut self.budget;
+            let mut kind = TypedArrayKind::Uint8;
+            let (_, bytes) = h.typed_array(v, |t, len| {
+                kind = kind_of_napi_type(t)
+                    .ok_or_else(|| format!("{path} is an unsupported typed array"))?;
+                let bytes = len * kind.element_bytes();
+                budget.node(bytes, depth, path)?;
+                Ok(bytes)
+            })?;
+            return Ok(Data::Bytes(BytesKind::Typed(kind), bytes));
+        }
+        if h.is_array_buffer(v) {
+            let depth = self.stack.len();
+            let budget = &mut self.budget;
+            let bytes = h.array_buffer(v, |len| budget.node(len, depth, path))?;
+            return Ok(Data::Bytes(BytesKind::ArrayBuffer, bytes));
+        }
+        if h.is_data_view(v) {
+            return Err(format!(
+                "{path} is a DataView, which cannot be copied; pass its buffer"
+            ));
+        }
+        let map_ctor = self.ctor("Map")?;
+        if h.instance_of(v, map_ctor) {
+            let entries = self.array_from(v)?;
+            let n = h.array_length(entries)?;
+            let mut out = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let pair = h.element(entries, i)?;
+                let p = format!("{path}<entry {i}>");
+                let k = self.read(h.element(pair, 0)?, &p)?;
+                let val = self.read(h.element(pair, 1)?, &p)?;
+                out.push((k, val));
+            }
+            return Ok(Data::Map(out));
+        }
+        let set_ctor = self.ctor("Set")?;
+        if h.instance_of(v, set_ctor) {
+            let items = self.array_from(v)?;
+            let n = h.array_length(items)?;
+            let mut out = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                out.push(self.read(h.element(items, i)?, &format!("{path}<item {i}>"))?);
+            }
+            return Ok(Data::Set(out));
+        }
+        let keys = h.own_keys(v)?;
+        let mut entries = Vec::with_capacity(keys.len());
+        for k in keys {
+            let name = h.string(k)?;
+            let item = h.property(v, k)?;
+            let p = crate::engine::marshal::child_path(path, &name);
+            entries.push((name, self.read(item, &p)?));
+        }
+        Ok(Data::Object(entries))
+    }
+}
+
+/// Builds a host value from `Data`.
+pub fn write(h: Host, d: &Data) -> Result<Raw, String> {
+    match d {
+        Data::Undefined => h.undefined(),
+        Data::Null => h.null(),
+        Data::Bool(b) => h.create_bool(*b),
+        Data::Number(n) => h.create_number(*n),
+        Data::String(t) => h.create_text(t),
+        Data::BigInt(digits) => {
+            let (negative, words) = decimal_to_words(digits).ok_or("malformed bigint")?;
+            h.create_bigint(negative, &words)
+        }
+        Data::Array(items) => {
+            let arr = h.create_array(items.len())?;
+            for (i, item) in items.iter().enumerate() {
+                h.set_element(arr, i as u32, write(h, item)?)?;
+            }
+            Ok(arr)
+        }
+        Data::Object(entries) => {
+            let obj = h.create_object()?;
+            for (k, v) in entries {
+                h.set_own(obj, k, write(h, v)?)?;
+            }
+            Ok(obj)
+        }
+        Data::Date(ms) => h.create_date(*ms),
+        Data::Map(entries) => {
+            let map = h.new_instance(h.global_named("Map")?, &[])?;
+            let set = h.get_named(map, "set")?;
+            for (k, v) in entries {
+                h.call(map, set, &[write(h, k)?, write(h, v)?])?;
+            }
+            Ok(map)
+        }
+        Data::Set(items) => {
+            let set = h.new_instance(h.global_named("Set")?, &[])?;
+            let add = h.get_named(set, "add")?;
+            for v in items {
+                h.call(set, add, &[write(h, v)?])?;
+            }
+            Ok(set)
+        }
+        Data::Bytes(kind, bytes) => {
+            let buffer = h.create_array_buffer(bytes)?;
+            match kind {
+                BytesKind::ArrayBuffer => Ok(buffer),
+                BytesKind::Typed(k) => {
+                    let (t, kind) = napi_type_of_kind(*k);
+                    h.create_typed_array(t, bytes.len() / kind.element_bytes(), buffer)
+                }
+            }
+        }
+    }
+}
