@@ -1,6 +1,7 @@
 //! The engine: one run is one fresh QuickJS runtime and context, with hard limits.
 
 pub mod alloc;
+pub mod bigint;
 pub mod console;
 pub mod errors;
 pub mod limits;

@@ -1,7 +1,6 @@
 //! The N-API layer: converts arguments in and results out, owns host handles. No logic: what a
 //! run does, what a setting allows and when a live run is finished are the engine's decisions.
 
-pub mod bigint;
 pub mod convert;
 pub mod live;
 pub mod options;
@@ -72,6 +71,18 @@ impl Default for CancelHandle {
     }
 }
 
+/// A run's source and options (with the workspace instance, if the options name one).
+fn parse(
+    h: Host,
+    source: &Unknown,
+    options: Option<&Unknown>,
+    workspace: Option<&workspace::ZipWorkspace>,
+) -> std::result::Result<options::ParsedRun, ErrorInfo> {
+    let mut parsed = options::parse_run(h, source.raw(), options.map(|o| o.raw()))?;
+    parsed.attach_workspace(workspace)?;
+    Ok(parsed)
+}
+
 fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
     cancel.map(CancelHandle::token).unwrap_or_default()
 }
@@ -90,9 +101,7 @@ pub fn run_sync(
     workspace: Option<&workspace::ZipWorkspace>,
 ) -> NativeRunResult {
     let h = Host::of(&env);
-    let parsed = options::parse_run(h, source.raw(), options.as_ref().map(|o| o.raw()))
-        .and_then(|mut p| p.attach_workspace(workspace).map(|()| p));
-    let outcome = match parsed {
+    let outcome = match parse(h, &source, options.as_ref(), workspace) {
         Err(e) => RunOutcome::failed(e),
         Ok(parsed) if !parsed.globals.is_empty() => {
             live::LiveRun::run_to_end(h, parsed, token_of(cancel))
@@ -119,9 +128,7 @@ pub fn run(
 ) -> Result<RawValue> {
     let h = Host::of(&env);
     let (deferred, promise) = env.create_deferred()?;
-    let parsed = options::parse_run(h, source.raw(), options.as_ref().map(|o| o.raw()))
-        .and_then(|mut p| p.attach_workspace(workspace).map(|()| p))
-        .and_then(|p| {
+    let parsed = parse(h, &source, options.as_ref(), workspace).and_then(|p| {
             if p.globals.is_empty() {
                 Ok(p)
             } else {
