@@ -2,8 +2,8 @@
 //! and live values' primitives, and building results. Results are built with define semantics
 //! for `__proto__`, so no host prototype is touched.
 
-use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use super::raw::{Host, Raw};
+use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
 use napi::sys;
 

@@ -160,11 +160,20 @@ impl Realm {
             rt.set_host_promise_rejection_tracker(Some(Box::new(
                 move |ctx: Ctx<'_>, promise: Value<'_>, reason: Value<'_>, handled: bool| {
                     let id = raw::identity(&promise);
-                    let mut u = unhandled.borrow_mut();
                     if handled {
-                        u.entries.retain(|(p, _)| *p != id);
-                    } else if u.entries.len() < MAX_UNHANDLED_REPORTED {
-                        let (name, message, _) = describe_exception(&ctx, &reason);
+                        unhandled.borrow_mut().entries.retain(|(p, _)| *p != id);
+                        return;
+                    }
+                    if unhandled.borrow().entries.len() >= MAX_UNHANDLED_REPORTED {
+                        unhandled.borrow_mut().dropped += 1;
+                        return;
+                    }
+                    // Describing the reason may run guest code (a `message` getter) that
+                    // rejects another promise and re-enters this tracker: no borrow is held
+                    // while it runs.
+                    let (name, message, _) = describe_exception(&ctx, &reason);
+                    let mut u = unhandled.borrow_mut();
+                    if u.entries.len() < MAX_UNHANDLED_REPORTED {
                         u.entries.push((id, format!("{name}: {message}")));
                     } else {
                         u.dropped += 1;
@@ -298,5 +307,52 @@ impl Drop for Realm {
         if let Some(g) = self.guest.take() {
             g.release();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::limits::CancelToken;
+    use crate::engine::run::{execute, RunRequest};
+
+    fn unhandled_lines(source: &str) -> Vec<String> {
+        let outcome = execute(&RunRequest::new(source), &CancelToken::new());
+        assert!(outcome.ok, "{:?}", outcome.error);
+        outcome
+            .logs
+            .into_iter()
+            .filter(|l| l.message.starts_with("Unhandled promise rejection"))
+            .map(|l| l.message)
+            .collect()
+    }
+
+    #[test]
+    fn a_rejection_reported_while_another_is_described_is_kept() {
+        // The first reason's `message` getter rejects another promise while the tracker is
+        // describing the first one: both are reported, nothing panics.
+        let lines = unhandled_lines(
+            "const reason = new Error('outer');
+             Object.defineProperty(reason, 'message', { get() { Promise.reject(new Error('inner')); return 'outer' } });
+             Promise.reject(reason);
+             await null; await null;
+             return 1",
+        );
+        assert!(lines.iter().any(|l| l.contains("outer")), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("inner")), "{lines:?}");
+    }
+
+    #[test]
+    fn unhandled_rejections_beyond_the_cap_are_counted() {
+        let outcome = execute(
+            &RunRequest::new(
+                "for (let i = 0; i < 50; i++) Promise.reject(new Error('e' + i)); return 1",
+            ),
+            &CancelToken::new(),
+        );
+        let more = outcome
+            .logs
+            .iter()
+            .find(|l| l.message.contains("more unhandled rejections"));
+        assert!(more.is_some(), "{:?}", outcome.logs);
     }
 }
