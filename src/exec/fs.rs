@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{code as ws_code, EntryKind, StagedOp, Vfs, WsError};
+use crate::workspace::{EntryKind, StagedOp, Vfs, WsCode, WsError};
 
 /// How much one run may write. Counted over the whole run: rewriting a file twice counts its
 /// bytes twice, but the path once.
@@ -231,7 +231,7 @@ impl FsHost {
         match self.view.stat(p) {
             Ok(s) if s.kind == EntryKind::Dir => Node::Dir,
             Ok(_) => Node::File,
-            Err(e) if e.code == ws_code::NOT_A_DIRECTORY => Node::BlockedByFile,
+            Err(e) if e.code == WsCode::NotADirectory => Node::BlockedByFile,
             Err(_) => Node::Missing,
         }
     }
@@ -279,12 +279,12 @@ impl FsHost {
     /// Maps a failure of the underlying tree (quota, mostly) to an fs error.
     fn tree_error(e: WsError, syscall: &'static str, shown: &str) -> FsError {
         match e.code {
-            ws_code::QUOTA => FsError::sys("ENOSPC", syscall, shown).hint(e.message),
-            ws_code::NOT_FOUND => FsError::sys("ENOENT", syscall, shown),
-            ws_code::EXISTS => FsError::sys("EEXIST", syscall, shown),
-            ws_code::NOT_A_DIRECTORY => FsError::sys("ENOTDIR", syscall, shown),
-            ws_code::IS_A_DIRECTORY => FsError::sys("EISDIR", syscall, shown),
-            ws_code::NOT_EMPTY => FsError::sys("ENOTEMPTY", syscall, shown),
+            WsCode::Quota => FsError::sys("ENOSPC", syscall, shown).hint(e.message),
+            WsCode::NotFound => FsError::sys("ENOENT", syscall, shown),
+            WsCode::Exists => FsError::sys("EEXIST", syscall, shown),
+            WsCode::NotADirectory => FsError::sys("ENOTDIR", syscall, shown),
+            WsCode::IsADirectory => FsError::sys("EISDIR", syscall, shown),
+            WsCode::NotEmpty => FsError::sys("ENOTEMPTY", syscall, shown),
             _ => FsError::sys("EINVAL", syscall, shown).hint(e.message),
         }
     }

@@ -69,7 +69,7 @@ type Res<T> = std::result::Result<T, Failure>;
 impl From<WsError> for Failure {
     fn from(e: WsError) -> Self {
         Failure {
-            code: e.code,
+            code: e.code.as_str(),
             message: e.message,
         }
     }
@@ -479,7 +479,7 @@ fn read_archive(path: &Path, limits: &ZipLimits) -> Res<Vec<u8>> {
     let cap = max_archive_bytes(limits);
     if meta.len() > cap {
         return Err(WsError::new(
-            crate::workspace::code::ZIP_LIMIT,
+            crate::workspace::WsCode::ZipLimit,
             format!(
                 "{} is {} bytes; archives above {cap} bytes are refused",
                 path.display(),

@@ -751,6 +751,7 @@ impl Loader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn file(s: &str) -> Option<Content> {
         Some(Content::File(Arc::from(s.as_bytes())))
@@ -819,10 +820,10 @@ mod tests {
         assert_eq!(text(&v, "a"), "2");
         assert_eq!(h.redo(&mut v, 5)?, vec![3]);
         assert_eq!(text(&v, "b"), "3");
-        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.undo(&mut v, 10)?, vec![3, 2, 1]);
         assert!(!v.exists("a"));
-        assert_eq!(h.undo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.undo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.undo(&mut v, 0)?, Vec::<u64>::new());
         Ok(())
     }
@@ -836,7 +837,7 @@ mod tests {
         h.undo(&mut v, 1)?;
         write(&mut h, &mut v, "c", "x");
         assert_eq!(h.redo_depth(), 0);
-        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.last_id(), Some(3));
         Ok(())
     }
@@ -848,7 +849,7 @@ mod tests {
         write(&mut h, &mut v, "a", "1");
         v.set_content("a", file("tampered"));
         let e = h.undo(&mut v, 1).map_err(|e| e.code);
-        assert_eq!(e, Err("HISTORY"));
+        assert_eq!(e, Err(WsCode::History));
         assert_eq!(text(&v, "a"), "tampered");
         assert_eq!(h.undo_depth(), 1);
         Ok(())
@@ -877,9 +878,9 @@ mod tests {
         assert_eq!(h.undo(&mut v, 10)?, vec![7, 6, 5]);
         assert_eq!(text(&v, "a"), "3");
         let err = h.undo(&mut v, 1).map_err(|e| e.code);
-        assert_eq!(err, Err("HISTORY"));
-        assert_eq!(h.diff(4).map_err(|e| e.code), Err("HISTORY"));
-        assert_eq!(h.diff(1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(err, Err(WsCode::History));
+        assert_eq!(h.diff(4).map_err(|e| e.code), Err(WsCode::History));
+        assert_eq!(h.diff(1).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -969,7 +970,7 @@ mod tests {
             "{d}"
         );
         assert!(d.contains("deleted directory ~/old\n"), "{d}");
-        assert_eq!(h.diff(99).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.diff(99).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -998,7 +999,10 @@ mod tests {
         assert_eq!(text(&v, "a"), "2");
         assert_eq!(text(&v, "b"), "x");
         assert_eq!(h.redo_depth(), 0);
-        assert_eq!(h.restore(&mut v, 77, 8).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(
+            h.restore(&mut v, 77, 8).map_err(|e| e.code),
+            Err(WsCode::History)
+        );
         Ok(())
     }
 
@@ -1015,7 +1019,10 @@ mod tests {
         write(&mut h, &mut v, "a", "2");
         write(&mut h, &mut v, "a", "3");
         // Entry 2 is compacted: entry 1's state cannot be rebuilt.
-        assert_eq!(h.restore(&mut v, 1, 0).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(
+            h.restore(&mut v, 1, 0).map_err(|e| e.code),
+            Err(WsCode::History)
+        );
         assert_eq!(text(&v, "a"), "3");
         // Entry 2's state only needs entry 3, which is kept.
         assert!(h.restore(&mut v, 2, 0).is_ok());
@@ -1088,7 +1095,7 @@ mod tests {
         for (label, files) in &cases {
             match HistoryState::from_files(files) {
                 Ok(_) => panic!("{label}: should be refused"),
-                Err(e) => assert_eq!(e.code, "ZIP_INVALID", "{label}: {e}"),
+                Err(e) => assert_eq!(e.code, WsCode::ZipInvalid, "{label}: {e}"),
             }
         }
     }

@@ -19,7 +19,7 @@ pub mod zipio;
 
 use std::collections::BTreeSet;
 
-pub use error::{code, WsError, WsResult};
+pub use error::{WsCode, WsError, WsResult};
 pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
 pub use text::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
 pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
@@ -393,7 +393,7 @@ mod tests {
             !w.exists("a"),
             "parents created by the write are removed too"
         );
-        assert_eq!(w.undo(1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.undo(1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(w.redo(3)?, vec![1, 2, 3]);
         assert!(!w.exists("a"));
         w.undo(2)?;
@@ -401,7 +401,7 @@ mod tests {
         w.write_file("z", b"", false)?;
         assert_eq!(
             w.redo(1).map_err(|e| e.code),
-            Err("HISTORY"),
+            Err(WsCode::History),
             "a new write clears redo"
         );
         Ok(())
@@ -420,7 +420,7 @@ mod tests {
         assert!(w.diff(4)?.contains("-2\n+1\n"));
         w.undo(1)?;
         assert_eq!(text(&w, "g"), "3");
-        assert_eq!(w.restore(999).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.restore(999).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -435,7 +435,7 @@ mod tests {
             "--- a/code.js\n+++ b/code.js\n@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let b = 20;\n let c = 3;\n"
         );
         assert!(w.diff(1)?.starts_with("--- /dev/null\n+++ b/code.js\n"));
-        assert_eq!(w.diff(3).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.diff(3).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -494,7 +494,7 @@ mod tests {
         ];
         assert_eq!(
             w.apply_overlay(&bad, "bad").map_err(|e| e.code),
-            Err("NOT_FOUND")
+            Err(WsCode::NotFound)
         );
         let hidden = vec![StagedOp::Write {
             path: ".time/log.json".into(),
@@ -502,7 +502,7 @@ mod tests {
         }];
         assert_eq!(
             w.apply_overlay(&hidden, "bad").map_err(|e| e.code),
-            Err("PATH_INVALID")
+            Err(WsCode::PathInvalid)
         );
         assert_eq!(w.to_zip(), before);
         assert!(!w.exists("new.txt"));
@@ -547,7 +547,7 @@ mod tests {
         assert_eq!(w.undo(1000)?.len(), 50);
         assert_eq!(text(&w, "counter"), "209");
         let err = w.undo(1).err();
-        assert_eq!(err.as_ref().map(|e| e.code), Some("HISTORY"));
+        assert_eq!(err.as_ref().map(|e| e.code), Some(WsCode::History));
         assert!(err
             .map(|e| e.message)
             .unwrap_or_default()
@@ -598,29 +598,38 @@ mod tests {
             ".time/pack-00000.bin",
         ] {
             assert!(!back.exists(p));
-            assert_eq!(back.read_file(p).map_err(|e| e.code), Err("PATH_INVALID"));
-            assert_eq!(back.stat(p).map_err(|e| e.code), Err("PATH_INVALID"));
-            assert_eq!(back.list(p, false).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.read_file(p).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
+            assert_eq!(back.stat(p).map_err(|e| e.code), Err(WsCode::PathInvalid));
+            assert_eq!(
+                back.list(p, false).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
             assert_eq!(
                 back.write_file(p, b"x", true).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
-            assert_eq!(back.mkdir(p, true).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.mkdir(p, true).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
             assert_eq!(
                 back.delete(p, true).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
                 back.read_lines(p, 1, 1).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
                 back.patch_lines(p, 1, 1, "", None).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
                 back.search("x", p, 0, 1).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
         }
         let r = back.search("\"op\"", "", 0, 10)?;

@@ -164,6 +164,7 @@ pub fn display(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn norm(s: &str) -> String {
         match normalize(s) {
@@ -220,22 +221,22 @@ mod tests {
             "./..",
         ] {
             let e = refused(p);
-            assert_eq!(e.code, "PATH_INVALID", "{p}");
+            assert_eq!(e.code, WsCode::PathInvalid, "{p}");
             assert!(e.message.contains("root"), "{}", e.message);
         }
     }
 
     #[test]
     fn nul_backslash_drive_refused() {
-        assert_eq!(refused("a\0b").code, "PATH_INVALID");
-        assert_eq!(refused("a\\b").code, "PATH_INVALID");
-        assert_eq!(refused("..\\..\\x").code, "PATH_INVALID");
-        assert_eq!(refused("C:").code, "PATH_INVALID");
-        assert_eq!(refused("C:/Windows").code, "PATH_INVALID");
-        assert_eq!(refused("c:foo").code, "PATH_INVALID");
-        assert_eq!(refused("~/D:/x").code, "PATH_INVALID");
-        assert_eq!(refused("/C:/x").code, "PATH_INVALID");
-        assert_eq!(refused("a/../C:").code, "PATH_INVALID");
+        assert_eq!(refused("a\0b").code, WsCode::PathInvalid);
+        assert_eq!(refused("a\\b").code, WsCode::PathInvalid);
+        assert_eq!(refused("..\\..\\x").code, WsCode::PathInvalid);
+        assert_eq!(refused("C:").code, WsCode::PathInvalid);
+        assert_eq!(refused("C:/Windows").code, WsCode::PathInvalid);
+        assert_eq!(refused("c:foo").code, WsCode::PathInvalid);
+        assert_eq!(refused("~/D:/x").code, WsCode::PathInvalid);
+        assert_eq!(refused("/C:/x").code, WsCode::PathInvalid);
+        assert_eq!(refused("a/../C:").code, WsCode::PathInvalid);
         // A colon deeper in the path is an ordinary POSIX name.
         assert_eq!(norm("dir/C:"), "dir/C:");
         assert_eq!(norm("a1:b"), "a1:b");
@@ -252,7 +253,7 @@ mod tests {
             "./.time",
         ] {
             let e = refused(p);
-            assert_eq!(e.code, "PATH_INVALID", "{p}");
+            assert_eq!(e.code, WsCode::PathInvalid, "{p}");
             assert!(e.message.contains("history"), "{}", e.message);
         }
         // Only the first segment is special.
@@ -267,10 +268,10 @@ mod tests {
     #[test]
     fn length_and_depth_limits() {
         let long = "a".repeat(MAX_PATH_LEN + 1);
-        assert_eq!(refused(&long).code, "PATH_INVALID");
+        assert_eq!(refused(&long).code, WsCode::PathInvalid);
         assert_eq!(norm(&"a".repeat(MAX_PATH_LEN)).len(), MAX_PATH_LEN);
         let deep = vec!["d"; MAX_DEPTH + 1].join("/");
-        assert_eq!(refused(&deep).code, "PATH_INVALID");
+        assert_eq!(refused(&deep).code, WsCode::PathInvalid);
         let ok = vec!["d"; MAX_DEPTH].join("/");
         assert_eq!(depth(&norm(&ok)), MAX_DEPTH);
     }

@@ -503,6 +503,7 @@ pub fn unified_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn patch(data: &str, start: usize, end: usize, repl: &str) -> String {
         match replace_lines(data.as_bytes(), start, end, repl, None) {
@@ -582,11 +583,14 @@ mod tests {
         let data = b"one\ntwo\n";
         for (start, end) in [(0, 1), (3, 3), (5, 9), (2, 1)] {
             match select_lines(data, start, end) {
-                Err(e) => assert_eq!(e.code, "RANGE", "{start}-{end}"),
+                Err(e) => assert_eq!(e.code, WsCode::Range, "{start}-{end}"),
                 Ok(s) => panic!("{start}-{end} gave {s:?}"),
             }
         }
-        assert_eq!(select_lines(b"", 2, 2).map_err(|e| e.code), Err("RANGE"));
+        assert_eq!(
+            select_lines(b"", 2, 2).map_err(|e| e.code),
+            Err(WsCode::Range)
+        );
     }
 
     #[test]
@@ -645,11 +649,11 @@ mod tests {
     #[test]
     fn replace_range_errors() {
         let d = "a\nb\n";
-        assert_eq!(patch_err(d, 0, 1, None).code, "RANGE");
-        assert_eq!(patch_err(d, 4, 3, None).code, "RANGE");
-        assert_eq!(patch_err(d, 2, 3, None).code, "RANGE");
-        assert_eq!(patch_err(d, 3, 1, None).code, "RANGE");
-        assert_eq!(patch_err("", 2, 1, None).code, "RANGE");
+        assert_eq!(patch_err(d, 0, 1, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 4, 3, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 2, 3, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 3, 1, None).code, WsCode::Range);
+        assert_eq!(patch_err("", 2, 1, None).code, WsCode::Range);
     }
 
     #[test]
@@ -664,10 +668,13 @@ mod tests {
         // Insertions compare against the empty range.
         replace_lines(d, 2, 1, "X", Some(""))?;
         let e = patch_err("a\nb\nc\n", 2, 2, Some("nope"));
-        assert_eq!(e.code, "CONFLICT");
+        assert_eq!(e.code, WsCode::Conflict);
         assert!(e.message.contains('b'), "{}", e.message);
-        assert_eq!(patch_err("a\nb\n", 1, 1, Some("a\nb")).code, "CONFLICT");
-        assert_eq!(patch_err("a\nb\n", 2, 1, Some("a")).code, "CONFLICT");
+        assert_eq!(
+            patch_err("a\nb\n", 1, 1, Some("a\nb")).code,
+            WsCode::Conflict
+        );
+        assert_eq!(patch_err("a\nb\n", 2, 1, Some("a")).code, WsCode::Conflict);
         Ok(())
     }
 

@@ -599,6 +599,7 @@ impl Vfs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn fixed_clock() -> u64 {
         1_700_000_000_000
@@ -608,7 +609,7 @@ mod tests {
         Vfs::new().with_clock(fixed_clock)
     }
 
-    fn code<T: std::fmt::Debug>(r: WsResult<T>) -> &'static str {
+    fn code<T: std::fmt::Debug>(r: WsResult<T>) -> WsCode {
         match r {
             Ok(v) => panic!("expected an error, got {v:?}"),
             Err(e) => e.code,
@@ -634,18 +635,24 @@ mod tests {
     #[test]
     fn write_parents() -> WsResult<()> {
         let mut v = vfs();
-        assert_eq!(code(v.write_file("d/e/f.txt", b"x", false)), "NOT_FOUND");
+        assert_eq!(
+            code(v.write_file("d/e/f.txt", b"x", false)),
+            WsCode::NotFound
+        );
         v.write_file("d/e/f.txt", b"x", true)?;
         assert_eq!(v.stat("d")?.kind, EntryKind::Dir);
         assert_eq!(v.stat("d/e")?.kind, EntryKind::Dir);
         assert_eq!(
             code(v.write_file("d/e/f.txt/g", b"x", true)),
-            "NOT_A_DIRECTORY"
+            WsCode::NotADirectory
         );
-        assert_eq!(code(v.write_file("d/e", b"x", true)), "IS_A_DIRECTORY");
-        assert_eq!(code(v.write_file("~/", b"x", true)), "IS_A_DIRECTORY");
-        assert_eq!(code(v.write_file("../x", b"x", true)), "PATH_INVALID");
-        assert_eq!(code(v.write_file(".time/x", b"x", true)), "PATH_INVALID");
+        assert_eq!(code(v.write_file("d/e", b"x", true)), WsCode::IsADirectory);
+        assert_eq!(code(v.write_file("~/", b"x", true)), WsCode::IsADirectory);
+        assert_eq!(code(v.write_file("../x", b"x", true)), WsCode::PathInvalid);
+        assert_eq!(
+            code(v.write_file(".time/x", b"x", true)),
+            WsCode::PathInvalid
+        );
         Ok(())
     }
 
@@ -654,12 +661,12 @@ mod tests {
         let mut v = vfs();
         v.write_file("f", b"x", false)?;
         v.mkdir("d", false)?;
-        assert_eq!(code(v.read_file("missing")), "NOT_FOUND");
-        assert_eq!(code(v.read_file("d")), "IS_A_DIRECTORY");
-        assert_eq!(code(v.read_file("~/")), "IS_A_DIRECTORY");
-        assert_eq!(code(v.read_file("f/inner")), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.read_file("a\\b")), "PATH_INVALID");
-        assert_eq!(code(v.read_file(".time/log.json")), "PATH_INVALID");
+        assert_eq!(code(v.read_file("missing")), WsCode::NotFound);
+        assert_eq!(code(v.read_file("d")), WsCode::IsADirectory);
+        assert_eq!(code(v.read_file("~/")), WsCode::IsADirectory);
+        assert_eq!(code(v.read_file("f/inner")), WsCode::NotADirectory);
+        assert_eq!(code(v.read_file("a\\b")), WsCode::PathInvalid);
+        assert_eq!(code(v.read_file(".time/log.json")), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -667,17 +674,17 @@ mod tests {
     fn mkdir_rules() -> WsResult<()> {
         let mut v = vfs();
         v.mkdir("a", false)?;
-        assert_eq!(code(v.mkdir("a", false)), "EXISTS");
+        assert_eq!(code(v.mkdir("a", false)), WsCode::Exists);
         v.mkdir("a", true)?;
-        assert_eq!(code(v.mkdir("x/y", false)), "NOT_FOUND");
+        assert_eq!(code(v.mkdir("x/y", false)), WsCode::NotFound);
         v.mkdir("x/y/z", true)?;
         assert!(v.exists("x/y"));
         v.write_file("f", b"", false)?;
-        assert_eq!(code(v.mkdir("f", true)), "EXISTS");
-        assert_eq!(code(v.mkdir("f/g", true)), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.mkdir("~/", false)), "EXISTS");
+        assert_eq!(code(v.mkdir("f", true)), WsCode::Exists);
+        assert_eq!(code(v.mkdir("f/g", true)), WsCode::NotADirectory);
+        assert_eq!(code(v.mkdir("~/", false)), WsCode::Exists);
         v.mkdir("~/", true)?;
-        assert_eq!(code(v.mkdir(".time", true)), "PATH_INVALID");
+        assert_eq!(code(v.mkdir(".time", true)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -687,10 +694,10 @@ mod tests {
         v.write_file("d/a.txt", b"aaa", true)?;
         v.write_file("d/sub/b.txt", b"bb", true)?;
         v.write_file("d2.txt", b"keep", false)?;
-        assert_eq!(code(v.delete("d", false)), "NOT_EMPTY");
-        assert_eq!(code(v.delete("nope", true)), "NOT_FOUND");
-        assert_eq!(code(v.delete("~/", true)), "PATH_INVALID");
-        assert_eq!(code(v.delete("d2.txt/x", true)), "NOT_A_DIRECTORY");
+        assert_eq!(code(v.delete("d", false)), WsCode::NotEmpty);
+        assert_eq!(code(v.delete("nope", true)), WsCode::NotFound);
+        assert_eq!(code(v.delete("~/", true)), WsCode::PathInvalid);
+        assert_eq!(code(v.delete("d2.txt/x", true)), WsCode::NotADirectory);
         v.delete("d/a.txt", false)?;
         assert!(!v.exists("d/a.txt"));
         v.delete("d", true)?;
@@ -725,9 +732,9 @@ mod tests {
             paths(&v.list("/a/", true)?),
             vec!["a/x.txt", "a/y", "a/y/z.txt"]
         );
-        assert_eq!(code(v.list("b.txt", false)), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.list("zzz", false)), "NOT_FOUND");
-        assert_eq!(code(v.list(".time", true)), "PATH_INVALID");
+        assert_eq!(code(v.list("b.txt", false)), WsCode::NotADirectory);
+        assert_eq!(code(v.list("zzz", false)), WsCode::NotFound);
+        assert_eq!(code(v.list(".time", true)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -746,7 +753,7 @@ mod tests {
             }
         );
         assert_eq!(v.stat("~")?.kind, EntryKind::Dir);
-        assert_eq!(code(v.stat("nope")), "NOT_FOUND");
+        assert_eq!(code(v.stat("nope")), WsCode::NotFound);
         assert!(v.exists("f.txt"));
         assert!(v.exists("~/"));
         assert!(!v.exists("nope"));
@@ -761,19 +768,22 @@ mod tests {
         v.write_file("f", b"a\nb\nc\n", false)?;
         assert_eq!(v.read_lines("f", 2, 3)?.lines, vec!["b", "c"]);
         assert_eq!(v.read_lines("f", 2, 99)?.end, 3);
-        assert_eq!(code(v.read_lines("f", 4, 4)), "RANGE");
-        assert_eq!(code(v.read_lines("nope", 1, 1)), "NOT_FOUND");
+        assert_eq!(code(v.read_lines("f", 4, 4)), WsCode::Range);
+        assert_eq!(code(v.read_lines("nope", 1, 1)), WsCode::NotFound);
         let o = v.patch_lines("f", 2, 2, "B1\nB2", Some("b"))?;
         assert_eq!(o.total_lines, 4);
         assert_eq!(v.read_file("f")?, b"a\nB1\nB2\nc\n");
         assert_eq!(
             code(v.patch_lines("f", 1, 1, "z", Some("wrong"))),
-            "CONFLICT"
+            WsCode::Conflict
         );
         assert_eq!(v.read_file("f")?, b"a\nB1\nB2\nc\n");
-        assert_eq!(code(v.patch_lines("f", 1, 9, "z", None)), "RANGE");
+        assert_eq!(code(v.patch_lines("f", 1, 9, "z", None)), WsCode::Range);
         v.mkdir("d", false)?;
-        assert_eq!(code(v.patch_lines("d", 1, 1, "z", None)), "IS_A_DIRECTORY");
+        assert_eq!(
+            code(v.patch_lines("d", 1, 1, "z", None)),
+            WsCode::IsADirectory
+        );
         Ok(())
     }
 
@@ -804,8 +814,8 @@ mod tests {
         let r = v.search("needle", "", 0, 2)?;
         assert_eq!(r.matches.len(), 2);
         assert!(r.truncated);
-        assert_eq!(code(v.search("x", "nope", 0, 1)), "NOT_FOUND");
-        assert_eq!(code(v.search("x", ".time", 0, 1)), "PATH_INVALID");
+        assert_eq!(code(v.search("x", "nope", 0, 1)), WsCode::NotFound);
+        assert_eq!(code(v.search("x", ".time", 0, 1)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -817,21 +827,21 @@ mod tests {
             max_nodes: 4,
         };
         let mut v = vfs().with_quota(quota);
-        assert_eq!(code(v.write_file("big", &[1; 11], false)), "QUOTA");
+        assert_eq!(code(v.write_file("big", &[1; 11], false)), WsCode::Quota);
         v.write_file("a", &[1; 10], false)?;
-        assert_eq!(code(v.write_file("b", &[1; 6], false)), "QUOTA");
+        assert_eq!(code(v.write_file("b", &[1; 6], false)), WsCode::Quota);
         v.write_file("b", &[1; 5], false)?;
         // Shrinking is always allowed.
         v.write_file("a", &[1; 2], false)?;
         v.write_file("c/d", b"", true)?;
         assert_eq!(v.node_count(), 4);
-        assert_eq!(code(v.mkdir("e", false)), "QUOTA");
-        assert_eq!(code(v.write_file("e", b"", false)), "QUOTA");
+        assert_eq!(code(v.mkdir("e", false)), WsCode::Quota);
+        assert_eq!(code(v.write_file("e", b"", false)), WsCode::Quota);
         // Replacing an existing file adds no node.
         v.write_file("c/d", b"x", false)?;
         assert_eq!(
             code(v.patch_lines("a", 1, 1, &"z".repeat(20), None)),
-            "QUOTA"
+            WsCode::Quota
         );
         Ok(())
     }

@@ -447,6 +447,7 @@ mod tests {
     use super::super::history::Change;
     use super::super::vfs::EntryKind;
     use super::*;
+    use crate::workspace::error::WsCode;
     use std::io::Write;
     use zip::write::SimpleFileOptions;
 
@@ -454,7 +455,7 @@ mod tests {
         from_zip(bytes, &ZipLimits::default())
     }
 
-    fn import_code(bytes: &[u8]) -> &'static str {
+    fn import_code(bytes: &[u8]) -> WsCode {
         match import(bytes) {
             Ok(_) => panic!("import should fail"),
             Err(e) => {
@@ -708,7 +709,7 @@ mod tests {
         for name in ["../evil.txt", "a/../../evil.txt", "a/../b", "..", "x/.."] {
             assert_eq!(
                 import_code(&raw_zip(&[Raw::stored(name, b"x")])),
-                "ZIP_INVALID",
+                WsCode::ZipInvalid,
                 "{name}"
             );
         }
@@ -726,7 +727,7 @@ mod tests {
             "a\0b",
         ] {
             let code = import_code(&raw_zip(&[Raw::stored(name, b"x")]));
-            assert_eq!(code, "ZIP_INVALID", "{name:?}");
+            assert_eq!(code, WsCode::ZipInvalid, "{name:?}");
         }
     }
 
@@ -734,7 +735,7 @@ mod tests {
     fn names_that_reduce_to_nothing() {
         assert_eq!(
             import_code(&raw_zip(&[Raw::stored("./", b"")])),
-            "ZIP_INVALID"
+            WsCode::ZipInvalid
         );
     }
 
@@ -742,10 +743,10 @@ mod tests {
     fn symlink_and_special_entries() {
         let mut link = Raw::stored("link", b"/etc/passwd");
         link.external = 0o120_777u32 << 16;
-        assert_eq!(import_code(&raw_zip(&[link])), "ZIP_INVALID");
+        assert_eq!(import_code(&raw_zip(&[link])), WsCode::ZipInvalid);
         let mut fifo = Raw::stored("fifo", b"");
         fifo.external = 0o010_644u32 << 16;
-        assert_eq!(import_code(&raw_zip(&[fifo])), "ZIP_INVALID");
+        assert_eq!(import_code(&raw_zip(&[fifo])), WsCode::ZipInvalid);
         // The same entry with a regular-file mode is fine.
         assert!(import(&raw_zip(&[Raw::stored("link", b"/etc/passwd")])).is_ok());
     }
@@ -764,7 +765,7 @@ mod tests {
     fn encrypted_entries() {
         let mut e = Raw::stored("secret.txt", b"xxxxxxxxxxxxxxxx");
         e.flags = 1;
-        assert_eq!(import_code(&raw_zip(&[e])), "ZIP_INVALID");
+        assert_eq!(import_code(&raw_zip(&[e])), WsCode::ZipInvalid);
     }
 
     #[test]
@@ -774,7 +775,7 @@ mod tests {
             e.method = method;
             assert_eq!(
                 import_code(&raw_zip(&[e])),
-                "ZIP_INVALID",
+                WsCode::ZipInvalid,
                 "method {method}"
             );
         }
@@ -783,7 +784,7 @@ mod tests {
     #[test]
     fn duplicates_and_collisions() {
         let dup = raw_zip(&[Raw::stored("a.txt", b"1"), Raw::stored("a.txt", b"2")]);
-        assert_eq!(import_code(&dup), "ZIP_INVALID");
+        assert_eq!(import_code(&dup), WsCode::ZipInvalid);
         for (x, y) in [
             ("a/b", "a//b"),
             ("a/b", "./a/b"),
@@ -791,14 +792,14 @@ mod tests {
             ("d/", "./d/"),
         ] {
             let z = raw_zip(&[Raw::stored(x, b"1"), Raw::stored(y, b"2")]);
-            assert_eq!(import_code(&z), "ZIP_INVALID", "{x} vs {y}");
+            assert_eq!(import_code(&z), WsCode::ZipInvalid, "{x} vs {y}");
         }
         let file_and_dir = raw_zip(&[Raw::stored("a", b"1"), Raw::stored("a/", b"")]);
-        assert_eq!(import_code(&file_and_dir), "ZIP_INVALID");
+        assert_eq!(import_code(&file_and_dir), WsCode::ZipInvalid);
         let file_as_parent = raw_zip(&[Raw::stored("a", b"1"), Raw::stored("a/b.txt", b"2")]);
-        assert_eq!(import_code(&file_as_parent), "ZIP_INVALID");
+        assert_eq!(import_code(&file_as_parent), WsCode::ZipInvalid);
         let hidden_file = raw_zip(&[Raw::stored(".time", b"1")]);
-        assert_eq!(import_code(&hidden_file), "ZIP_INVALID");
+        assert_eq!(import_code(&hidden_file), WsCode::ZipInvalid);
     }
 
     #[test]
@@ -806,10 +807,13 @@ mod tests {
         let zeros = vec![0u8; 50 * 1024 * 1024];
         let bomb = build(&[("bomb.bin", &zeros)]);
         assert!(bomb.len() < 1024 * 1024);
-        let e = import(&bomb).err().map(|e| (e.code, e.message));
-        let (code, message) = e.unwrap_or_default();
-        assert_eq!(code, "ZIP_LIMIT");
-        assert!(message.contains("200:1"), "{message}");
+        match import(&bomb) {
+            Ok(_) => panic!("the bomb should be refused"),
+            Err(e) => {
+                assert_eq!(e.code, WsCode::ZipLimit);
+                assert!(e.message.contains("200:1"), "{}", e.message);
+            }
+        }
     }
 
     #[test]
@@ -827,7 +831,11 @@ mod tests {
         let data = vec![7u8; 20 * 1024 * 1024];
         let zip = lie_about_size(build(&[("liar.bin", &data)]), 100);
         let err = import(&zip).err();
-        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"), "{err:?}");
+        assert_eq!(
+            err.as_ref().map(|e| e.code),
+            Some(WsCode::ZipLimit),
+            "{err:?}"
+        );
         assert!(err
             .map(|e| e.message)
             .unwrap_or_default()
@@ -835,7 +843,7 @@ mod tests {
         // Same for a stored entry whose headers understate its size.
         let mut stored = Raw::stored("s.bin", &[1u8; 5000]);
         stored.uncompressed = 10;
-        assert_eq!(import_code(&raw_zip(&[stored])), "ZIP_LIMIT");
+        assert_eq!(import_code(&raw_zip(&[stored])), WsCode::ZipLimit);
         // With a per-entry limit below the declared size, the limit stops it first.
         let zip = lie_about_size(build(&[("liar.bin", &data)]), 5_000);
         let limits = ZipLimits {
@@ -843,7 +851,7 @@ mod tests {
             ..ZipLimits::default()
         };
         let err = from_zip(&zip, &limits).err();
-        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"));
+        assert_eq!(err.as_ref().map(|e| e.code), Some(WsCode::ZipLimit));
         assert!(err
             .map(|e| e.message)
             .unwrap_or_default()
@@ -853,7 +861,7 @@ mod tests {
     #[test]
     fn header_declaring_more_than_present_is_invalid() {
         let zip = lie_about_size(build(&[("short.txt", b"hello")]), 10);
-        assert_eq!(import_code(&zip), "ZIP_INVALID");
+        assert_eq!(import_code(&zip), WsCode::ZipInvalid);
     }
 
     #[test]
@@ -893,14 +901,14 @@ mod tests {
         };
         assert_eq!(
             from_zip(&zip, &per_entry).err().map(|e| e.code),
-            Some("ZIP_LIMIT")
+            Some(WsCode::ZipLimit)
         );
         let total = ZipLimits {
             max_total_size: 10_000,
             ..ZipLimits::default()
         };
         let err = from_zip(&zip, &total).err();
-        assert_eq!(err.as_ref().map(|e| e.code), Some("ZIP_LIMIT"));
+        assert_eq!(err.as_ref().map(|e| e.code), Some(WsCode::ZipLimit));
         assert!(err.map(|e| e.message).unwrap_or_default().contains("total"));
         assert!(from_zip(
             &zip,
@@ -917,7 +925,7 @@ mod tests {
         let names: Vec<String> = (0..10_001).map(|i| format!("f{i}")).collect();
         let entries: Vec<Raw> = names.iter().map(|n| Raw::stored(n, b"")).collect();
         let zip = raw_zip(&entries);
-        assert_eq!(import_code(&zip), "ZIP_LIMIT");
+        assert_eq!(import_code(&zip), WsCode::ZipLimit);
         let fewer = ZipLimits {
             max_entries: 3,
             ..ZipLimits::default()
@@ -930,7 +938,7 @@ mod tests {
         ]);
         assert_eq!(
             from_zip(&small, &fewer).err().map(|e| e.code),
-            Some("ZIP_LIMIT")
+            Some(WsCode::ZipLimit)
         );
     }
 
@@ -939,12 +947,12 @@ mod tests {
         let long = "a".repeat(1025);
         assert_eq!(
             import_code(&raw_zip(&[Raw::stored(&long, b"")])),
-            "ZIP_LIMIT"
+            WsCode::ZipLimit
         );
         let deep = vec!["d"; 65].join("/");
         assert_eq!(
             import_code(&raw_zip(&[Raw::stored(&deep, b"")])),
-            "ZIP_LIMIT"
+            WsCode::ZipLimit
         );
         let ok = vec!["d"; 64].join("/");
         assert!(import(&raw_zip(&[Raw::stored(&ok, b"")])).is_ok());
@@ -952,31 +960,38 @@ mod tests {
 
     #[test]
     fn truncated_and_garbage_input() -> WsResult<()> {
-        assert_eq!(import_code(b""), "ZIP_INVALID");
-        assert_eq!(import_code(b"this is not a zip file at all"), "ZIP_INVALID");
-        assert_eq!(import_code(&[0x50, 0x4b, 0x05, 0x06]), "ZIP_INVALID");
+        assert_eq!(import_code(b""), WsCode::ZipInvalid);
+        assert_eq!(
+            import_code(b"this is not a zip file at all"),
+            WsCode::ZipInvalid
+        );
+        assert_eq!(import_code(&[0x50, 0x4b, 0x05, 0x06]), WsCode::ZipInvalid);
         let (v, h) = sample()?;
         let good = to_zip(&v, &h);
         for cut in [good.len() / 4, good.len() / 2, good.len() - 10] {
-            assert_eq!(import_code(&good[..cut]), "ZIP_INVALID", "cut at {cut}");
+            assert_eq!(
+                import_code(&good[..cut]),
+                WsCode::ZipInvalid,
+                "cut at {cut}"
+            );
         }
         // Corrupt the first entry's compressed data but keep the directory intact.
         let mut corrupt = build(&[("f.txt", &b"hello hello hello hello".repeat(50))]);
         for b in corrupt.iter_mut().skip(40).take(20) {
             *b ^= 0xA5;
         }
-        assert_eq!(import_code(&corrupt), "ZIP_INVALID");
+        assert_eq!(import_code(&corrupt), WsCode::ZipInvalid);
         // A wrong checksum.
         let mut bad_crc = Raw::stored("f.txt", b"data");
         bad_crc.crc ^= 1;
-        assert_eq!(import_code(&raw_zip(&[bad_crc])), "ZIP_INVALID");
+        assert_eq!(import_code(&raw_zip(&[bad_crc])), WsCode::ZipInvalid);
         Ok(())
     }
 
     #[test]
     fn malformed_history_is_refused() {
         let zip = build(&[("a.txt", b"x"), (".time/log.json", b"{ broken")]);
-        assert_eq!(import_code(&zip), "ZIP_INVALID");
+        assert_eq!(import_code(&zip), WsCode::ZipInvalid);
         // Unknown files in the history folder are ignored.
         let zip = build(&[("a.txt", b"x"), (".time/", b""), (".time/notes", b"?")]);
         assert!(import(&zip).is_ok());
