@@ -845,3 +845,4 @@ module.exports.realmStats = nativeBinding.realmStats
 module.exports.run = nativeBinding.run
 module.exports.runSync = nativeBinding.runSync
 module.exports.workerCount = nativeBinding.workerCount
+module.exports.WorkspaceEntryKind = nativeBinding.WorkspaceEntryKind

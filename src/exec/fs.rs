@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::workspace::bounds::Bounds;
 use crate::workspace::path::{self as wpath, display};
 use crate::workspace::{EntryKind, StagedOp, Vfs, WsCode, WsError};
 
@@ -18,6 +19,13 @@ pub struct WriteQuota {
     pub max_bytes: u64,
     /// Distinct files and folders created or changed.
     pub max_files: usize,
+}
+
+impl WriteQuota {
+    /// Accepted values of `max_bytes`.
+    pub const BYTES: Bounds = Bounds::at_least(0);
+    /// Accepted values of `max_files`.
+    pub const FILES: Bounds = Bounds::at_least(0);
 }
 
 impl Default for WriteQuota {

@@ -8,6 +8,7 @@
 //! [`workspace_extension`] gives plain `run()` calls the same file access: `fs` and `path`
 //! globals in function and script mode, imports in module mode.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rquickjs::{Array, Ctx, Function, Object, Runtime};
@@ -22,7 +23,7 @@ use crate::engine::limits::{CancelToken, Limits};
 use crate::engine::realm::{ConsoleMode, INTERNAL_FILENAME};
 use crate::engine::run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats};
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{EntryKind, StagedOp, Vfs, Workspace, WsResult};
+use crate::workspace::{EntryKind, StagedOp, Vfs, Workspace, WsCode, WsError, WsResult};
 pub use fs::{FsError, FsHost, FsStat, WriteMode, WriteQuota};
 use loader::{lock, Boot, RealmFiles, SharedFiles};
 use resolve::MODULE_EXTENSIONS;
@@ -48,6 +49,17 @@ pub enum CommitPolicy {
 }
 
 impl CommitPolicy {
+    /// The policy named `on-success`, `always` or `never`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "on-success" => Some(CommitPolicy::OnSuccess),
+            "always" => Some(CommitPolicy::Always),
+            "never" => Some(CommitPolicy::Never),
+            _ => None,
+        }
+    }
+
+    /// Whether a run that ended `ok` gets its changes applied.
     pub fn commits(self, ok: bool) -> bool {
         match self {
             CommitPolicy::OnSuccess => ok,
@@ -71,7 +83,32 @@ pub struct ExecRequest {
     pub commit: CommitPolicy,
 }
 
+/// Most `argv` entries and `env` variables one exec call takes.
+pub const MAX_EXEC_ITEMS: usize = 10_000;
+
 impl ExecRequest {
+    /// Refuses an `argv` of more than [`MAX_EXEC_ITEMS`] entries.
+    pub fn check_argv_len(n: usize) -> WsResult<()> {
+        if n > MAX_EXEC_ITEMS {
+            return Err(WsError::new(
+                WsCode::InvalidInput,
+                format!("options.argv has {n} entries; the limit is {MAX_EXEC_ITEMS}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses an `env` of more than [`MAX_EXEC_ITEMS`] variables.
+    pub fn check_env_len(n: usize) -> WsResult<()> {
+        if n > MAX_EXEC_ITEMS {
+            return Err(WsError::new(
+                WsCode::InvalidInput,
+                format!("options.env has {n} variables; the limit is {MAX_EXEC_ITEMS}"),
+            ));
+        }
+        Ok(())
+    }
+
     pub fn new(entry: impl Into<String>) -> Self {
         ExecRequest {
             entry: entry.into(),
@@ -102,6 +139,9 @@ pub struct ExecOutcome {
     pub entry: String,
     /// The run's changes when the commit policy says to apply them.
     pub changes: Option<Vec<StagedOp>>,
+    /// Set by [`ExecOutcome::settle`] when the changes were applied: the history entry, or
+    /// `None` if they changed nothing.
+    pub history_id: Option<Option<u64>>,
     pub stats: Stats,
 }
 
@@ -117,6 +157,7 @@ impl ExecOutcome {
             error_file: None,
             entry: entry.to_string(),
             changes: None,
+            history_id: None,
             stats: Stats::default(),
         }
     }
@@ -124,6 +165,27 @@ impl ExecOutcome {
     /// The history label of the changes: `exec ~/main.ts`.
     pub fn label(&self) -> String {
         format!("exec {}", self.entry)
+    }
+
+    /// Applies the run's changes, if its commit policy kept them, to `ws` as one history entry
+    /// (see [`commit_run`]). If they cannot be applied the run fails with a `CommitError` and
+    /// exit code 1, and none of them lands.
+    pub fn settle(mut self, ws: &SharedWorkspace) -> Self {
+        let Some(changes) = self.changes.take() else {
+            return self;
+        };
+        match commit_run(ws, &changes, &self.label()) {
+            Ok(id) => self.history_id = Some(id),
+            Err(error) => {
+                self.ok = false;
+                if self.exit_code == 0 {
+                    self.exit_code = 1;
+                }
+                self.error = Some(error);
+                self.error_file = None;
+            }
+        }
+        self
     }
 }
 
@@ -377,8 +439,21 @@ fn check_entry(snapshot: &Vfs, entry: &str) -> Result<String, ErrorInfo> {
 
 const UNHANDLED_PREFIX: &str = "Unhandled promise rejection: ";
 
-/// Runs `req.entry` from `snapshot` to completion on the calling thread.
+/// Runs `req.entry` from `snapshot` to completion on the calling thread. A panic inside the run
+/// becomes an `INTERNAL` outcome.
 pub fn run_exec(req: &ExecRequest, snapshot: Vfs, cancel: &CancelToken) -> ExecOutcome {
+    catch_unwind(AssertUnwindSafe(|| {
+        run_exec_unguarded(req, snapshot, cancel)
+    }))
+    .unwrap_or_else(|_| {
+        ExecOutcome::failed(
+            &req.entry,
+            ErrorInfo::internal("quickrealm bug: the exec run panicked"),
+        )
+    })
+}
+
+fn run_exec_unguarded(req: &ExecRequest, snapshot: Vfs, cancel: &CancelToken) -> ExecOutcome {
     let entry = match check_entry(&snapshot, &req.entry) {
         Ok(p) => display(&p),
         Err(e) => return ExecOutcome::failed(&req.entry, e),
@@ -488,6 +563,7 @@ fn finish(
         error_file,
         entry,
         changes,
+        history_id: None,
         stats: outcome.stats,
     }
 }
@@ -513,6 +589,26 @@ pub fn commit_changes(
         return Ok(None);
     }
     ws.apply_overlay(&applicable, label)
+}
+
+/// Applies a finished run's changes to `ws` as one history entry labelled `label` (see
+/// [`commit_changes`]). Returns the entry id (`None` if nothing changed), or the `CommitError`
+/// the run fails with when the changes cannot be applied (then none of them is).
+pub fn commit_run(
+    ws: &SharedWorkspace,
+    changes: &[StagedOp],
+    label: &str,
+) -> Result<Option<u64>, ErrorInfo> {
+    commit_changes(&mut lock_workspace(ws), changes, label).map_err(|e| {
+        ErrorInfo::new(
+            ErrorCode::EvalError,
+            "CommitError",
+            format!(
+                "the run's file changes could not be applied to the workspace, so none were: {}",
+                e.message
+            ),
+        )
+    })
 }
 
 // ----- run() with a workspace -----
@@ -563,18 +659,10 @@ impl RealmExtension for WorkspaceRun {
         if changes.is_empty() {
             return;
         }
-        let result = commit_changes(&mut lock_workspace(&self.ws), &changes, &self.label);
-        if let Err(e) = result {
+        if let Err(error) = commit_run(&self.ws, &changes, &self.label) {
             outcome.ok = false;
             outcome.value = None;
-            outcome.error = Some(ErrorInfo::new(
-                ErrorCode::EvalError,
-                "CommitError",
-                format!(
-                    "the run's file changes could not be applied to the workspace, so none were: {}",
-                    e.message
-                ),
-            ));
+            outcome.error = Some(error);
         }
     }
 }

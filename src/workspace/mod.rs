@@ -6,10 +6,14 @@
 //! - [`text`]: line reading and patching, literal search, text diffs.
 //! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
 //! - [`zipio`]: hardened import and deterministic export.
+//! - [`archive_file`]: archives on the host file system (capped reads, atomic saves).
+//! - [`bounds`]: the whole numbers the API accepts, and its defaults.
 //!
 //! [`Workspace`] ties the tree and its history together: every mutating call records one
-//! history entry.
+//! history entry and returns its id.
 
+pub mod archive_file;
+pub mod bounds;
 pub mod error;
 pub mod history;
 pub mod path;
@@ -18,10 +22,11 @@ pub mod vfs;
 pub mod zipio;
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 pub use error::{WsCode, WsError, WsResult};
 pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
-pub use text::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
+pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
 pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::{from_zip, to_zip, ZipLimits};
 
@@ -91,6 +96,18 @@ impl Workspace {
         zipio::to_zip(&self.vfs, &self.history)
     }
 
+    /// Reads a zip archive from the host file system (see [`archive_file::read_archive`]) and
+    /// imports it.
+    pub fn open(host_path: &Path, limits: &ZipLimits) -> WsResult<Self> {
+        let bytes = archive_file::read_archive(host_path, limits)?;
+        Self::from_zip(&bytes, limits)
+    }
+
+    /// Writes [`Workspace::to_zip`] to the host file system atomically.
+    pub fn save(&self, host_path: &Path) -> WsResult<()> {
+        archive_file::write_atomically(host_path, &self.to_zip())
+    }
+
     /// The tree, read-only. Mutations go through the workspace so they are recorded.
     pub fn vfs(&self) -> &Vfs {
         &self.vfs
@@ -123,6 +140,19 @@ impl Workspace {
         self.vfs.read_file(path)
     }
 
+    /// A file's text; `NOT_TEXT` if it is not valid UTF-8.
+    pub fn read_text(&self, path: &str) -> WsResult<String> {
+        let data = self.read_file(path)?;
+        match std::str::from_utf8(data) {
+            Ok(s) => Ok(s.to_string()),
+            Err(e) => Err(WsError::not_text(format!(
+                "{} is not UTF-8 text (invalid byte at offset {}); read it as bytes instead",
+                display(&path::normalize(path)?),
+                e.valid_up_to()
+            ))),
+        }
+    }
+
     /// See [`Vfs::list`].
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
         self.vfs.list(path, recursive)
@@ -146,24 +176,25 @@ impl Workspace {
     /// See [`Vfs::search`].
     pub fn search(
         &self,
-        query: &str,
+        query: &Query,
         path_prefix: &str,
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
         self.vfs
-            .search(query, path_prefix, context_lines, max_results)
+            .search(query.as_str(), path_prefix, context_lines, max_results)
     }
 
     // ----- recorded mutations -----
 
-    /// Runs `op` on the tree and records the states of `keys` before and after it.
+    /// Runs `op` on the tree and records the states of `keys` before and after it. Returns
+    /// what `op` gave and the id of the history entry recorded (`None` if nothing changed).
     fn recorded<T>(
         &mut self,
         label: String,
         keys: Vec<String>,
         op: impl FnOnce(&mut Vfs) -> WsResult<T>,
-    ) -> WsResult<T> {
+    ) -> WsResult<(T, Option<u64>)> {
         let before: Vec<(String, Option<Content>)> = keys
             .into_iter()
             .map(|k| {
@@ -180,8 +211,8 @@ impl Workspace {
                 before,
             })
             .collect();
-        self.history.record(changes, &label, self.vfs.now());
-        Ok(out)
+        let id = self.history.record(changes, &label, self.vfs.now());
+        Ok((out, id))
     }
 
     /// A path and its parent folders: everything a write or mkdir can change.
@@ -193,34 +224,43 @@ impl Workspace {
     }
 
     /// Creates or replaces a file (see [`Vfs::write_file`]); recorded as `write <path>`.
-    pub fn write_file(&mut self, path: &str, data: &[u8], create_parents: bool) -> WsResult<()> {
+    /// Returns the history entry id (`None` if the file already held these bytes).
+    pub fn write_file(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        create_parents: bool,
+    ) -> WsResult<Option<u64>> {
         let p = path::normalize(path)?;
         let keys = Self::with_ancestors(&p);
-        self.recorded(format!("write {}", display(&p)), keys, |v| {
-            v.write_file(&p, data, create_parents)
-        })
+        let label = format!("write {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.write_file(&p, data, create_parents))?;
+        Ok(id)
     }
 
-    /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`.
-    pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<()> {
+    /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`. Returns the history
+    /// entry id (`None` if the folder existed).
+    pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
         let p = path::normalize(path)?;
         let keys = Self::with_ancestors(&p);
-        self.recorded(format!("mkdir {}", display(&p)), keys, |v| {
-            v.mkdir(&p, recursive)
-        })
+        let label = format!("mkdir {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.mkdir(&p, recursive))?;
+        Ok(id)
     }
 
-    /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`.
-    pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<()> {
+    /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`. Returns
+    /// the history entry id.
+    pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
         let p = path::normalize(path)?;
         let keys = self.vfs.subtree_keys(&p);
-        self.recorded(format!("delete {}", display(&p)), keys, |v| {
-            v.delete(&p, recursive)
-        })
+        let label = format!("delete {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.delete(&p, recursive))?;
+        Ok(id)
     }
 
     /// Replaces a range of lines (see [`Vfs::patch_lines`]); recorded as
-    /// `patch <path>:<start>-<end>`.
+    /// `patch <path>:<start>-<end>`. Returns what changed and the history entry id (`None` if
+    /// the file did not change).
     pub fn patch_lines(
         &mut self,
         path: &str,
@@ -228,7 +268,7 @@ impl Workspace {
         end: usize,
         replacement: &str,
         expected: Option<&str>,
-    ) -> WsResult<PatchOutcome> {
+    ) -> WsResult<(PatchOutcome, Option<u64>)> {
         let p = path::normalize(path)?;
         let label = format!("patch {}:{start}-{end}", display(&p));
         self.recorded(label, vec![p.clone()], |v| {
@@ -360,6 +400,74 @@ mod tests {
         assert_eq!(first.id, 1);
         assert_eq!(first.paths, vec!["src", "src/a.txt"]);
         assert_eq!(first.time, 1_000);
+        Ok(())
+    }
+
+    #[test]
+    fn mutations_return_the_id_they_recorded() -> WsResult<()> {
+        let mut w = ws();
+        assert_eq!(w.write_file("a.txt", b"one\n", false)?, Some(1));
+        assert_eq!(w.write_file("a.txt", b"one\n", false)?, None);
+        assert_eq!(w.mkdir("d/e", true)?, Some(2));
+        assert_eq!(w.mkdir("d/e", true)?, None);
+        let (outcome, id) = w.patch_lines("a.txt", 1, 1, "ONE", None)?;
+        assert_eq!((outcome.removed, outcome.inserted, id), (1, 1, Some(3)));
+        let (_, id) = w.patch_lines("a.txt", 1, 1, "ONE", None)?;
+        assert_eq!(id, None);
+        assert_eq!(w.delete("d", true)?, Some(4));
+        assert_eq!(w.history_state().last_id(), Some(4));
+        Ok(())
+    }
+
+    #[test]
+    fn text_reads_refuse_bytes_that_are_not_utf8() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("ok.txt", "héllo".as_bytes(), false)?;
+        w.write_file("img/x.bin", &[b'a', 0xff, 0xfe], true)?;
+        assert_eq!(w.read_text("~/ok.txt")?, "héllo");
+        let e = w.read_text("/img/./x.bin").err();
+        assert_eq!(e.as_ref().map(|e| e.code), Some(WsCode::NotText));
+        assert_eq!(
+            e.map(|e| e.message).unwrap_or_default(),
+            "~/img/x.bin is not UTF-8 text (invalid byte at offset 1); read it as bytes instead"
+        );
+        assert_eq!(
+            w.read_text("missing").map_err(|e| e.code),
+            Err(WsCode::NotFound)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn search_queries_are_never_empty() -> WsResult<()> {
+        let e = Query::new("").err();
+        assert_eq!(e.as_ref().map(|e| e.code), Some(WsCode::InvalidInput));
+        assert_eq!(
+            e.map(|e| e.message).unwrap_or_default(),
+            "query must not be empty"
+        );
+        assert_eq!(Query::new("x")?.as_str(), "x");
+        Ok(())
+    }
+
+    #[test]
+    fn save_and_open_round_trip_through_the_host() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("a.txt", b"A", false)?;
+        let dir = std::env::temp_dir().join(format!(
+            "quickrealm-ws-{}-{}",
+            std::process::id(),
+            system_clock()
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| WsError::io(e.to_string()))?;
+        let file = dir.join("ws.zip");
+        w.save(&file)?;
+        let back = Workspace::open(&file, &ZipLimits::default())?;
+        assert_eq!(back.read_text("a.txt")?, "A");
+        assert_eq!(back.history(10), w.history(10));
+        let missing = Workspace::open(&dir.join("nope.zip"), &ZipLimits::default());
+        assert_eq!(missing.map(|_| ()).map_err(|e| e.code), Err(WsCode::Io));
+        let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     }
 
@@ -628,13 +736,18 @@ mod tests {
                 Err(WsCode::PathInvalid)
             );
             assert_eq!(
-                back.search("x", p, 0, 1).map_err(|e| e.code),
+                back.search(&Query::new("x")?, p, 0, 1).map_err(|e| e.code),
                 Err(WsCode::PathInvalid)
             );
         }
-        let r = back.search("\"op\"", "", 0, 10)?;
+        let r = back.search(&Query::new("\"op\"")?, "", 0, 10)?;
         assert!(r.matches.is_empty(), "history contents are not searchable");
-        assert_eq!(back.search("needle", "", 0, 10)?.matches.len(), 1);
+        assert_eq!(
+            back.search(&Query::new("needle")?, "", 0, 10)?
+                .matches
+                .len(),
+            1
+        );
         Ok(())
     }
 }

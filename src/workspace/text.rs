@@ -263,6 +263,26 @@ pub fn replace_lines(
     ))
 }
 
+/// The text a search looks for: a literal, case-sensitive string that is never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query(String);
+
+impl Query {
+    /// Checks that `text` is not empty (`INVALID_INPUT` otherwise).
+    pub fn new(text: impl Into<String>) -> WsResult<Self> {
+        let text = text.into();
+        if text.is_empty() {
+            return Err(WsError::invalid_input("query must not be empty"));
+        }
+        Ok(Query(text))
+    }
+
+    /// The text searched for.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// One search hit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchMatch {

@@ -17,6 +17,7 @@ use zip::result::{ZipError, ZipResult};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipArchive, ZipWriter};
 
+use super::bounds::Bounds;
 use super::error::{WsError, WsResult};
 use super::history::HistoryState;
 use super::path::{self, HIDDEN_ROOT, MAX_DEPTH, MAX_PATH_LEN};
@@ -41,6 +42,15 @@ pub struct ZipLimits {
     pub max_path_len: usize,
     /// Deepest normalized entry path, in segments.
     pub max_depth: usize,
+}
+
+impl ZipLimits {
+    /// Accepted values of `max_entries`.
+    pub const ENTRIES: Bounds = Bounds::at_least(1);
+    /// Accepted values of `max_entry_size` and `max_total_size`.
+    pub const BYTES: Bounds = Bounds::at_least(0);
+    /// Accepted values of `max_ratio`.
+    pub const RATIO: Bounds = Bounds::at_least(1);
 }
 
 impl Default for ZipLimits {
