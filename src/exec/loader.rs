@@ -496,7 +496,7 @@ impl WorkspaceResolver {
         }
         let resolved = {
             let mut files = lock(&self.files);
-            let r = resolve::resolve(files.fs.view(), base, name);
+            let r = resolve::resolve(files.fs.overlay(), base, name);
             if r.is_err() {
                 files.failure = Some(LoadFailure::Import {
                     importer: base.to_string(),
@@ -585,7 +585,7 @@ impl WorkspaceLoader {
                     format!("Cannot load {name}: a run may load at most {MAX_MODULES} modules"),
                 ));
             }
-            let read = files.fs.view().read_file(rel).map(<[u8]>::to_vec);
+            let read = files.fs.overlay().read(rel).map(<[u8]>::to_vec);
             (read, files.entry.as_deref() == Some(name))
         };
         let bytes = match bytes {

@@ -23,8 +23,11 @@ use crate::engine::limits::{CancelToken, Limits};
 use crate::engine::realm::{ConsoleMode, INTERNAL_FILENAME};
 use crate::engine::run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats};
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{EntryKind, StagedOp, Vfs, Workspace, WsCode, WsError, WsResult};
-pub use fs::{FsError, FsHost, FsStat, WriteMode, WriteQuota};
+pub use crate::workspace::WriteQuota;
+use crate::workspace::{
+    AccessOp, EntryKind, Overlay, StagedOp, Workspace, WsCode, WsError, WsResult,
+};
+pub use fs::{FsError, FsHost, FsStat, WriteMode};
 use loader::{lock, Boot, RealmFiles, SharedFiles};
 use resolve::MODULE_EXTENSIONS;
 
@@ -413,14 +416,15 @@ impl RealmExtension for ExecExtension {
 }
 
 /// The normalized entry path, or why it cannot run.
-fn check_entry(snapshot: &Vfs, entry: &str) -> Result<String, ErrorInfo> {
-    let p = wpath::normalize(entry)
-        .map_err(|e| ErrorInfo::invalid(format!("entryPath: {}", e.message)))?;
+fn check_entry(overlay: &Overlay, entry: &str) -> Result<String, ErrorInfo> {
+    let p = overlay
+        .resolve(AccessOp::Read, entry)
+        .map_err(|r| ErrorInfo::invalid(format!("entryPath: {}", r.error.message)))?;
     let name = wpath::file_name(&p);
     let ext_ok = name
         .rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && MODULE_EXTENSIONS.contains(&ext));
-    match snapshot.stat(&p) {
+    match overlay.stat(&p) {
         Ok(s) if s.kind == EntryKind::File && ext_ok => Ok(p),
         Ok(s) if s.kind == EntryKind::File => Err(ErrorInfo::invalid(format!(
             "{} cannot run: only .js, .mjs, .ts and .mts files can be executed",
@@ -439,11 +443,12 @@ fn check_entry(snapshot: &Vfs, entry: &str) -> Result<String, ErrorInfo> {
 
 const UNHANDLED_PREFIX: &str = "Unhandled promise rejection: ";
 
-/// Runs `req.entry` from `snapshot` to completion on the calling thread. A panic inside the run
-/// becomes an `INTERNAL` outcome.
-pub fn run_exec(req: &ExecRequest, snapshot: Vfs, cancel: &CancelToken) -> ExecOutcome {
+/// Runs `req.entry` to completion on the calling thread, over `overlay`: the run's staged view of
+/// the workspace (usually `workspace.stage(req.quota)`). A panic inside the run becomes an
+/// `INTERNAL` outcome.
+pub fn run_exec(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken) -> ExecOutcome {
     catch_unwind(AssertUnwindSafe(|| {
-        run_exec_unguarded(req, snapshot, cancel)
+        run_exec_unguarded(req, overlay, cancel)
     }))
     .unwrap_or_else(|_| {
         ExecOutcome::failed(
@@ -453,12 +458,12 @@ pub fn run_exec(req: &ExecRequest, snapshot: Vfs, cancel: &CancelToken) -> ExecO
     })
 }
 
-fn run_exec_unguarded(req: &ExecRequest, snapshot: Vfs, cancel: &CancelToken) -> ExecOutcome {
-    let entry = match check_entry(&snapshot, &req.entry) {
+fn run_exec_unguarded(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken) -> ExecOutcome {
+    let entry = match check_entry(&overlay, &req.entry) {
         Ok(p) => display(&p),
         Err(e) => return ExecOutcome::failed(&req.entry, e),
     };
-    let files = RealmFiles::shared(FsHost::new(snapshot, req.quota));
+    let files = RealmFiles::shared(FsHost::new(overlay));
     lock(&files).entry = Some(entry.clone());
     let state = Arc::new(Mutex::new(ProcessState::default()));
     let mut argv = vec!["quickrealm".to_string(), entry.clone()];
@@ -615,8 +620,8 @@ pub fn commit_run(
 
 struct WorkspaceRun {
     ws: SharedWorkspace,
-    snapshot: Vfs,
-    quota: WriteQuota,
+    /// The run's staged view, taken when the extension was made.
+    overlay: Overlay,
     commit: CommitPolicy,
     globals: bool,
     label: String,
@@ -631,7 +636,7 @@ impl WorkspaceRun {
 
 impl RealmExtension for WorkspaceRun {
     fn configure_runtime(&self, rt: &Runtime) {
-        let files = RealmFiles::shared(FsHost::new(self.snapshot.clone(), self.quota));
+        let files = RealmFiles::shared(FsHost::new(self.overlay.clone()));
         *self.files.lock().unwrap_or_else(|e| e.into_inner()) = Some(files.clone());
         loader::install_loader(rt, files, None);
     }
@@ -689,11 +694,10 @@ pub fn workspace_extension_with(
     quota: WriteQuota,
     commit: CommitPolicy,
 ) -> Extension {
-    let snapshot = lock_workspace(ws).vfs().clone();
+    let overlay = lock_workspace(ws).stage(quota);
     Extension(Arc::new(WorkspaceRun {
         ws: ws.clone(),
-        snapshot,
-        quota,
+        overlay,
         commit,
         globals: mode != Mode::Module,
         label: format!("run {filename}"),

@@ -4,10 +4,11 @@
 //! relative specifiers (`./x`, `../x`) that stay inside the workspace and name a `.js`, `.mjs`,
 //! `.ts` or `.mts` file. Extension-less specifiers try `.ts`, `.js`, `.mjs`, `/index.ts`,
 //! `/index.js`; a `.js` specifier also finds the `.ts` file of the same name (the TypeScript
-//! ESM convention). Everything else is refused with a message that names the specifier.
+//! ESM convention). Everything else is refused with a message that names the specifier. Paths
+//! go through the run's access rules like every other read.
 
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{EntryKind, Vfs};
+use crate::workspace::{AccessOp, Overlay, Presence, Refused};
 
 /// Module names of the shims, as the loader sees them.
 pub const SHIM_FS: &str = "node:fs";
@@ -121,8 +122,8 @@ fn shown_importer(base: &str) -> String {
     }
 }
 
-fn is_file(view: &Vfs, p: &str) -> bool {
-    !p.is_empty() && view.stat(p).is_ok_and(|s| s.kind == EntryKind::File)
+fn is_file(view: &Overlay, p: &str) -> bool {
+    view.presence(p) == Presence::File
 }
 
 fn has_module_extension(p: &str) -> bool {
@@ -135,7 +136,7 @@ fn has_module_extension(p: &str) -> bool {
 
 /// Resolves `specifier` imported by the module `base` to a module name: a shim name or
 /// `~/path` of an existing workspace file.
-pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusal> {
+pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Refusal> {
     let importer = shown_importer(base);
     if let Some(shim) = shim_name(specifier) {
         return Ok(shim.to_string());
@@ -177,23 +178,17 @@ pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusa
     } else {
         format!("{dir}/{specifier}")
     };
-    let target = match wpath::normalize_any(&joined) {
+    let target = match view.resolve(AccessOp::Read, &joined) {
         Ok(p) => p,
-        Err(_) => {
-            return Err(refused(
-                specifier,
-                &importer,
-                "the path leaves the workspace (or is too long)",
-            ))
+        Err(r) => {
+            let why = match r.why {
+                Refused::Malformed => "the path leaves the workspace (or is too long)".into(),
+                Refused::Hidden => "that folder is reserved for workspace history".into(),
+                Refused::Denied => r.error.message,
+            };
+            return Err(refused(specifier, &importer, why));
         }
     };
-    if wpath::is_hidden(&target) {
-        return Err(refused(
-            specifier,
-            &importer,
-            "that folder is reserved for workspace history",
-        ));
-    }
     let mut candidates: Vec<String> = Vec::new();
     if has_module_extension(&target) {
         candidates.push(target.clone());
@@ -225,7 +220,8 @@ pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusa
             });
         }
     }
-    if let Some(found) = candidates.iter().find(|c| is_file(view, c)) {
+    let allowed = |c: &&String| view.access().allows(AccessOp::Read, c);
+    if let Some(found) = candidates.iter().filter(allowed).find(|c| is_file(view, c)) {
         return Ok(display(found));
     }
     let tried: Vec<String> = candidates.iter().map(|c| display(c)).collect();
@@ -253,9 +249,9 @@ fn has_url_scheme(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
+    use crate::workspace::{Workspace, WriteQuota};
 
-    fn view() -> Vfs {
+    fn view() -> Overlay {
         let mut w = Workspace::new();
         for (p, body) in [
             ("main.ts", ""),
@@ -268,7 +264,7 @@ mod tests {
         ] {
             w.write_file(p, body.as_bytes(), true).unwrap();
         }
-        w.vfs().clone()
+        w.stage(WriteQuota::default())
     }
 
     fn ok(base: &str, spec: &str) -> String {

@@ -12,7 +12,7 @@ fn workspace(files: &[(&str, &str)]) -> Workspace {
 }
 
 fn exec_req(w: &Workspace, req: &ExecRequest) -> ExecOutcome {
-    run_exec(req, w.vfs().clone(), &CancelToken::new())
+    run_exec(req, w.stage(req.quota), &CancelToken::new())
 }
 
 fn exec_in(w: &Workspace, entry: &str) -> ExecOutcome {
@@ -570,7 +570,7 @@ fn settling_applies_changes_once_and_reports_commit_errors() {
         "import fs from 'fs';\nfs.mkdirSync('out');\nfs.writeFileSync('out/new.txt', 'n');\n",
     )];
     let shared: SharedWorkspace = Arc::new(Mutex::new(workspace(&files)));
-    let snapshot = lock_workspace(&shared).vfs().clone();
+    let snapshot = lock_workspace(&shared).stage(WriteQuota::default());
     let o = run_exec(
         &ExecRequest::new("main.js"),
         snapshot.clone(),

@@ -961,11 +961,11 @@ impl ZipWorkspace {
         let req = run(env_value, |h| {
             exec_request(h, entry_path.raw(), options.as_ref())
         })?;
-        let snapshot = self.ws().vfs().clone();
+        let overlay = self.ws().stage(req.quota);
         let shared = self.inner.clone();
         let (deferred, promise) = env.create_deferred()?;
         let job = move || {
-            let outcome = run_exec(&req, snapshot, &CancelToken::new());
+            let outcome = run_exec(&req, overlay, &CancelToken::new());
             deferred.resolve(move |_env: Env| Ok(ExecResult::from(outcome.settle(&shared))));
         };
         match workers::global() {

@@ -20,8 +20,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::access;
 use super::error::{WsError, WsResult};
-use super::path::{self, display};
+use super::path::display;
 use super::text;
 use super::vfs::{Content, Vfs};
 
@@ -701,7 +702,7 @@ impl Loader<'_> {
 
     fn record(&mut self, r: &RecordDto) -> WsResult<Record> {
         let check_path = |p: &str| -> WsResult<()> {
-            match path::normalize(p) {
+            match access::normalize(p) {
                 Ok(n) if n == p && !n.is_empty() => Ok(()),
                 _ => Err(invalid_log(format!(
                     "entry #{} names an invalid path {p:?}",

@@ -1,8 +1,11 @@
 //! The workspace: an in-memory tree of files and folders with a recorded history, imported
 //! from and exported to zip archives.
 //!
-//! - [`path`]: path rules (`~/x`, `/x` and `x` are the same; no escapes; `.time` is hidden).
+//! - [`access`]: the one place where paths are checked: normalization (`~/x`, `/x` and `x`
+//!   are the same; no escapes; `.time` is hidden) and pluggable read/write rules ([`Access`]).
+//! - [`path`]: helpers for normalized paths.
 //! - [`vfs`]: the tree itself ([`Vfs`]).
+//! - [`overlay`]: changes staged over a snapshot of the tree, with a write quota ([`Overlay`]).
 //! - [`text`]: line reading and patching, literal search, text diffs.
 //! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
 //! - [`zipio`]: hardened import and deterministic export.
@@ -10,12 +13,14 @@
 //! - [`bounds`]: the whole numbers the API accepts, and its defaults.
 //!
 //! [`Workspace`] ties the tree and its history together: every mutating call records one
-//! history entry and returns its id.
+//! history entry and returns its id. Every path it is given goes through its [`Access`].
 
+pub mod access;
 pub mod archive_file;
 pub mod bounds;
 pub mod error;
 pub mod history;
+pub mod overlay;
 pub mod path;
 pub mod text;
 pub mod vfs;
@@ -24,8 +29,10 @@ pub mod zipio;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+pub use access::{Access, AccessOp, AccessRules, AllowVisible, Refusal, Refused};
 pub use error::{WsCode, WsError, WsResult};
 pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
+pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
 pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
 pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::{from_zip, to_zip, ZipLimits};
@@ -62,11 +69,13 @@ pub struct Snapshot {
 }
 
 /// A tree of files with its history. Reads go straight to the tree; every successful
-/// mutation that changes something records one history entry.
+/// mutation that changes something records one history entry. Paths follow the workspace's
+/// [`Access`] rules.
 #[derive(Debug, Clone, Default)]
 pub struct Workspace {
     vfs: Vfs,
     history: HistoryState,
+    access: Access,
 }
 
 impl Workspace {
@@ -77,7 +86,11 @@ impl Workspace {
 
     /// A workspace from an existing tree and history.
     pub fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
-        Workspace { vfs, history }
+        Workspace {
+            vfs,
+            history,
+            access: Access::default(),
+        }
     }
 
     /// Splits the workspace into its tree and history.
@@ -88,7 +101,7 @@ impl Workspace {
     /// Imports a workspace (and its history) from a zip archive.
     pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<Self> {
         let (vfs, history) = zipio::from_zip(bytes, limits)?;
-        Ok(Workspace { vfs, history })
+        Ok(Workspace::from_parts(vfs, history))
     }
 
     /// Exports the workspace and its history as a zip archive (deterministic bytes).
@@ -133,21 +146,44 @@ impl Workspace {
         self.history.set_config(config);
     }
 
+    /// The path rules in force.
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// Replaces the path rules: every later call, and every overlay staged afterwards, follows
+    /// `access`.
+    pub fn set_access(&mut self, access: Access) {
+        self.access = access;
+    }
+
+    /// A copy-on-write overlay over the tree as it is now, following the workspace's access
+    /// rules, whose staged changes may write up to `quota`. Apply its
+    /// [`Overlay::changes`] with [`Workspace::apply_overlay`].
+    pub fn stage(&self, quota: WriteQuota) -> Overlay {
+        Overlay::new(self.vfs.clone(), self.access.clone(), quota)
+    }
+
+    fn resolve(&self, op: AccessOp, path: &str) -> WsResult<String> {
+        Ok(self.access.resolve(op, path)?)
+    }
+
     // ----- reads -----
 
     /// See [`Vfs::read_file`].
     pub fn read_file(&self, path: &str) -> WsResult<&[u8]> {
-        self.vfs.read_file(path)
+        self.vfs.read_file(&self.resolve(AccessOp::Read, path)?)
     }
 
     /// A file's text; `NOT_TEXT` if it is not valid UTF-8.
     pub fn read_text(&self, path: &str) -> WsResult<String> {
-        let data = self.read_file(path)?;
+        let p = self.resolve(AccessOp::Read, path)?;
+        let data = self.vfs.read_file(&p)?;
         match std::str::from_utf8(data) {
             Ok(s) => Ok(s.to_string()),
             Err(e) => Err(WsError::not_text(format!(
                 "{} is not UTF-8 text (invalid byte at offset {}); read it as bytes instead",
-                display(&path::normalize(path)?),
+                display(&p),
                 e.valid_up_to()
             ))),
         }
@@ -155,22 +191,25 @@ impl Workspace {
 
     /// See [`Vfs::list`].
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        self.vfs.list(path, recursive)
+        self.vfs
+            .list(&self.resolve(AccessOp::Read, path)?, recursive)
     }
 
     /// See [`Vfs::stat`].
     pub fn stat(&self, path: &str) -> WsResult<Stat> {
-        self.vfs.stat(path)
+        self.vfs.stat(&self.resolve(AccessOp::Read, path)?)
     }
 
-    /// See [`Vfs::exists`].
+    /// Whether something exists at `path`. Paths the access rules refuse do not.
     pub fn exists(&self, path: &str) -> bool {
-        self.vfs.exists(path)
+        self.resolve(AccessOp::Read, path)
+            .is_ok_and(|p| self.vfs.exists(&p))
     }
 
     /// See [`Vfs::read_lines`].
     pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
-        self.vfs.read_lines(path, start, end)
+        self.vfs
+            .read_lines(&self.resolve(AccessOp::Read, path)?, start, end)
     }
 
     /// See [`Vfs::search`].
@@ -181,8 +220,9 @@ impl Workspace {
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
+        let p = self.resolve(AccessOp::Read, path_prefix)?;
         self.vfs
-            .search(query.as_str(), path_prefix, context_lines, max_results)
+            .search(query.as_str(), &p, context_lines, max_results)
     }
 
     // ----- recorded mutations -----
@@ -231,7 +271,7 @@ impl Workspace {
         data: &[u8],
         create_parents: bool,
     ) -> WsResult<Option<u64>> {
-        let p = path::normalize(path)?;
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = Self::with_ancestors(&p);
         let label = format!("write {}", display(&p));
         let ((), id) = self.recorded(label, keys, |v| v.write_file(&p, data, create_parents))?;
@@ -241,7 +281,7 @@ impl Workspace {
     /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`. Returns the history
     /// entry id (`None` if the folder existed).
     pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
-        let p = path::normalize(path)?;
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = Self::with_ancestors(&p);
         let label = format!("mkdir {}", display(&p));
         let ((), id) = self.recorded(label, keys, |v| v.mkdir(&p, recursive))?;
@@ -251,7 +291,7 @@ impl Workspace {
     /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`. Returns
     /// the history entry id.
     pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
-        let p = path::normalize(path)?;
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = self.vfs.subtree_keys(&p);
         let label = format!("delete {}", display(&p));
         let ((), id) = self.recorded(label, keys, |v| v.delete(&p, recursive))?;
@@ -269,7 +309,7 @@ impl Workspace {
         replacement: &str,
         expected: Option<&str>,
     ) -> WsResult<(PatchOutcome, Option<u64>)> {
-        let p = path::normalize(path)?;
+        let p = self.resolve(AccessOp::Write, path)?;
         let label = format!("patch {}:{start}-{end}", display(&p));
         self.recorded(label, vec![p.clone()], |v| {
             v.patch_lines(&p, start, end, replacement, expected)
@@ -285,17 +325,17 @@ impl Workspace {
         for staged in ops {
             match staged {
                 StagedOp::Write { path, data } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(Self::with_ancestors(&p));
                     work.write_file(&p, data, true)?;
                 }
                 StagedOp::Mkdir { path } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(Self::with_ancestors(&p));
                     work.mkdir(&p, true)?;
                 }
                 StagedOp::Delete { path } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(work.subtree_keys(&p));
                     work.delete(&p, true)?;
                 }
@@ -468,6 +508,73 @@ mod tests {
         let missing = Workspace::open(&dir.join("nope.zip"), &ZipLimits::default());
         assert_eq!(missing.map(|_| ()).map_err(|e| e.code), Err(WsCode::Io));
         let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// Refuses writes below `ro/` and any use of `secret`.
+    #[derive(Debug)]
+    struct Policy;
+
+    impl AccessRules for Policy {
+        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
+            let read_only = path == "ro" || path.starts_with("ro/");
+            if (op == AccessOp::Write && read_only) || path == "secret" {
+                return Err(WsError::path_invalid(format!(
+                    "{} is off limits",
+                    display(path)
+                )));
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_path_goes_through_the_access_rules() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("ro/a.txt", b"a\n", true)?;
+        w.write_file("secret", b"s", false)?;
+        w.set_access(Access::new(Policy));
+        let refused = |r: WsResult<Option<u64>>| r.map_err(|e| (e.code, e.message));
+        let denied = |p: &str| Err((WsCode::PathInvalid, format!("~/{p} is off limits")));
+        assert_eq!(
+            refused(w.write_file("ro/b.txt", b"b", true)),
+            denied("ro/b.txt")
+        );
+        assert_eq!(refused(w.mkdir("/ro/d", true)), denied("ro/d"));
+        assert_eq!(refused(w.delete("~/ro", true)), denied("ro"));
+        assert_eq!(
+            w.patch_lines("ro/a.txt", 1, 1, "b", None)
+                .map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        let batch = vec![StagedOp::Write {
+            path: "ro/c.txt".into(),
+            data: vec![],
+        }];
+        assert_eq!(refused(w.apply_overlay(&batch, "exec")), denied("ro/c.txt"));
+        assert_eq!(w.read_text("ro/a.txt")?, "a\n");
+        assert_eq!(w.list("ro", false)?.len(), 1);
+        assert_eq!(
+            w.read_file("secret").map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        assert_eq!(
+            w.stat("./secret").map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        assert!(!w.exists("secret") && w.exists("ro/a.txt"));
+        assert_eq!(
+            w.search(&Query::new("s")?, "secret", 0, 10)
+                .map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        // Staged overlays follow the same rules.
+        let o = w.stage(WriteQuota::default());
+        assert_eq!(
+            o.resolve(AccessOp::Write, "ro/x").map_err(|r| r.why),
+            Err(Refused::Denied)
+        );
+        assert_eq!(ops(&w), vec!["write ~/secret", "write ~/ro/a.txt"]);
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::access;
 use super::error::{WsError, WsResult};
 use super::path::{self, display};
 use super::text::{self, LineSlice, PatchOutcome, SearchResult};
@@ -293,7 +294,7 @@ impl Vfs {
 
     /// Reads a whole file.
     pub fn read_file(&self, path: &str) -> WsResult<&[u8]> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Err(WsError::is_a_directory(
                 "~/ is the workspace root, a directory",
@@ -313,7 +314,7 @@ impl Vfs {
     /// With `create_parents`, missing parent folders are created; without it a missing
     /// parent is `NOT_FOUND`.
     pub fn write_file(&mut self, path: &str, data: &[u8], create_parents: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         self.write_normalized(&p, Arc::from(data), create_parents)
     }
 
@@ -357,7 +358,7 @@ impl Vfs {
     /// Without `recursive`, the parent must exist and the directory must not. With it,
     /// missing parents are created and an existing directory is accepted.
     pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return if recursive {
                 Ok(())
@@ -401,7 +402,7 @@ impl Vfs {
 
     /// Deletes a file or directory. A directory with entries needs `recursive`.
     pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Err(WsError::path_invalid(
                 "the workspace root cannot be deleted",
@@ -449,7 +450,7 @@ impl Vfs {
 
     /// Lists a directory, sorted by path. With `recursive`, everything below it is listed.
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if !p.is_empty() {
             if let Node::File { .. } = self.node(&p)? {
                 return Err(WsError::not_a_directory(format!(
@@ -462,7 +463,7 @@ impl Vfs {
         Ok(self
             .children_keys(&p)
             .filter(|k| recursive || !k[skip..].contains('/'))
-            .filter(|k| !path::is_hidden(k))
+            .filter(|k| !access::is_hidden(k))
             .filter_map(|k| {
                 self.nodes.get(k).map(|n| Entry {
                     path: k.clone(),
@@ -475,7 +476,7 @@ impl Vfs {
 
     /// Metadata of a path (the root is a directory).
     pub fn stat(&self, path: &str) -> WsResult<Stat> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Ok(Stat {
                 path: p,
@@ -498,7 +499,7 @@ impl Vfs {
 
     /// Whether a path exists. Invalid and hidden paths do not.
     pub fn exists(&self, path: &str) -> bool {
-        match path::normalize(path) {
+        match access::normalize(path) {
             Ok(p) => p.is_empty() || self.nodes.contains_key(&p),
             Err(_) => false,
         }
@@ -521,7 +522,7 @@ impl Vfs {
         replacement: &str,
         expected: Option<&str>,
     ) -> WsResult<PatchOutcome> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         let (data, outcome) =
             text::replace_lines(self.read_file(&p)?, start, end, replacement, expected)?;
         self.write_normalized(&p, Arc::from(data), false)?;
@@ -539,7 +540,7 @@ impl Vfs {
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
-        let p = path::normalize(path_prefix)?;
+        let p = access::normalize(path_prefix)?;
         let mut result = SearchResult::default();
         if !p.is_empty() {
             if let Node::File { data, .. } = self.node(&p)? {
@@ -548,7 +549,7 @@ impl Vfs {
             }
         }
         for key in self.children_keys(&p) {
-            if path::is_hidden(key) {
+            if access::is_hidden(key) {
                 continue;
             }
             if let Some(Node::File { data, .. }) = self.nodes.get(key) {

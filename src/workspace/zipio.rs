@@ -17,10 +17,11 @@ use zip::result::{ZipError, ZipResult};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, System, ZipArchive, ZipWriter};
 
+use super::access::{self, HIDDEN_ROOT, MAX_DEPTH, MAX_PATH_LEN};
 use super::bounds::Bounds;
 use super::error::{WsError, WsResult};
 use super::history::HistoryState;
-use super::path::{self, HIDDEN_ROOT, MAX_DEPTH, MAX_PATH_LEN};
+use super::path;
 use super::vfs::{Content, Vfs};
 
 const MIB: u64 = 1024 * 1024;
@@ -100,7 +101,7 @@ pub fn normalize_entry_name(name: &str, limits: &ZipLimits) -> WsResult<(String,
     let is_dir = name.ends_with('/');
     let mut segments = Vec::new();
     for (index, segment) in name.split('/').enumerate() {
-        if index == 0 && path::is_drive(segment) {
+        if index == 0 && access::is_drive(segment) {
             return Err(bad("starts with a drive letter"));
         }
         match segment {
@@ -336,7 +337,7 @@ pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState
             )));
         }
         total += data.len() as u64;
-        if path::is_hidden(&name) {
+        if access::is_hidden(&name) {
             hidden.insert(name, data);
         } else {
             files.push((name, data));
@@ -363,7 +364,7 @@ pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState
 
     let mut vfs = Vfs::new();
     for (p, is_dir) in &kinds {
-        if *is_dir && !path::is_hidden(p) {
+        if *is_dir && !access::is_hidden(p) {
             for ancestor in path::ancestors(p) {
                 vfs.set_content(ancestor, Some(Content::Dir));
             }
