@@ -1,6 +1,12 @@
 //! Exec behaviour tests.
 
+use std::sync::{Arc, Mutex};
+
 use super::*;
+use crate::engine::errors::{ErrorCode, ErrorInfo};
+use crate::engine::limits::CancelToken;
+use crate::engine::run::{execute, Mode, RunRequest};
+use crate::workspace::{StagedOp, Workspace, WsCode};
 
 fn workspace(files: &[(&str, &str)]) -> Workspace {
     let mut w = Workspace::new();
