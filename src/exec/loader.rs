@@ -17,7 +17,7 @@ use super::resolve::{
     self, is_typescript, SHIM_FS, SHIM_FS_PROMISES, SHIM_OS, SHIM_PATH, WORKSPACE_PREFIX,
 };
 use super::shims::ShimModule;
-use super::typescript;
+use super::typescript::{self, PositionMap};
 
 /// Most modules one run may load.
 pub const MAX_MODULES: usize = 2_000;
@@ -115,12 +115,8 @@ impl WorkspaceLoader {
         ctx: &Ctx<'js>,
         name: &str,
     ) -> rquickjs::Result<Module<'js, Declared>> {
-        match name {
-            SHIM_FS => return Module::declare_def::<ShimModule<0>, _>(ctx.clone(), name),
-            SHIM_FS_PROMISES => return Module::declare_def::<ShimModule<1>, _>(ctx.clone(), name),
-            SHIM_PATH => return Module::declare_def::<ShimModule<2>, _>(ctx.clone(), name),
-            SHIM_OS => return Module::declare_def::<ShimModule<3>, _>(ctx.clone(), name),
-            _ => {}
+        if let Some(shim) = declare_shim(ctx, name) {
+            return shim;
         }
         let Some(rel) = name.strip_prefix(WORKSPACE_PREFIX) else {
             return Err(load_error(
@@ -129,115 +125,125 @@ impl WorkspaceLoader {
                 format!("Cannot load module '{name}'"),
             ));
         };
-        let (bytes, is_entry) = {
-            let mut files = lock(&self.files);
-            files.loaded += 1;
-            if files.loaded > MAX_MODULES {
-                drop(files);
-                return Err(load_error(
-                    ctx,
-                    name,
-                    format!("Cannot load {name}: a run may load at most {MAX_MODULES} modules"),
-                ));
-            }
-            let read = files.fs.overlay().read(rel).map(<[u8]>::to_vec);
-            (read, files.entry.as_deref() == Some(name))
-        };
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
-                return Err(load_error(
-                    ctx,
-                    name,
-                    format!("Cannot load {name}: {}", e.message),
-                ))
-            }
-        };
-        if bytes.len() > MAX_MODULE_BYTES {
-            return Err(load_error(
-                ctx,
-                name,
-                format!(
-                    "Cannot load {name}: it is {} bytes; modules may be at most {MAX_MODULE_BYTES}",
-                    bytes.len()
-                ),
-            ));
-        }
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                return Err(load_error(
-                    ctx,
-                    name,
-                    format!(
-                        "Cannot load {name}: it is not UTF-8 text (invalid byte at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                ))
-            }
-        };
-        let text = text
-            .strip_prefix('\u{feff}')
-            .map(str::to_string)
-            .unwrap_or(text);
+        let (text, is_entry) = self
+            .read_source(name, rel)
+            .map_err(|message| load_error(ctx, name, message))?;
         let (code, map) = if is_typescript(name) {
             match typescript::transpile_guarded(name, &text) {
                 Ok(t) => (t.code, Some(t.map)),
                 Err(e) => {
-                    let mut files = lock(&self.files);
-                    files.failure = Some(LoadFailure::Compile {
-                        file: name.to_string(),
-                        line: Some(e.line),
-                        column: Some(e.column),
-                    });
-                    files.modules.insert(
-                        name.to_string(),
-                        ModuleRecord {
-                            source: text,
-                            map: None,
-                        },
-                    );
-                    drop(files);
+                    self.remember(name, text, None, Some((e.line, e.column)));
                     return Err(syntax_error(ctx, &e.message));
                 }
             }
         } else {
             (text.clone(), None)
         };
-        {
-            let mut files = lock(&self.files);
-            files
-                .modules
-                .insert(name.to_string(), ModuleRecord { source: text, map });
-            // Imports are resolved (and may fail) while the module compiles.
-            files.failure = None;
-        }
-        match Module::declare(ctx.clone(), name, code) {
-            Ok(module) => {
-                let meta = module.meta()?;
-                let dir = match rel.rfind('/') {
-                    Some(i) => format!("~/{}", &rel[..i]),
-                    None => "~".to_string(),
-                };
-                meta.set("url", format!("file:///{rel}"))?;
-                meta.set("filename", name)?;
-                meta.set("dirname", dir)?;
-                meta.set("main", is_entry)?;
-                Ok(module)
-            }
-            Err(e) => {
-                let mut files = lock(&self.files);
-                if files.failure.is_none() {
-                    files.failure = Some(LoadFailure::Compile {
-                        file: name.to_string(),
-                        line: None,
-                        column: None,
-                    });
-                }
-                Err(e)
-            }
-        }
+        self.remember(name, text, map, None);
+        self.declare(ctx, name, rel, code, is_entry)
     }
+
+    /// The module's source text (without a byte order mark) and whether it is the entry, within
+    /// the per-run module count and size limits.
+    fn read_source(&self, name: &str, rel: &str) -> Result<(String, bool), String> {
+        let (bytes, is_entry) = {
+            let mut files = lock(&self.files);
+            files.loaded += 1;
+            if files.loaded > MAX_MODULES {
+                return Err(format!(
+                    "Cannot load {name}: a run may load at most {MAX_MODULES} modules"
+                ));
+            }
+            let read = files.fs.overlay().read(rel).map(<[u8]>::to_vec);
+            (read, files.entry.as_deref() == Some(name))
+        };
+        let bytes = bytes.map_err(|e| format!("Cannot load {name}: {}", e.message))?;
+        if bytes.len() > MAX_MODULE_BYTES {
+            return Err(format!(
+                "Cannot load {name}: it is {} bytes; modules may be at most {MAX_MODULE_BYTES}",
+                bytes.len()
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "Cannot load {name}: it is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        Ok((text, is_entry))
+    }
+
+    /// Keeps the module's original text (and TypeScript map) to place errors later. A module
+    /// that did not compile at `failed_at` is the load failure to report; otherwise the
+    /// previous failure is forgotten, since imports are resolved (and may fail) while the
+    /// module compiles.
+    fn remember(
+        &self,
+        name: &str,
+        source: String,
+        map: Option<PositionMap>,
+        failed_at: Option<(u32, u32)>,
+    ) {
+        let mut files = lock(&self.files);
+        files.failure = failed_at.map(|(line, column)| LoadFailure::Compile {
+            file: name.to_string(),
+            line: Some(line),
+            column: Some(column),
+        });
+        files
+            .modules
+            .insert(name.to_string(), ModuleRecord { source, map });
+    }
+
+    /// Compiles the module and sets its `import.meta` (`url`, `filename`, `dirname`, `main`).
+    fn declare<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        name: &str,
+        rel: &str,
+        code: String,
+        is_entry: bool,
+    ) -> rquickjs::Result<Module<'js, Declared>> {
+        let module = Module::declare(ctx.clone(), name, code).inspect_err(|_| {
+            let mut files = lock(&self.files);
+            if files.failure.is_none() {
+                files.failure = Some(LoadFailure::Compile {
+                    file: name.to_string(),
+                    line: None,
+                    column: None,
+                });
+            }
+        })?;
+        let meta = module.meta()?;
+        let dir = match rel.rfind('/') {
+            Some(i) => format!("~/{}", &rel[..i]),
+            None => "~".to_string(),
+        };
+        meta.set("url", format!("file:///{rel}"))?;
+        meta.set("filename", name)?;
+        meta.set("dirname", dir)?;
+        meta.set("main", is_entry)?;
+        Ok(module)
+    }
+}
+
+/// Declares the shim module `name`, if it names one.
+fn declare_shim<'js>(
+    ctx: &Ctx<'js>,
+    name: &str,
+) -> Option<rquickjs::Result<Module<'js, Declared>>> {
+    let ctx = ctx.clone();
+    Some(match name {
+        SHIM_FS => Module::declare_def::<ShimModule<0>, _>(ctx, name),
+        SHIM_FS_PROMISES => Module::declare_def::<ShimModule<1>, _>(ctx, name),
+        SHIM_PATH => Module::declare_def::<ShimModule<2>, _>(ctx, name),
+        SHIM_OS => Module::declare_def::<ShimModule<3>, _>(ctx, name),
+        _ => return None,
+    })
 }
 
 /// Installs the workspace resolver and loader on a fresh runtime.
