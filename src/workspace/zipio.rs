@@ -167,38 +167,30 @@ pub fn read_bounded<R: Read>(
     Ok((buf, probe))
 }
 
-const CRC_TABLE: [u32; 256] = {
-    let mut table = [0u32; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        table[i] = c;
-        i += 1;
-    }
-    table
-};
-
-/// CRC-32 (IEEE), as zip stores it.
-pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c = CRC_TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
-    }
-    !c
-}
+type Archive<'a> = ZipArchive<Cursor<&'a [u8]>>;
 
 /// Imports an archive into a tree and its history.
 pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState)> {
-    let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_error)?;
+    let mut archive = open_archive(bytes, limits)?;
+    let mut import = Import::default();
+    for index in 0..archive.len() {
+        let header = read_header(&mut archive, index, limits)?;
+        import.claim(&header)?;
+        if header.is_dir {
+            continue;
+        }
+        let budget = EntryBudget::new(&header, bytes.len() as u64, import.total, limits);
+        let data = read_entry(&mut archive, index, &header, &budget, limits)?;
+        import.add_file(header.path, data);
+    }
+    import.check_folders()?;
+    let history = HistoryState::from_files(&import.hidden)?;
+    Ok((import.tree(), history))
+}
+
+/// Opens the archive and checks its entry count; duplicate names are refused.
+fn open_archive<'a>(bytes: &'a [u8], limits: &ZipLimits) -> WsResult<Archive<'a>> {
+    let archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_error)?;
     if archive.has_duplicate_names() {
         return Err(WsError::zip_invalid(
             "the archive holds the same entry name twice",
@@ -211,174 +203,245 @@ pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState
             limits.max_entries
         )));
     }
+    Ok(archive)
+}
 
-    let mut kinds: BTreeMap<String, bool> = BTreeMap::new();
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    let mut hidden: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    let mut total: u64 = 0;
+/// What an entry's headers say, once they passed the checks of [`read_header`].
+struct EntryHeader {
+    /// The name as the archive spells it.
+    name: String,
+    /// The normalized path.
+    path: String,
+    is_dir: bool,
+    compressed: u64,
+    declared: u64,
+    crc: u32,
+}
 
-    for index in 0..archive.len() {
-        let (name, is_dir, compressed, declared, crc) = {
-            let entry = archive.by_index_data(index).map_err(zip_error)?;
-            let raw = entry.name_raw();
-            if raw.contains(&0) {
-                return Err(WsError::zip_invalid(format!(
-                    "entry {index} has a NUL byte in its name"
-                )));
-            }
-            let name = entry.name().map_err(zip_error)?.into_owned();
-            if entry.encrypted() {
-                return Err(WsError::zip_invalid(format!(
-                    "entry {name:?} is encrypted; encrypted archives are not supported"
-                )));
-            }
-            let mode_type = entry.unix_mode().map_or(0, |m| m & S_IFMT);
-            if mode_type == S_IFLNK {
-                return Err(WsError::zip_invalid(format!(
-                    "entry {name:?} is a symbolic link; links are not supported"
-                )));
-            }
-            if mode_type != 0 && mode_type != S_IFREG && mode_type != S_IFDIR {
-                return Err(WsError::zip_invalid(format!(
-                    "entry {name:?} is a special file (mode {mode_type:o}); only files and folders are supported"
-                )));
-            }
-            let (normalized, dir_by_name) = normalize_entry_name(&name, limits)?;
-            let is_dir = dir_by_name || mode_type == S_IFDIR;
-            if !is_dir {
-                let method = entry.compression();
-                if method != CompressionMethod::Stored && method != CompressionMethod::Deflated {
-                    return Err(WsError::zip_invalid(format!(
-                        "entry {name:?} uses compression method {method}; only stored and deflated entries are supported"
-                    )));
-                }
-            }
-            if let Some(previous) = kinds.insert(normalized.clone(), is_dir) {
-                let what = if previous == is_dir {
-                    "duplicate"
-                } else {
-                    "file and folder"
-                };
-                return Err(WsError::zip_invalid(format!(
-                    "entry {name:?} collides with another entry at {} ({what})",
-                    path::display(&normalized)
-                )));
-            }
-            (
-                normalized,
-                is_dir,
-                entry.compressed_size(),
-                entry.size(),
-                entry.crc32(),
-            )
-        };
-        if is_dir {
-            continue;
+/// Reads and checks entry `index`'s headers: its name, encryption, type and compression method.
+fn read_header(
+    archive: &mut Archive<'_>,
+    index: usize,
+    limits: &ZipLimits,
+) -> WsResult<EntryHeader> {
+    let entry = archive.by_index_data(index).map_err(zip_error)?;
+    if entry.name_raw().contains(&0) {
+        return Err(WsError::zip_invalid(format!(
+            "entry {index} has a NUL byte in its name"
+        )));
+    }
+    let name = entry.name().map_err(zip_error)?.into_owned();
+    if entry.encrypted() {
+        return Err(WsError::zip_invalid(format!(
+            "entry {name:?} is encrypted; encrypted archives are not supported"
+        )));
+    }
+    let mode_type = entry.unix_mode().map_or(0, |m| m & S_IFMT);
+    if mode_type == S_IFLNK {
+        return Err(WsError::zip_invalid(format!(
+            "entry {name:?} is a symbolic link; links are not supported"
+        )));
+    }
+    if mode_type != 0 && mode_type != S_IFREG && mode_type != S_IFDIR {
+        return Err(WsError::zip_invalid(format!(
+            "entry {name:?} is a special file (mode {mode_type:o}); only files and folders are supported"
+        )));
+    }
+    let (path, dir_by_name) = normalize_entry_name(&name, limits)?;
+    let is_dir = dir_by_name || mode_type == S_IFDIR;
+    if !is_dir {
+        let method = entry.compression();
+        if method != CompressionMethod::Stored && method != CompressionMethod::Deflated {
+            return Err(WsError::zip_invalid(format!(
+                "entry {name:?} uses compression method {method}; only stored and deflated entries are supported"
+            )));
         }
+    }
+    Ok(EntryHeader {
+        path,
+        is_dir,
+        compressed: entry.compressed_size(),
+        declared: entry.size(),
+        crc: entry.crc32(),
+        name,
+    })
+}
 
+/// How many bytes one entry may expand to, and which limit says so.
+struct EntryBudget {
+    /// The smallest of the per-entry, remaining total and ratio limits.
+    limit: u64,
+    /// What remained of the total limit before this entry.
+    remaining: u64,
+    /// The compressed bytes really present (at most the archive's size).
+    compressed: u64,
+}
+
+impl EntryBudget {
+    fn new(header: &EntryHeader, archive_len: u64, total: u64, limits: &ZipLimits) -> Self {
         // The compressed bytes really present bound the ratio budget, whatever the header says.
-        let compressed = compressed.min(bytes.len() as u64);
+        let compressed = header.compressed.min(archive_len);
         let ratio_cap = compressed
             .saturating_mul(limits.max_ratio)
             .max(limits.ratio_threshold);
         let remaining = limits.max_total_size.saturating_sub(total);
-        let limit = limits.max_entry_size.min(remaining).min(ratio_cap);
-        // Read no more than the header declares nor than the limits allow. The reader's own
-        // checksum test is off (the checksum is checked below), so a failure when reading
-        // past the declared size can only mean the data runs on beyond it.
-        let cap = limit.min(declared);
-        let options = ZipReadOptions::new().ignore_crc32(true);
-        let reader = archive
-            .by_index_with_options(index, options)
-            .map_err(zip_error)?;
-        let corrupt =
-            |e: std::io::Error| WsError::zip_invalid(format!("entry {name:?} is corrupt: {e}"));
-        let (data, probe) = read_bounded(reader, cap, declared).map_err(corrupt)?;
-        let over_limit = || {
-            let why = if limit == limits.max_entry_size {
-                format!(
-                    "is larger than the per-entry limit of {} bytes",
-                    limits.max_entry_size
-                )
-            } else if limit == remaining {
-                format!(
-                    "takes the archive past its total limit of {} bytes",
-                    limits.max_total_size
-                )
-            } else {
-                format!(
-                    "expands more than {}:1 (from {compressed} compressed bytes)",
-                    limits.max_ratio
-                )
-            };
-            WsError::zip_limit(format!("entry {name:?} {why}"))
-        };
-        let past_header = || {
-            WsError::zip_limit(format!(
-                "entry {name:?} expands past the {declared} bytes its header declares"
-            ))
-        };
-        match probe {
-            Probe::End if data.len() as u64 == declared => {}
-            Probe::End => {
-                return Err(WsError::zip_invalid(format!(
-                    "entry {name:?} holds {} bytes but its header declares {declared}",
-                    data.len()
-                )))
-            }
-            Probe::More if cap < declared => return Err(over_limit()),
-            Probe::More => return Err(past_header()),
-            Probe::Failed(_) if cap == declared => return Err(past_header()),
-            Probe::Failed(e) => return Err(corrupt(e)),
-        }
-        if crc32(&data) != crc {
-            return Err(WsError::zip_invalid(format!(
-                "entry {name:?} fails its checksum; the archive is damaged"
-            )));
-        }
-        total += data.len() as u64;
-        if access::is_hidden(&name) {
-            hidden.insert(name, data);
-        } else {
-            files.push((name, data));
+        EntryBudget {
+            limit: limits.max_entry_size.min(remaining).min(ratio_cap),
+            remaining,
+            compressed,
         }
     }
 
-    // Every folder above an entry must not be a file.
-    for p in kinds.keys() {
-        for ancestor in path::ancestors(p) {
-            if kinds.get(ancestor) == Some(&false) {
-                return Err(WsError::zip_invalid(format!(
-                    "{} is a file in the archive but also the folder of {}",
-                    path::display(ancestor),
-                    path::display(p)
-                )));
-            }
-        }
+    /// The error for an entry that expands past the limit.
+    fn exceeded(&self, name: &str, limits: &ZipLimits) -> WsError {
+        let why = if self.limit == limits.max_entry_size {
+            format!(
+                "is larger than the per-entry limit of {} bytes",
+                limits.max_entry_size
+            )
+        } else if self.limit == self.remaining {
+            format!(
+                "takes the archive past its total limit of {} bytes",
+                limits.max_total_size
+            )
+        } else {
+            format!(
+                "expands more than {}:1 (from {} compressed bytes)",
+                limits.max_ratio, self.compressed
+            )
+        };
+        WsError::zip_limit(format!("entry {name:?} {why}"))
     }
-    if kinds.get(HIDDEN_ROOT) == Some(&false) {
+}
+
+/// Decompresses a file entry within its budget and checks its size and checksum against the
+/// headers.
+fn read_entry(
+    archive: &mut Archive<'_>,
+    index: usize,
+    header: &EntryHeader,
+    budget: &EntryBudget,
+    limits: &ZipLimits,
+) -> WsResult<Vec<u8>> {
+    let (name, declared) = (&header.path, header.declared);
+    // Read no more than the header declares nor than the limits allow. The reader's own
+    // checksum test is off (the checksum is checked below), so a failure when reading
+    // past the declared size can only mean the data runs on beyond it.
+    let cap = budget.limit.min(declared);
+    let options = ZipReadOptions::new().ignore_crc32(true);
+    let reader = archive
+        .by_index_with_options(index, options)
+        .map_err(zip_error)?;
+    let corrupt =
+        |e: std::io::Error| WsError::zip_invalid(format!("entry {name:?} is corrupt: {e}"));
+    let (data, probe) = read_bounded(reader, cap, declared).map_err(corrupt)?;
+    let past_header = || {
+        WsError::zip_limit(format!(
+            "entry {name:?} expands past the {declared} bytes its header declares"
+        ))
+    };
+    match probe {
+        Probe::End if data.len() as u64 == declared => {}
+        Probe::End => {
+            return Err(WsError::zip_invalid(format!(
+                "entry {name:?} holds {} bytes but its header declares {declared}",
+                data.len()
+            )))
+        }
+        Probe::More if cap < declared => return Err(budget.exceeded(name, limits)),
+        Probe::More => return Err(past_header()),
+        Probe::Failed(_) if cap == declared => return Err(past_header()),
+        Probe::Failed(e) => return Err(corrupt(e)),
+    }
+    if crc32fast::hash(&data) != header.crc {
         return Err(WsError::zip_invalid(format!(
-            "{HIDDEN_ROOT} must be the history folder, not a file"
+            "entry {name:?} fails its checksum; the archive is damaged"
         )));
     }
+    Ok(data)
+}
 
-    let mut vfs = Vfs::new();
-    for (p, is_dir) in &kinds {
-        if *is_dir && !access::is_hidden(p) {
+/// What an import has gathered so far.
+#[derive(Default)]
+struct Import {
+    /// Every normalized path and whether it is a folder.
+    kinds: BTreeMap<String, bool>,
+    /// Visible files, in archive order.
+    files: Vec<(String, Vec<u8>)>,
+    /// Files of the history area.
+    hidden: BTreeMap<String, Vec<u8>>,
+    /// Uncompressed bytes read.
+    total: u64,
+}
+
+impl Import {
+    /// Takes the entry's path; two entries may not share one after normalization.
+    fn claim(&mut self, header: &EntryHeader) -> WsResult<()> {
+        let Some(previous) = self.kinds.insert(header.path.clone(), header.is_dir) else {
+            return Ok(());
+        };
+        let what = if previous == header.is_dir {
+            "duplicate"
+        } else {
+            "file and folder"
+        };
+        Err(WsError::zip_invalid(format!(
+            "entry {:?} collides with another entry at {} ({what})",
+            header.name,
+            path::display(&header.path)
+        )))
+    }
+
+    fn add_file(&mut self, path: String, data: Vec<u8>) {
+        self.total += data.len() as u64;
+        if access::is_hidden(&path) {
+            self.hidden.insert(path, data);
+        } else {
+            self.files.push((path, data));
+        }
+    }
+
+    /// Every folder above an entry must not be a file, and the history area is a folder.
+    fn check_folders(&self) -> WsResult<()> {
+        for p in self.kinds.keys() {
+            for ancestor in path::ancestors(p) {
+                if self.kinds.get(ancestor) == Some(&false) {
+                    return Err(WsError::zip_invalid(format!(
+                        "{} is a file in the archive but also the folder of {}",
+                        path::display(ancestor),
+                        path::display(p)
+                    )));
+                }
+            }
+        }
+        if self.kinds.get(HIDDEN_ROOT) == Some(&false) {
+            return Err(WsError::zip_invalid(format!(
+                "{HIDDEN_ROOT} must be the history folder, not a file"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The visible folders and files as a tree (folders named only as parents included).
+    fn tree(self) -> Vfs {
+        fn add_folders(vfs: &mut Vfs, p: &str) {
             for ancestor in path::ancestors(p) {
                 vfs.set_content(ancestor, Some(Content::Dir));
             }
-            vfs.set_content(p, Some(Content::Dir));
         }
-    }
-    for (p, data) in files {
-        for ancestor in path::ancestors(&p) {
-            vfs.set_content(ancestor, Some(Content::Dir));
+        let mut vfs = Vfs::new();
+        for (p, is_dir) in &self.kinds {
+            if *is_dir && !access::is_hidden(p) {
+                add_folders(&mut vfs, p);
+                vfs.set_content(p, Some(Content::Dir));
+            }
         }
-        vfs.set_content(&p, Some(Content::File(Arc::from(data))));
+        for (p, data) in self.files {
+            add_folders(&mut vfs, &p);
+            vfs.set_content(&p, Some(Content::File(Arc::from(data))));
+        }
+        vfs
     }
-    let history = HistoryState::from_files(&hidden)?;
-    Ok((vfs, history))
 }
 
 /// Above this size an entry's compressed size is checked before it is written.
@@ -511,7 +574,7 @@ mod tests {
                 data: data.to_vec(),
                 method: 0,
                 flags: 0,
-                crc: crc32(data),
+                crc: crc32fast::hash(data),
                 uncompressed: data.len() as u32,
                 made_by: 0x031E, // Unix, spec 3.0
                 external: (0o100_644u32) << 16,
@@ -894,10 +957,11 @@ mod tests {
 
     #[test]
     fn crc32_known_values() {
-        assert_eq!(crc32(b""), 0);
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        // The checksum zip stores (IEEE CRC-32), as the import checks it.
+        assert_eq!(crc32fast::hash(b""), 0);
+        assert_eq!(crc32fast::hash(b"123456789"), 0xCBF4_3926);
         assert_eq!(
-            crc32(b"The quick brown fox jumps over the lazy dog"),
+            crc32fast::hash(b"The quick brown fox jumps over the lazy dog"),
             0x414F_A339
         );
     }
