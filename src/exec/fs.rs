@@ -505,7 +505,8 @@ impl FsHost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::{Access, AccessRules, Vfs, Workspace, WriteQuota, WsResult};
+    use crate::workspace::access::testing::Policy;
+    use crate::workspace::{Access, Vfs, Workspace, WriteQuota};
 
     fn host() -> FsHost {
         let mut w = Workspace::new();
@@ -702,27 +703,11 @@ mod tests {
         FsHost::new(Overlay::new(snapshot, Access::default(), quota))
     }
 
-    /// Refuses writes below `ro/`.
-    #[derive(Debug)]
-    struct ReadOnly;
-
-    impl AccessRules for ReadOnly {
-        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
-            if op == AccessOp::Write && (path == "ro" || path.starts_with("ro/")) {
-                return Err(WsError::path_invalid(format!(
-                    "{} is read-only",
-                    display(path)
-                )));
-            }
-            Ok(())
-        }
-    }
-
     #[test]
     fn paths_refused_by_the_access_rules_are_eacces() {
         let mut w = Workspace::new();
         w.write_file("ro/a.txt", b"a", true).unwrap();
-        w.set_access(Access::new(ReadOnly));
+        w.set_access(Access::new(Policy));
         let mut h = FsHost::new(w.stage(WriteQuota::default()));
         assert_eq!(h.read("ro/a.txt").unwrap(), b"a");
         assert!(h.exists("ro/a.txt"));
@@ -730,7 +715,7 @@ mod tests {
         assert_eq!(e.code, "EACCES");
         assert_eq!(
             e.message,
-            "EACCES: permission denied, open 'ro/b.txt' (~/ro/b.txt is read-only)"
+            "EACCES: permission denied, open 'ro/b.txt' (~/ro/b.txt is off limits)"
         );
         assert_eq!(code(h.rm("ro", true, false)), "EACCES");
         assert_eq!(code(h.rename("ro/a.txt", "b.txt")), "EACCES");

@@ -58,27 +58,25 @@ pub struct ExecRequest {
 /// Most `argv` entries and `env` variables one exec call takes.
 pub const MAX_EXEC_ITEMS: usize = 10_000;
 
+fn check_items(option: &str, n: usize, what: &str) -> WsResult<()> {
+    if n > MAX_EXEC_ITEMS {
+        return Err(WsError::new(
+            WsCode::InvalidInput,
+            format!("{option} has {n} {what}; the limit is {MAX_EXEC_ITEMS}"),
+        ));
+    }
+    Ok(())
+}
+
 impl ExecRequest {
     /// Refuses an `argv` of more than [`MAX_EXEC_ITEMS`] entries.
     pub fn check_argv_len(n: usize) -> WsResult<()> {
-        if n > MAX_EXEC_ITEMS {
-            return Err(WsError::new(
-                WsCode::InvalidInput,
-                format!("options.argv has {n} entries; the limit is {MAX_EXEC_ITEMS}"),
-            ));
-        }
-        Ok(())
+        check_items("options.argv", n, "entries")
     }
 
     /// Refuses an `env` of more than [`MAX_EXEC_ITEMS`] variables.
     pub fn check_env_len(n: usize) -> WsResult<()> {
-        if n > MAX_EXEC_ITEMS {
-            return Err(WsError::new(
-                WsCode::InvalidInput,
-                format!("options.env has {n} variables; the limit is {MAX_EXEC_ITEMS}"),
-            ));
-        }
-        Ok(())
+        check_items("options.env", n, "variables")
     }
 
     pub fn new(entry: impl Into<String>) -> Self {

@@ -31,7 +31,7 @@ use crate::exec::{
 use crate::workspace::bounds::{self, to_usize, Bounds};
 use crate::workspace::{
     Entry, EntryKind, HistoryEntry, LineSlice, Query, SearchMatch, SearchResult, Stat, Workspace,
-    WsCode, WsError, ZipLimits,
+    WsCode, WsError, WsResult, ZipLimits,
 };
 
 type Res<T> = std::result::Result<T, WsError>;
@@ -551,11 +551,7 @@ impl ZipWorkspace {
         path: Unknown,
         options: Option<Unknown>,
     ) -> Result<Option<i64>> {
-        run(env, |h| {
-            let path = string(h, path.raw(), "path")?;
-            let recursive = recursive(h, options.as_ref())?;
-            Ok(self.ws().mkdir(&path, recursive)?.map(num))
-        })
+        self.path_op(env, path, options, Workspace::mkdir)
     }
 
     /// Deletes a file or folder (a non-empty folder needs `recursive`). Returns the history
@@ -570,11 +566,7 @@ impl ZipWorkspace {
         path: Unknown,
         options: Option<Unknown>,
     ) -> Result<Option<i64>> {
-        run(env, |h| {
-            let path = string(h, path.raw(), "path")?;
-            let recursive = recursive(h, options.as_ref())?;
-            Ok(self.ws().delete(&path, recursive)?.map(num))
-        })
+        self.path_op(env, path, options, Workspace::delete)
     }
 
     /// The entries of a folder (default: the root), sorted by path; with `recursive`,
@@ -777,6 +769,22 @@ impl ZipWorkspace {
     /// The workspace, locked for the duration of the guard.
     fn ws(&self) -> MutexGuard<'_, Workspace> {
         lock_workspace(&self.inner)
+    }
+
+    /// Converts `path` and `{ recursive?: boolean }`, runs `op`, and returns the id of the history
+    /// entry it recorded.
+    fn path_op(
+        &self,
+        env: Env,
+        path: Unknown,
+        options: Option<Unknown>,
+        op: fn(&mut Workspace, &str, bool) -> WsResult<Option<u64>>,
+    ) -> Result<Option<i64>> {
+        run(env, |h| {
+            let path = string(h, path.raw(), "path")?;
+            let recursive = recursive(h, options.as_ref())?;
+            Ok(op(&mut self.ws(), &path, recursive)?.map(num))
+        })
     }
 
     /// The extension that gives a `run()` this workspace (`fs`/`path` globals in function and

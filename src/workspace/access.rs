@@ -224,8 +224,32 @@ fn hidden_error(p: &str) -> WsError {
     ))
 }
 
+/// Access rules for tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// Refuses writes at or below `ro` and any use of `secret`, saying `~/<path> is off limits`.
+    #[derive(Debug)]
+    pub(crate) struct Policy;
+
+    impl AccessRules for Policy {
+        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
+            let read_only = path == "ro" || path.starts_with("ro/");
+            if (op == AccessOp::Write && read_only) || path == "secret" {
+                return Err(WsError::path_invalid(format!(
+                    "{} is off limits",
+                    display(path)
+                )));
+            }
+            Ok(())
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::testing::Policy;
     use super::*;
     use crate::workspace::error::WsCode;
 
@@ -346,23 +370,6 @@ mod tests {
         assert!(!is_hidden("x/.time"));
     }
 
-    /// Refuses writes below `ro/` and reads of `secret`.
-    #[derive(Debug)]
-    struct Policy;
-
-    impl AccessRules for Policy {
-        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
-            let read_only = path == "ro" || path.starts_with("ro/");
-            if (op == AccessOp::Write && read_only) || path == "secret" {
-                return Err(WsError::path_invalid(format!(
-                    "{} may not be used here",
-                    display(path)
-                )));
-            }
-            Ok(())
-        }
-    }
-
     #[test]
     fn the_default_allows_every_visible_path() -> WsResult<()> {
         let a = Access::default();
@@ -392,7 +399,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("ro/b should be refused")),
         );
         assert_eq!(e.code, WsCode::PathInvalid);
-        assert_eq!(e.message, "~/ro/b may not be used here");
+        assert_eq!(e.message, "~/ro/b is off limits");
         // The fixed rules come first: the hook never sees hidden or malformed paths.
         let e = a
             .resolve(AccessOp::Read, ".time")

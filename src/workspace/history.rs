@@ -168,6 +168,23 @@ fn apply(vfs: &mut Vfs, record: &Record, direction: Direction) -> WsResult<()> {
     Ok(())
 }
 
+/// Applies `records`, in order and in `direction`, to a copy of `vfs`, which replaces `vfs`
+/// only if every one of them applied. Returns their ids.
+fn replay<'a>(
+    vfs: &mut Vfs,
+    records: impl Iterator<Item = &'a Record>,
+    direction: Direction,
+) -> WsResult<Vec<u64>> {
+    let mut work = vfs.clone();
+    let mut ids = Vec::new();
+    for record in records {
+        apply(&mut work, record, direction)?;
+        ids.push(record.id);
+    }
+    *vfs = work;
+    Ok(ids)
+}
+
 /// The recorded history of a workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryState {
@@ -354,13 +371,7 @@ impl HistoryState {
                 )),
             });
         }
-        let mut work = vfs.clone();
-        let mut ids = Vec::with_capacity(count);
-        for record in self.done.iter().rev().take(count) {
-            apply(&mut work, record, Direction::Back)?;
-            ids.push(record.id);
-        }
-        *vfs = work;
+        let ids = replay(vfs, self.done.iter().rev().take(count), Direction::Back)?;
         for _ in 0..count {
             if let Some(record) = self.done.pop_back() {
                 self.redo.push(record);
@@ -380,13 +391,7 @@ impl HistoryState {
         if count == 0 {
             return Err(WsError::history("nothing to redo"));
         }
-        let mut work = vfs.clone();
-        let mut ids = Vec::with_capacity(count);
-        for record in self.redo.iter().rev().take(count) {
-            apply(&mut work, record, Direction::Forward)?;
-            ids.push(record.id);
-        }
-        *vfs = work;
+        let ids = replay(vfs, self.redo.iter().rev().take(count), Direction::Forward)?;
         for _ in 0..count {
             if let Some(record) = self.redo.pop() {
                 self.done.push_back(record);

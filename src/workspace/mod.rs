@@ -511,29 +511,12 @@ mod tests {
         Ok(())
     }
 
-    /// Refuses writes below `ro/` and any use of `secret`.
-    #[derive(Debug)]
-    struct Policy;
-
-    impl AccessRules for Policy {
-        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
-            let read_only = path == "ro" || path.starts_with("ro/");
-            if (op == AccessOp::Write && read_only) || path == "secret" {
-                return Err(WsError::path_invalid(format!(
-                    "{} is off limits",
-                    display(path)
-                )));
-            }
-            Ok(())
-        }
-    }
-
     #[test]
     fn every_path_goes_through_the_access_rules() -> WsResult<()> {
         let mut w = ws();
         w.write_file("ro/a.txt", b"a\n", true)?;
         w.write_file("secret", b"s", false)?;
-        w.set_access(Access::new(Policy));
+        w.set_access(Access::new(access::testing::Policy));
         let refused = |r: WsResult<Option<u64>>| r.map_err(|e| (e.code, e.message));
         let denied = |p: &str| Err((WsCode::PathInvalid, format!("~/{p} is off limits")));
         assert_eq!(

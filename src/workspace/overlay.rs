@@ -332,7 +332,8 @@ impl Overlay {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::access::{AccessRules, Refused};
+    use crate::workspace::access::testing::Policy;
+    use crate::workspace::access::Refused;
     use crate::workspace::Workspace;
 
     fn workspace() -> WsResult<Workspace> {
@@ -483,28 +484,16 @@ mod tests {
         Ok(())
     }
 
-    /// Refuses every write.
-    #[derive(Debug)]
-    struct ReadOnly;
-
-    impl AccessRules for ReadOnly {
-        fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
-            match op {
-                AccessOp::Read => Ok(()),
-                AccessOp::Write => Err(WsError::path_invalid(format!("{path} is read-only"))),
-            }
-        }
-    }
-
     #[test]
     fn paths_follow_the_workspace_access_rules() -> WsResult<()> {
         let mut w = workspace()?;
         let o = w.stage(WriteQuota::default());
         assert_eq!(o.resolve(AccessOp::Write, "~/src/./b.txt")?, "src/b.txt");
-        w.set_access(Access::new(ReadOnly));
+        w.write_file("ro/a.txt", b"a", true)?;
+        w.set_access(Access::new(Policy));
         let o = w.stage(WriteQuota::default());
-        assert_eq!(o.resolve(AccessOp::Read, "/src/a.txt")?, "src/a.txt");
-        let refused = o.resolve(AccessOp::Write, "src/a.txt").err().map(|r| r.why);
+        assert_eq!(o.resolve(AccessOp::Read, "/ro/a.txt")?, "ro/a.txt");
+        let refused = o.resolve(AccessOp::Write, "ro/a.txt").err().map(|r| r.why);
         assert_eq!(refused, Some(Refused::Denied));
         Ok(())
     }

@@ -11,6 +11,24 @@ use super::error::{WsError, WsResult};
 /// How many leading bytes are inspected to decide whether a file is binary.
 pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
 
+/// The lines of `text` without their terminators, following the module's conventions (a final
+/// newline does not start another line; `\r` before `\n` belongs to the terminator).
+pub fn text_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// Indices `first..=last` of a sequence of `len` items widened by `context` on each side and
+/// clamped to the sequence: the window shown around a search hit or a diff hunk.
+pub fn around(first: usize, last: usize, context: usize, len: usize) -> std::ops::Range<usize> {
+    first.saturating_sub(context)..(last + context + 1).min(len)
+}
+
 /// Whether `data` looks binary: it has a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes.
 pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(BINARY_SNIFF_LEN)].contains(&0)
@@ -333,17 +351,8 @@ pub fn search_text(
     if !text.contains(query) {
         return true;
     }
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    // A trailing newline does not start another line.
-    let count = if text.ends_with('\n') {
-        lines.len() - 1
-    } else {
-        lines.len()
-    };
-    for (i, line) in lines[..count].iter().enumerate() {
+    let lines = text_lines(&text);
+    for (i, line) in lines.iter().enumerate() {
         let Some(byte_col) = line.find(query) else {
             continue;
         };
@@ -351,15 +360,20 @@ pub fn search_text(
             result.truncated = true;
             return false;
         }
-        let from = i.saturating_sub(context_lines);
-        let to = (i + 1 + context_lines).min(count);
+        let window = around(i, i, context_lines, lines.len());
         result.matches.push(SearchMatch {
             path: path.to_string(),
             line: i + 1,
             column: line[..byte_col].chars().count() + 1,
-            before: lines[from..i].iter().map(|s| s.to_string()).collect(),
+            before: lines[window.start..i]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             line_text: line.to_string(),
-            after: lines[i + 1..to].iter().map(|s| s.to_string()).collect(),
+            after: lines[i + 1..window.end]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         });
     }
     true
@@ -427,16 +441,6 @@ fn edit_script(old: &[&str], new: &[&str]) -> Vec<Edit> {
     script
 }
 
-fn split_text(text: &str) -> Vec<&str> {
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
-}
-
 fn hunk_range(start: usize, len: usize) -> String {
     // Unified diff numbering: a range with no lines names the line before it.
     let first = if len == 0 { start } else { start + 1 };
@@ -458,7 +462,7 @@ pub fn unified_diff(
     new: &str,
     context: usize,
 ) -> String {
-    let (a, b) = (split_text(old), split_text(new));
+    let (a, b) = (text_lines(old), text_lines(new));
     let script = edit_script(&a, &b);
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
     let changed: Vec<usize> = script
@@ -477,9 +481,9 @@ pub fn unified_diff(
             last = changed[k];
         }
         k += 1;
-        let lo = first.saturating_sub(context);
-        let hi = (last + context + 1).min(script.len());
-        let slice = &script[lo..hi];
+        let window = around(first, last, context, script.len());
+        let lo = window.start;
+        let slice = &script[window];
         // Position of the hunk in each text: count lines consumed before `lo`.
         let (mut old_start, mut new_start) = (0, 0);
         for e in &script[..lo] {
@@ -565,6 +569,19 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn lines_and_windows() {
+        assert_eq!(text_lines(""), Vec::<&str>::new());
+        assert_eq!(text_lines("a"), vec!["a"]);
+        assert_eq!(text_lines("a\n"), vec!["a"]);
+        assert_eq!(text_lines("\n"), vec![""]);
+        assert_eq!(text_lines("a\r\nb\n\nc"), vec!["a", "b", "", "c"]);
+        assert_eq!(around(5, 5, 2, 10), 3..8);
+        assert_eq!(around(0, 1, 3, 10), 0..5);
+        assert_eq!(around(8, 9, 3, 10), 5..10);
+        assert_eq!(around(4, 4, 0, 10), 4..5);
     }
 
     #[test]
