@@ -11,33 +11,33 @@
 //!   globals in function and script mode, imports in module mode.
 //!
 //! Inside, one file per job:
-//! - [`request`]: what a run is asked to do and what it gave;
+//! - `request`: what a run is asked to do and what it gave;
 //! - `run`: one exec run, from the entry check to the outcome; `process`: its `process` global;
 //! - `commit`: applying a run's changes; `workspace_run`: workspace access for `run()`;
 //! - `files`: the run's file system and modules, shared by the loader and the shims;
-//! - `loader`, [`resolve`], [`typescript`]: modules; `shims`, [`fs`], `encoding`: the `fs`,
-//!   `path` and `os` modules; `guest_errors`, `locate`: errors thrown into the guest and placed
-//!   in the module they came from.
+//! - `loader`, `resolve`, `typescript`: modules; `shims`, `fs`, `encoding`: the `fs`, `path`
+//!   and `os` modules; `guest_errors`, `locate`: errors thrown into the guest and placed in the
+//!   module they came from.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
 mod commit;
 mod encoding;
 mod files;
-pub(crate) mod fs;
+mod fs;
 mod guest_errors;
 mod loader;
 mod locate;
 mod process;
-pub(crate) mod request;
-pub(crate) mod resolve;
+mod request;
+mod resolve;
 mod run;
 mod shims;
-pub(crate) mod typescript;
+mod typescript;
 mod workspace_run;
 
-pub use crate::workspace::WriteQuota;
-pub use commit::{commit_changes, commit_run};
+#[cfg(test)]
+use commit::commit_changes;
 pub use request::{CommitPolicy, ExecOutcome, ExecRequest, MAX_EXEC_ITEMS};
 pub use run::run_exec;
 pub use workspace_run::{workspace_extension, workspace_extension_with};

@@ -173,11 +173,7 @@ pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Re
         return Err(refused(specifier, &importer, why));
     }
     let dir = base_dir(base);
-    let joined = if dir.is_empty() {
-        specifier.to_string()
-    } else {
-        format!("{dir}/{specifier}")
-    };
+    let joined = wpath::join(&dir, specifier);
     let target = match view.resolve(AccessOp::Read, &joined) {
         Ok(p) => p,
         Err(r) => {

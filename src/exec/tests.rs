@@ -6,7 +6,7 @@ use super::*;
 use crate::engine::errors::{ErrorCode, ErrorInfo};
 use crate::engine::limits::CancelToken;
 use crate::engine::run::{execute, Mode, RunRequest};
-use crate::workspace::{StagedOp, Workspace, WsCode};
+use crate::workspace::{StagedOp, Workspace, WriteQuota, WsCode};
 
 fn workspace(files: &[(&str, &str)]) -> Workspace {
     let mut w = Workspace::new();

@@ -26,12 +26,12 @@ use crate::engine::limits::LimitOverrides;
 use crate::engine::{workers, CancelToken, Extension, Mode};
 use crate::exec::{
     lock_workspace, run_exec, workspace_extension, CommitPolicy, ExecOutcome, ExecRequest,
-    SharedWorkspace, WriteQuota,
+    SharedWorkspace,
 };
 use crate::workspace::bounds::{self, to_usize, Bounds};
 use crate::workspace::{
     Entry, EntryKind, HistoryEntry, LineSlice, Query, SearchMatch, SearchResult, Stat, Workspace,
-    WsCode, WsError, WsResult, ZipLimits,
+    WriteQuota, WsCode, WsError, WsResult, ZipLimits,
 };
 
 type Res<T> = std::result::Result<T, WsError>;

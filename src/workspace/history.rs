@@ -218,23 +218,14 @@ impl HistoryState {
         }
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> HistoryConfig {
-        self.config
-    }
-
     /// Changes the configuration and compacts to fit it.
     pub fn set_config(&mut self, config: HistoryConfig) {
         self.config = config;
         self.compact();
     }
 
-    /// Number of applied entries kept.
-    pub fn len(&self) -> usize {
-        self.done.len()
-    }
-
     /// Whether no applied entry is kept.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.done.is_empty()
     }
@@ -249,11 +240,13 @@ impl HistoryState {
     }
 
     /// How many entries can be redone now.
+    #[cfg(test)]
     pub fn redo_depth(&self) -> usize {
         self.redo.len()
     }
 
     /// Id of the newest applied entry.
+    #[cfg(test)]
     pub fn last_id(&self) -> Option<u64> {
         self.done.back().map(|r| r.id)
     }
@@ -312,11 +305,6 @@ impl HistoryState {
     /// The newest `n` applied entries, newest first.
     pub fn entries(&self, n: usize) -> Vec<HistoryEntry> {
         self.done.iter().rev().take(n).map(Record::entry).collect()
-    }
-
-    /// Entries that were undone and can be redone, next to redo first.
-    pub fn redo_entries(&self) -> Vec<HistoryEntry> {
-        self.redo.iter().rev().map(Record::entry).collect()
     }
 
     fn find(&self, id: u64) -> WsResult<&Record> {

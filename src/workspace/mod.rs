@@ -1,43 +1,51 @@
 //! The workspace: an in-memory tree of files and folders with a recorded history, imported
 //! from and exported to zip archives.
 //!
-//! - [`access`]: the one place where paths are checked: normalization (`~/x`, `/x` and `x`
-//!   are the same; no escapes; `.time` is hidden) and pluggable read/write rules ([`Access`]).
-//! - [`path`]: helpers for normalized paths.
-//! - [`vfs`]: the tree itself ([`Vfs`]).
-//! - [`overlay`]: changes staged over a snapshot of the tree, with a write quota ([`Overlay`]).
-//! - [`text`]: line reading and patching, literal search, text diffs.
-//! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
-//! - [`zipio`]: hardened import and deterministic export.
-//! - [`archive_file`]: archives on the host file system (capped reads, atomic saves).
-//! - [`bounds`]: the whole numbers the API accepts, and its defaults.
+//! The facade, which napi, exec and sessions use, is [`Workspace`] with the types its methods
+//! take and give (re-exported below), the staged [`Overlay`] with its [`WriteQuota`], the path
+//! rules ([`Access`], [`AccessRules`]), the error vocabulary ([`WsError`], [`WsCode`]) and
+//! [`bounds`], the whole numbers the API accepts and its defaults.
+//!
+//! Inside, one file per job (crate-internal):
+//! - `access`: the one place where paths are checked: normalization (`~/x`, `/x` and `x` are
+//!   the same; no escapes; `.time` is hidden) and the pluggable read/write rules.
+//! - `path`: helpers for normalized paths.
+//! - `vfs`: the tree itself ([`Vfs`]).
+//! - `overlay`: changes staged over a snapshot of the tree, with a write quota.
+//! - `text`: line reading and patching, literal search, text diffs.
+//! - `history`: undo, redo, restore and diffs.
+//! - `zipio`: hardened import and deterministic export.
+//! - `archive_file`: archives on the host file system (capped reads, atomic saves).
+//! - `error`: the error type and its codes.
 //!
 //! [`Workspace`] ties the tree and its history together: every mutating call records one
 //! history entry and returns its id. Every path it is given goes through its [`Access`].
 
-pub mod access;
-pub mod archive_file;
+pub(crate) mod access;
+pub(crate) mod archive_file;
 pub mod bounds;
-pub mod error;
-pub mod history;
-pub mod overlay;
-pub mod path;
-pub mod text;
-pub mod vfs;
-pub mod zipio;
+pub(crate) mod error;
+pub(crate) mod history;
+pub(crate) mod overlay;
+pub(crate) mod path;
+pub(crate) mod text;
+pub(crate) mod vfs;
+pub(crate) mod zipio;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 pub use access::{Access, AccessOp, AccessRules, AllowVisible, Refusal, Refused};
 pub use error::{WsCode, WsError, WsResult};
-pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
+pub use history::{HistoryConfig, HistoryEntry};
 pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
 pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
-pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
-pub use zipio::{from_zip, to_zip, ZipLimits};
+pub use vfs::{Clock, Entry, EntryKind, Quota, Stat, Vfs};
+pub use zipio::ZipLimits;
 
+use history::{Change, HistoryState};
 use path::display;
+use vfs::Content;
 
 /// One staged operation of a batch applied by [`Workspace::apply_overlay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,17 +93,12 @@ impl Workspace {
     }
 
     /// A workspace from an existing tree and history.
-    pub fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
+    pub(crate) fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
         Workspace {
             vfs,
             history,
             access: Access::default(),
         }
-    }
-
-    /// Splits the workspace into its tree and history.
-    pub fn into_parts(self) -> (Vfs, HistoryState) {
-        (self.vfs, self.history)
     }
 
     /// Imports a workspace (and its history) from a zip archive.
@@ -124,11 +127,6 @@ impl Workspace {
     /// The tree, read-only. Mutations go through the workspace so they are recorded.
     pub fn vfs(&self) -> &Vfs {
         &self.vfs
-    }
-
-    /// The history, read-only.
-    pub fn history_state(&self) -> &HistoryState {
-        &self.history
     }
 
     /// Replaces the clock used for modification and history times.
@@ -455,7 +453,7 @@ mod tests {
         let (_, id) = w.patch_lines("a.txt", 1, 1, "ONE", None)?;
         assert_eq!(id, None);
         assert_eq!(w.delete("d", true)?, Some(4));
-        assert_eq!(w.history_state().last_id(), Some(4));
+        assert_eq!(w.history(1)[0].id, 4);
         Ok(())
     }
 
@@ -497,7 +495,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!(
             "quickrealm-ws-{}-{}",
             std::process::id(),
-            system_clock()
+            vfs::system_clock()
         ));
         std::fs::create_dir_all(&dir).map_err(|e| WsError::io(e.to_string()))?;
         let file = dir.join("ws.zip");

@@ -79,6 +79,7 @@ pub fn line_spans(data: &[u8]) -> Vec<LineSpan> {
 }
 
 /// Number of lines in `data`.
+#[cfg(test)]
 pub fn count_lines(data: &[u8]) -> usize {
     line_spans(data).len()
 }
