@@ -200,55 +200,13 @@ pub fn replace_lines(
 ) -> WsResult<(Vec<u8>, PatchOutcome)> {
     let spans = line_spans(data);
     let total = spans.len();
-    if start == 0 {
-        return Err(WsError::range("line numbers start at 1; got start line 0"));
-    }
-    if start > total + 1 {
-        return Err(WsError::range(format!(
-            "start line {start} is past the end of the file, which has {total} line{}; \
-             use start {} to append",
-            plural(total),
-            total + 1
-        )));
-    }
-    if end + 1 < start {
-        return Err(WsError::range(format!(
-            "end line {end} is before start line {start}; use end = start - 1 to insert"
-        )));
-    }
-    if end > total {
-        return Err(WsError::range(format!(
-            "end line {end} is past the end of the file, which has {total} line{}",
-            plural(total)
-        )));
-    }
-    let removed = &spans[start - 1..end];
+    check_patch_range(start, end, total)?;
     if let Some(expected) = expected {
-        let current = match (removed.first(), removed.last()) {
-            (Some(first), Some(last)) => &data[first.start..last.text_end],
-            _ => &[][..],
-        };
-        if comparable(current) != comparable(expected.as_bytes()) {
-            return Err(WsError::conflict(format!(
-                "lines {start}-{end} do not hold the expected text; they currently read:\n{}",
-                String::from_utf8_lossy(current)
-            )));
-        }
+        check_expected(data, &spans[start - 1..end], start, end, expected)?;
     }
-
     let eol = detect_eol(data).as_bytes();
     let ends_with_newline = data.is_empty() || data.last() == Some(&b'\n');
-    let new_lines: Vec<&str> = if replacement.is_empty() {
-        Vec::new()
-    } else {
-        let body = replacement
-            .strip_suffix("\r\n")
-            .or_else(|| replacement.strip_suffix('\n'))
-            .unwrap_or(replacement);
-        body.split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect()
-    };
+    let new_lines = text_lines(replacement);
 
     // (text, own terminator) for every line of the result.
     let mut lines: Vec<(&[u8], Option<&[u8]>)> = Vec::with_capacity(total + new_lines.len());
@@ -280,6 +238,56 @@ pub fn replace_lines(
             total_lines: count,
         },
     ))
+}
+
+/// Lines `start..=end` of a file of `total` lines can be replaced (`end = start - 1` inserts,
+/// `start = total + 1` appends).
+fn check_patch_range(start: usize, end: usize, total: usize) -> WsResult<()> {
+    if start == 0 {
+        return Err(WsError::range("line numbers start at 1; got start line 0"));
+    }
+    if start > total + 1 {
+        return Err(WsError::range(format!(
+            "start line {start} is past the end of the file, which has {total} line{}; \
+             use start {} to append",
+            plural(total),
+            total + 1
+        )));
+    }
+    if end + 1 < start {
+        return Err(WsError::range(format!(
+            "end line {end} is before start line {start}; use end = start - 1 to insert"
+        )));
+    }
+    if end > total {
+        return Err(WsError::range(format!(
+            "end line {end} is past the end of the file, which has {total} line{}",
+            plural(total)
+        )));
+    }
+    Ok(())
+}
+
+/// The `removed` lines (`start..=end`) of `data` hold `expected`, line endings and one final
+/// newline aside; `CONFLICT` with their current text otherwise.
+fn check_expected(
+    data: &[u8],
+    removed: &[LineSpan],
+    start: usize,
+    end: usize,
+    expected: &str,
+) -> WsResult<()> {
+    let current = match (removed.first(), removed.last()) {
+        (Some(first), Some(last)) => &data[first.start..last.text_end],
+        _ => &[][..],
+    };
+    if comparable(current) != comparable(expected.as_bytes()) {
+        return Err(WsError::conflict(format!(
+            "lines {start}-{end} do not hold the expected text; they currently read:\n{}",
+            String::from_utf8_lossy(current)
+        )));
+    }
+    Ok(())
 }
 
 /// The text a search looks for: a literal, case-sensitive string that is never empty.
