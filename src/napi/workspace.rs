@@ -1,11 +1,11 @@
 //! `ZipWorkspace`: the in-memory workspace exposed to JavaScript.
 //!
-//! Conversion only: arguments are checked for their JavaScript type and converted (`args`), the
-//! workspace ([`crate::workspace::Workspace`]) or exec ([`crate::exec`]) layer does the work and
-//! applies the rules, and results come back as generated objects (`results`: `#[napi(object)]`
-//! structs, which `binding.d.ts` describes). Every failure is thrown as a JavaScript `Error` whose `code`
-//! property holds a [`WsCode`]; `INVALID_INPUT` is thrown as a `TypeError`, which is also an
-//! `Error`.
+//! Conversion only: arguments are checked for their JavaScript type and converted (`args`),
+//! the workspace ([`crate::workspace::Workspace`]) or exec ([`crate::exec`]) layer does the
+//! work and applies the rules, and results come back as generated objects (`results`:
+//! `#[napi(object)]` structs, which `binding.d.ts` describes). Every failure is thrown as a
+//! JavaScript `Error` whose `code` property holds a [`WsCode`]; `INVALID_INPUT` is thrown as a
+//! `TypeError`, which is also an `Error`.
 //!
 //! Paths in results are plain relative paths (`src/a.js`, the root is `''`); paths in
 //! arguments may be written `~/src/a.js`, `/src/a.js` or `src/a.js`.
