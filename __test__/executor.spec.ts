@@ -200,7 +200,8 @@ describe('options', () => {
   });
 
   it('limits apply to each edit', async () => {
-    const editor = createSandboxExecutor({ createContext, limits: { timeoutMs: 100, memoryBytes: 8 * 1024 * 1024 } });
+    // The time limit leaves room to fill 8 MiB on a loaded machine, so the memory case hits memory first.
+    const editor = createSandboxExecutor({ createContext, limits: { timeoutMs: 1500, memoryBytes: 8 * 1024 * 1024 } });
     const slow = await editor.run(fakeTree(), 'for (;;) {}');
     expect(slow.result.error?.code).toBe('TIMEOUT');
     const big = await editor.run(fakeTree(), 'const a = []; for (;;) a.push("x".repeat(1e5) + a.length);');

@@ -72,36 +72,36 @@ export declare class ZipWorkspace {
    * The entries of a folder (default: the root), sorted by path; with `recursive`,
    * everything below it.
    */
-  list(path?: string | null, options?: { recursive?: boolean } | null): object[]
+  list(path?: string | null, options?: { recursive?: boolean } | null): Array<WorkspaceEntry>
   /** Metadata of a path: `{ path, kind, size, mtime }` (the root's path is `''`). */
-  stat(path: string): object
+  stat(path: string): WorkspaceStat
   /** Whether something exists at a path (invalid and hidden paths do not exist). */
   exists(path: string): boolean
   /**
    * Lines `start..=end` of a text file, 1-based and inclusive. `start` defaults to 1, `end`
    * to the last line and is clamped to it.
    */
-  readLines(path: string, start?: number | null, end?: number | null): object
+  readLines(path: string, start?: number | null, end?: number | null): WorkspaceLineRange
   /**
    * Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
    * inserts before `start`. With `expected`, the current text of the range must match it or
    * `CONFLICT` is thrown and nothing changes.
    */
-  patchLines(path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null): object
+  patchLines(path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null): WorkspacePatchResult
   /**
    * Literal, case-sensitive search of the text files at or below `options.path` (default:
    * everything). At most one hit per line; `context` lines (default 0) around each hit;
    * at most `maxResults` hits (default 100), `truncated` tells whether more exist.
    */
-  search(query: string, options?: { path?: string, context?: number, maxResults?: number } | null): object
+  search(query: string, options?: { path?: string, context?: number, maxResults?: number } | null): WorkspaceSearchResult
   /** The newest `n` history entries (default 20), newest first. */
-  history(n?: number | null): object[]
+  history(n?: number | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
   diff(id: number): string
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
-  undo(n?: number | null): number[]
+  undo(n?: number | null): Array<number>
   /** Redoes up to `n` undone entries (default 1); returns their ids, oldest first. */
-  redo(n?: number | null): number[]
+  redo(n?: number | null): Array<number>
   /**
    * Returns the tree to its state right after entry `id`, recorded as a new entry whose id
    * is returned (`null` if the tree was already in that state).
@@ -115,7 +115,7 @@ export declare class ZipWorkspace {
    * settles (by default only if it succeeded), as one history entry, on top of whatever the
    * host changed meanwhile.
    */
-  exec(entryPath: string, options?: object | null): Promise<object>
+  exec(entryPath: string, options?: object | null): Promise<ExecResult>
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
@@ -123,6 +123,43 @@ export declare function configure(options: { workers?: number; poolSize?: number
 
 /** Stable error codes, as JavaScript sees them. */
 export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'INTERNAL'
+
+/** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
+export interface ExecErrorInfo {
+  code: string
+  name: string
+  message: string
+  /** The workspace module the error points into, e.g. `~/lib/util.ts`. */
+  file?: string
+  line?: number
+  column?: number
+  frame?: string
+  stack?: string
+}
+
+/**
+ * What `exec` resolves to. Fields are set in this order: `error` and `historyId` only when
+ * present, `stats` last.
+ */
+export interface ExecResult {
+  /** Exit code 0 and no error. */
+  ok: boolean
+  exitCode: number
+  stdout: string
+  stderr: string
+  /** Why the run failed (a non-zero exit is an ExitError). */
+  error?: ExecErrorInfo
+  /** Present when the changes were applied: the history entry, or null if nothing changed. */
+  historyId?: number | null
+  /** Always set; optional only so that it comes after the optional fields. */
+  stats?: ExecStats
+}
+
+/** Time and memory one exec run used. */
+export interface ExecStats {
+  wallMs: number
+  heapBytes: number
+}
 
 /** One captured console line. */
 export interface LogLine {
@@ -203,4 +240,82 @@ export interface Settings {
   workers: number
   /** Realms kept prepared for plain runs. */
   poolSize: number
+}
+
+/** One listed entry. */
+export interface WorkspaceEntry {
+  path: string
+  kind: WorkspaceEntryKind
+  /** Bytes; 0 for folders. */
+  size: number
+}
+
+/** Whether an entry is a file or a folder. */
+export type WorkspaceEntryKind = 'file' | 'dir'
+
+/** One history entry. */
+export interface WorkspaceHistoryEntry {
+  /** Increasing id, starting at 1. */
+  id: number
+  /** What was done, e.g. `write ~/src/a.js`. */
+  op: string
+  /** Paths changed, sorted (a compacted entry keeps only the first 100). */
+  paths: Array<string>
+  pathCount: number
+  /** When, in ms since the Unix epoch. */
+  time: number
+  /** Whether the entry's contents were dropped: it can no longer be undone or diffed. */
+  compacted: boolean
+}
+
+/** Lines read by `readLines`, 1-based and inclusive. */
+export interface WorkspaceLineRange {
+  start: number
+  /** Last line returned; `start - 1` when none was. */
+  end: number
+  totalLines: number
+  lines: Array<string>
+}
+
+/** What `patchLines` changed. */
+export interface WorkspacePatchResult {
+  /** First line replaced, or where inserted lines begin. */
+  start: number
+  removed: number
+  inserted: number
+  /** Lines in the file afterwards. */
+  totalLines: number
+  /** History entry recorded, or null when the file did not change. */
+  historyId: number | null
+}
+
+/** One search hit. */
+export interface WorkspaceSearchMatch {
+  path: string
+  /** 1-based line. */
+  line: number
+  /** 1-based column of the first hit on the line, in characters. */
+  column: number
+  before: Array<string>
+  /** The line holding the hit. */
+  text: string
+  after: Array<string>
+}
+
+/** What `search` found. */
+export interface WorkspaceSearchResult {
+  matches: Array<WorkspaceSearchMatch>
+  /** Whether more hits existed than `maxResults`. */
+  truncated: boolean
+  /** Text files searched (binary files are skipped). */
+  filesSearched: number
+}
+
+/** Metadata of one path (the root's path is `''`). */
+export interface WorkspaceStat {
+  path: string
+  kind: WorkspaceEntryKind
+  size: number
+  /** Last change in ms since the Unix epoch (0 for the root). */
+  mtime: number
 }

@@ -844,3 +844,4 @@ module.exports.poolStats = nativeBinding.poolStats
 module.exports.realmStats = nativeBinding.realmStats
 module.exports.run = nativeBinding.run
 module.exports.runSync = nativeBinding.runSync
+module.exports.WorkspaceEntryKind = nativeBinding.WorkspaceEntryKind

@@ -1,33 +1,19 @@
-//! The file system a run sees: a copy-on-write view over a snapshot of the workspace, with
-//! Node-style errors and a quota on what one run may write.
+//! The file system a run sees: Node's `fs` rules and errors over a staged [`Overlay`] of the
+//! workspace.
 //!
-//! Every `fs` call of a run goes through [`FsHost`]. Reads see the run's own writes; nothing
-//! reaches the real workspace until the caller takes [`FsHost::changes`] and applies them (see
+//! Every `fs` call of a run goes through [`FsHost`]. The overlay holds the state (the snapshot,
+//! the run's copy-on-write view, its write quota) and resolves every path through the
+//! workspace's access rules; this layer adds what Node would check (a file's folder must exist,
+//! `rmdir` wants an empty folder, ...) and reports failures as Node does: `ENOENT` with an
+//! `errno`, a `syscall` name and the path. Nothing reaches the real workspace until the caller
+//! takes [`FsHost::changes`] and applies them (see
 //! [`crate::workspace::Workspace::apply_overlay`]).
 
-use std::collections::{BTreeMap, BTreeSet};
-
+use crate::workspace::access;
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{code as ws_code, EntryKind, StagedOp, Vfs, WsError};
-
-/// How much one run may write. Counted over the whole run: rewriting a file twice counts its
-/// bytes twice, but the path once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteQuota {
-    /// Total bytes written by `writeFile`, `appendFile` and `copyFile`.
-    pub max_bytes: u64,
-    /// Distinct files and folders created or changed.
-    pub max_files: usize,
-}
-
-impl Default for WriteQuota {
-    fn default() -> Self {
-        WriteQuota {
-            max_bytes: 16 << 20,
-            max_files: 1000,
-        }
-    }
-}
+use crate::workspace::{
+    AccessOp, EntryKind, Overlay, OverlayError, Presence, Refused, StagedOp, WsCode, WsError,
+};
 
 /// A failed `fs` call, shaped like Node's system errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,16 +115,6 @@ impl FsError {
 
 type FsResult<T> = Result<T, FsError>;
 
-/// What stands at a normalized path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Node {
-    Missing,
-    /// A file stands where one of the parent folders should be.
-    BlockedByFile,
-    File,
-    Dir,
-}
-
 /// Metadata returned by `stat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FsStat {
@@ -154,40 +130,31 @@ pub struct WriteMode {
     pub exclusive: bool,
 }
 
-/// The run's file system: a view over a workspace snapshot plus the run's write accounting.
+/// The run's file system: Node's rules over the run's staged overlay.
 #[derive(Debug, Clone)]
 pub struct FsHost {
-    base: Vfs,
-    view: Vfs,
-    quota: WriteQuota,
-    bytes_written: u64,
-    touched: BTreeSet<String>,
+    overlay: Overlay,
 }
 
 impl FsHost {
-    /// A view over `snapshot`; the snapshot is kept to compute [`FsHost::changes`].
-    pub fn new(snapshot: Vfs, quota: WriteQuota) -> Self {
-        FsHost {
-            view: snapshot.clone(),
-            base: snapshot,
-            quota,
-            bytes_written: 0,
-            touched: BTreeSet::new(),
-        }
+    /// The file system of a run over `overlay`.
+    pub fn new(overlay: Overlay) -> Self {
+        FsHost { overlay }
     }
 
-    /// The current view, the run's writes included.
-    pub fn view(&self) -> &Vfs {
-        &self.view
+    /// The run's overlay: its view of the tree, the run's writes included.
+    pub fn overlay(&self) -> &Overlay {
+        &self.overlay
     }
 
-    /// Bytes written so far by this run.
-    pub fn bytes_written(&self) -> u64 {
-        self.bytes_written
+    /// The run's changes (see [`Overlay::changes`]).
+    pub fn changes(&self) -> Vec<StagedOp> {
+        self.overlay.changes()
     }
 
-    /// Resolves a guest path (relative to the working directory `~`) to its normalized form.
-    pub fn resolve(&self, input: &str, syscall: &'static str) -> FsResult<String> {
+    /// Resolves a guest path (relative to the working directory `~`) for `op` to its normalized
+    /// form.
+    pub fn resolve(&self, input: &str, op: AccessOp, syscall: &'static str) -> FsResult<String> {
         if input.contains('\0') {
             let shown: String = input.replace('\0', "\\x00").chars().take(80).collect();
             return Err(FsError::arg(
@@ -201,17 +168,23 @@ impl FsHost {
             return Err(FsError::sys("EINVAL", syscall, input)
                 .hint("a backslash is not a path separator here; use '/'"));
         }
-        match wpath::normalize_any(input) {
-            Ok(p) if wpath::is_hidden(&p) => Err(FsError::sys("EACCES", syscall, input)
+        let refusal = match self.overlay.resolve(op, input) {
+            Ok(p) => return Ok(p),
+            Err(r) => r,
+        };
+        match refusal.why {
+            Refused::Hidden => Err(FsError::sys("EACCES", syscall, input)
                 .hint("this area is reserved for workspace history")),
-            Ok(p) => Ok(p),
-            Err(_) => {
+            Refused::Denied => {
+                Err(FsError::sys("EACCES", syscall, input).hint(refusal.error.message))
+            }
+            Refused::Malformed => {
                 let rest =
                     input
                         .strip_prefix("~/")
                         .unwrap_or(if input == "~" { "" } else { input });
                 let first = rest.split('/').find(|s| !s.is_empty()).unwrap_or("");
-                if wpath::is_drive(first) {
+                if access::is_drive(first) {
                     Err(FsError::sys("EINVAL", syscall, input)
                         .hint("drive letters do not exist here; paths look like ~/dir/file.txt"))
                 } else if rest.split('/').any(|s| s == "..") {
@@ -224,67 +197,38 @@ impl FsHost {
         }
     }
 
-    fn node(&self, p: &str) -> Node {
-        if p.is_empty() {
-            return Node::Dir;
-        }
-        match self.view.stat(p) {
-            Ok(s) if s.kind == EntryKind::Dir => Node::Dir,
-            Ok(_) => Node::File,
-            Err(e) if e.code == ws_code::NOT_A_DIRECTORY => Node::BlockedByFile,
-            Err(_) => Node::Missing,
-        }
+    fn node(&self, p: &str) -> Presence {
+        self.overlay.presence(p)
     }
 
     /// The parent of `p` must be an existing folder.
     fn check_parent(&self, p: &str, syscall: &'static str, shown: &str) -> FsResult<()> {
         match self.node(wpath::parent(p).unwrap_or("")) {
-            Node::Dir => Ok(()),
-            Node::Missing => Err(FsError::sys("ENOENT", syscall, shown)),
-            Node::File | Node::BlockedByFile => Err(FsError::sys("ENOTDIR", syscall, shown)),
+            Presence::Dir => Ok(()),
+            Presence::Missing => Err(FsError::sys("ENOENT", syscall, shown)),
+            Presence::File | Presence::BlockedByFile => {
+                Err(FsError::sys("ENOTDIR", syscall, shown))
+            }
         }
     }
 
-    /// Checks the run's quota before `bytes` more bytes land on the paths in `paths`.
-    fn charge(
-        &self,
-        paths: &[&str],
-        bytes: u64,
-        syscall: &'static str,
-        shown: &str,
-    ) -> FsResult<()> {
-        if self.bytes_written.saturating_add(bytes) > self.quota.max_bytes {
-            return Err(FsError::sys("EDQUOT", syscall, shown).hint(format!(
-                "this run may write at most {} bytes; it has written {}",
-                self.quota.max_bytes, self.bytes_written
-            )));
-        }
-        let new = paths.iter().filter(|p| !self.touched.contains(**p)).count();
-        if self.touched.len() + new > self.quota.max_files {
-            return Err(FsError::sys("EDQUOT", syscall, shown).hint(format!(
-                "this run may create or change at most {} files and folders",
-                self.quota.max_files
-            )));
-        }
-        Ok(())
-    }
-
-    fn record(&mut self, paths: &[&str], bytes: u64) {
-        self.bytes_written = self.bytes_written.saturating_add(bytes);
-        for p in paths {
-            self.touched.insert((*p).to_string());
+    /// Maps a refused staged change to an fs error: the run's quota is `EDQUOT`.
+    fn staged_error(e: OverlayError, syscall: &'static str, shown: &str) -> FsError {
+        match e {
+            OverlayError::OverQuota(e) => FsError::sys("EDQUOT", syscall, shown).hint(e.message),
+            OverlayError::Tree(e) => Self::tree_error(e, syscall, shown),
         }
     }
 
     /// Maps a failure of the underlying tree (quota, mostly) to an fs error.
     fn tree_error(e: WsError, syscall: &'static str, shown: &str) -> FsError {
         match e.code {
-            ws_code::QUOTA => FsError::sys("ENOSPC", syscall, shown).hint(e.message),
-            ws_code::NOT_FOUND => FsError::sys("ENOENT", syscall, shown),
-            ws_code::EXISTS => FsError::sys("EEXIST", syscall, shown),
-            ws_code::NOT_A_DIRECTORY => FsError::sys("ENOTDIR", syscall, shown),
-            ws_code::IS_A_DIRECTORY => FsError::sys("EISDIR", syscall, shown),
-            ws_code::NOT_EMPTY => FsError::sys("ENOTEMPTY", syscall, shown),
+            WsCode::Quota => FsError::sys("ENOSPC", syscall, shown).hint(e.message),
+            WsCode::NotFound => FsError::sys("ENOENT", syscall, shown),
+            WsCode::Exists => FsError::sys("EEXIST", syscall, shown),
+            WsCode::NotADirectory => FsError::sys("ENOTDIR", syscall, shown),
+            WsCode::IsADirectory => FsError::sys("EISDIR", syscall, shown),
+            WsCode::NotEmpty => FsError::sys("ENOTEMPTY", syscall, shown),
             _ => FsError::sys("EINVAL", syscall, shown).hint(e.message),
         }
     }
@@ -293,58 +237,58 @@ impl FsHost {
 
     /// A file's bytes.
     pub fn read(&self, input: &str) -> FsResult<Vec<u8>> {
-        let p = self.resolve(input, "open")?;
+        let p = self.resolve(input, AccessOp::Read, "open")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::File => self
-                .view
-                .read_file(&p)
+            Presence::File => self
+                .overlay
+                .read(&p)
                 .map(<[u8]>::to_vec)
                 .map_err(|e| Self::tree_error(e, "open", &shown)),
-            Node::Dir => Err(FsError::sys("EISDIR", "read", &shown)),
-            Node::Missing => Err(FsError::sys("ENOENT", "open", &shown)),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "open", &shown)),
+            Presence::Dir => Err(FsError::sys("EISDIR", "read", &shown)),
+            Presence::Missing => Err(FsError::sys("ENOENT", "open", &shown)),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "open", &shown)),
         }
     }
 
-    /// Whether something exists at the path (invalid and hidden paths do not).
+    /// Whether something exists at the path (invalid, hidden and refused paths do not).
     pub fn exists(&self, input: &str) -> bool {
-        match self.resolve(input, "access") {
-            Ok(p) => matches!(self.node(&p), Node::File | Node::Dir),
+        match self.resolve(input, AccessOp::Read, "access") {
+            Ok(p) => matches!(self.node(&p), Presence::File | Presence::Dir),
             Err(_) => false,
         }
     }
 
     /// Fails with `ENOENT` unless the path exists.
     pub fn access(&self, input: &str) -> FsResult<()> {
-        let p = self.resolve(input, "access")?;
+        let p = self.resolve(input, AccessOp::Read, "access")?;
         match self.node(&p) {
-            Node::File | Node::Dir => Ok(()),
-            Node::Missing => Err(FsError::sys("ENOENT", "access", &display(&p))),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "access", &display(&p))),
+            Presence::File | Presence::Dir => Ok(()),
+            Presence::Missing => Err(FsError::sys("ENOENT", "access", &display(&p))),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "access", &display(&p))),
         }
     }
 
     /// The canonical `~/...` form of an existing path.
     pub fn realpath(&self, input: &str) -> FsResult<String> {
-        let p = self.resolve(input, "realpath")?;
+        let p = self.resolve(input, AccessOp::Read, "realpath")?;
         match self.node(&p) {
-            Node::File | Node::Dir if p.is_empty() => Ok("~".into()),
-            Node::File | Node::Dir => Ok(display(&p)),
-            Node::Missing => Err(FsError::sys("ENOENT", "realpath", &display(&p))),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "realpath", &display(&p))),
+            Presence::File | Presence::Dir if p.is_empty() => Ok("~".into()),
+            Presence::File | Presence::Dir => Ok(display(&p)),
+            Presence::Missing => Err(FsError::sys("ENOENT", "realpath", &display(&p))),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "realpath", &display(&p))),
         }
     }
 
     pub fn stat(&self, input: &str) -> FsResult<FsStat> {
-        let p = self.resolve(input, "stat")?;
+        let p = self.resolve(input, AccessOp::Read, "stat")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Missing => Err(FsError::sys("ENOENT", "stat", &shown)),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "stat", &shown)),
-            Node::File | Node::Dir => {
+            Presence::Missing => Err(FsError::sys("ENOENT", "stat", &shown)),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "stat", &shown)),
+            Presence::File | Presence::Dir => {
                 let s = self
-                    .view
+                    .overlay
                     .stat(&p)
                     .map_err(|e| Self::tree_error(e, "stat", &shown))?;
                 Ok(FsStat {
@@ -359,18 +303,18 @@ impl FsHost {
     /// Entries of a folder as `(name relative to it, is_dir)`, sorted; with `recursive`,
     /// everything below it.
     pub fn readdir(&self, input: &str, recursive: bool) -> FsResult<Vec<(String, bool)>> {
-        let p = self.resolve(input, "scandir")?;
+        let p = self.resolve(input, AccessOp::Read, "scandir")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Dir => {}
-            Node::Missing => return Err(FsError::sys("ENOENT", "scandir", &shown)),
-            Node::File | Node::BlockedByFile => {
+            Presence::Dir => {}
+            Presence::Missing => return Err(FsError::sys("ENOENT", "scandir", &shown)),
+            Presence::File | Presence::BlockedByFile => {
                 return Err(FsError::sys("ENOTDIR", "scandir", &shown))
             }
         }
         let skip = if p.is_empty() { 0 } else { p.len() + 1 };
         let entries = self
-            .view
+            .overlay
             .list(&p, recursive)
             .map_err(|e| Self::tree_error(e, "scandir", &shown))?;
         Ok(entries
@@ -383,119 +327,90 @@ impl FsHost {
 
     /// Writes (or appends to) a file; the parent folder must exist.
     pub fn write(&mut self, input: &str, data: &[u8], mode: WriteMode) -> FsResult<()> {
-        let p = self.resolve(input, "open")?;
+        let p = self.resolve(input, AccessOp::Write, "open")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Dir => return Err(FsError::sys("EISDIR", "open", &shown)),
-            Node::BlockedByFile => return Err(FsError::sys("ENOTDIR", "open", &shown)),
-            Node::File if mode.exclusive => return Err(FsError::sys("EEXIST", "open", &shown)),
-            Node::File | Node::Missing => {}
+            Presence::Dir => return Err(FsError::sys("EISDIR", "open", &shown)),
+            Presence::BlockedByFile => return Err(FsError::sys("ENOTDIR", "open", &shown)),
+            Presence::File if mode.exclusive => return Err(FsError::sys("EEXIST", "open", &shown)),
+            Presence::File | Presence::Missing => {}
         }
         self.check_parent(&p, "open", &shown)?;
-        self.charge(&[&p], data.len() as u64, "write", &shown)?;
-        let result = if mode.append && self.node(&p) == Node::File {
-            let mut joined = self
-                .view
-                .read_file(&p)
-                .map_err(|e| Self::tree_error(e, "open", &shown))?
-                .to_vec();
-            joined.extend_from_slice(data);
-            self.view.write_file(&p, &joined, false)
-        } else {
-            self.view.write_file(&p, data, false)
-        };
-        result.map_err(|e| Self::tree_error(e, "write", &shown))?;
-        self.record(&[&p], data.len() as u64);
-        Ok(())
+        self.overlay
+            .write(&p, data, mode.append)
+            .map_err(|e| Self::staged_error(e, "write", &shown))
     }
 
     /// Creates a folder. Returns, for `recursive`, the first folder created (as Node does).
     pub fn mkdir(&mut self, input: &str, recursive: bool) -> FsResult<Option<String>> {
-        let p = self.resolve(input, "mkdir")?;
+        let p = self.resolve(input, AccessOp::Write, "mkdir")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Dir if recursive => return Ok(None),
-            Node::Dir | Node::File => return Err(FsError::sys("EEXIST", "mkdir", &shown)),
-            Node::BlockedByFile => return Err(FsError::sys("ENOTDIR", "mkdir", &shown)),
-            Node::Missing => {}
+            Presence::Dir if recursive => return Ok(None),
+            Presence::Dir | Presence::File => return Err(FsError::sys("EEXIST", "mkdir", &shown)),
+            Presence::BlockedByFile => return Err(FsError::sys("ENOTDIR", "mkdir", &shown)),
+            Presence::Missing => {}
         }
-        let mut created: Vec<&str> = Vec::new();
-        if recursive {
-            for anc in wpath::ancestors(&p) {
-                match self.node(anc) {
-                    Node::Dir => {}
-                    Node::Missing => created.push(anc),
-                    Node::File | Node::BlockedByFile => {
-                        return Err(FsError::sys("ENOTDIR", "mkdir", &shown))
-                    }
-                }
-            }
-        } else {
+        if !recursive {
             self.check_parent(&p, "mkdir", &shown)?;
         }
-        created.push(&p);
-        self.charge(&created, 0, "mkdir", &shown)?;
-        self.view
+        let created = self
+            .overlay
             .mkdir(&p, recursive)
-            .map_err(|e| Self::tree_error(e, "mkdir", &shown))?;
-        let first = created.first().map(|c| display(c));
-        self.record(&created, 0);
-        Ok(first)
+            .map_err(|e| Self::staged_error(e, "mkdir", &shown))?;
+        Ok(created.first().map(|c| display(c)))
     }
 
     /// Deletes a file (never a folder).
     pub fn unlink(&mut self, input: &str) -> FsResult<()> {
-        let p = self.resolve(input, "unlink")?;
+        let p = self.resolve(input, AccessOp::Write, "unlink")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::File => self
-                .view
+            Presence::File => self
+                .overlay
                 .delete(&p, false)
                 .map_err(|e| Self::tree_error(e, "unlink", &shown)),
-            Node::Dir => Err(FsError::sys("EISDIR", "unlink", &shown)),
-            Node::Missing => Err(FsError::sys("ENOENT", "unlink", &shown)),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "unlink", &shown)),
+            Presence::Dir => Err(FsError::sys("EISDIR", "unlink", &shown)),
+            Presence::Missing => Err(FsError::sys("ENOENT", "unlink", &shown)),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "unlink", &shown)),
         }
     }
 
     /// Deletes a folder; without `recursive` it must be empty.
     pub fn rmdir(&mut self, input: &str, recursive: bool) -> FsResult<()> {
-        let p = self.resolve(input, "rmdir")?;
+        let p = self.resolve(input, AccessOp::Write, "rmdir")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Dir if p.is_empty() => {
+            Presence::Dir if p.is_empty() => {
                 Err(FsError::sys("EBUSY", "rmdir", &shown)
                     .hint("the workspace root cannot be removed"))
             }
-            Node::Dir => {
-                let empty = self
-                    .view
-                    .list(&p, false)
-                    .map(|l| l.is_empty())
-                    .unwrap_or(true);
-                if !empty && !recursive {
+            Presence::Dir => {
+                if !recursive && !self.is_empty_dir(&p) {
                     return Err(FsError::sys("ENOTEMPTY", "rmdir", &shown));
                 }
-                self.view
+                self.overlay
                     .delete(&p, true)
                     .map_err(|e| Self::tree_error(e, "rmdir", &shown))
             }
-            Node::File | Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "rmdir", &shown)),
-            Node::Missing => Err(FsError::sys("ENOENT", "rmdir", &shown)),
+            Presence::File | Presence::BlockedByFile => {
+                Err(FsError::sys("ENOTDIR", "rmdir", &shown))
+            }
+            Presence::Missing => Err(FsError::sys("ENOENT", "rmdir", &shown)),
         }
     }
 
     /// `rm`: files, and folders with `recursive`; `force` ignores missing paths.
     pub fn rm(&mut self, input: &str, recursive: bool, force: bool) -> FsResult<()> {
-        let p = self.resolve(input, "lstat")?;
+        let p = self.resolve(input, AccessOp::Write, "lstat")?;
         let shown = display(&p);
         match self.node(&p) {
-            Node::Missing | Node::BlockedByFile if force => Ok(()),
-            Node::Missing => Err(FsError::sys("ENOENT", "lstat", &shown)),
-            Node::BlockedByFile => Err(FsError::sys("ENOTDIR", "lstat", &shown)),
-            Node::Dir if p.is_empty() => Err(FsError::sys("EBUSY", "rm", &shown)
+            Presence::Missing | Presence::BlockedByFile if force => Ok(()),
+            Presence::Missing => Err(FsError::sys("ENOENT", "lstat", &shown)),
+            Presence::BlockedByFile => Err(FsError::sys("ENOTDIR", "lstat", &shown)),
+            Presence::Dir if p.is_empty() => Err(FsError::sys("EBUSY", "rm", &shown)
                 .hint("the workspace root cannot be removed")),
-            Node::Dir if !recursive => Err(FsError {
+            Presence::Dir if !recursive => Err(FsError {
                 code: "ERR_FS_EISDIR",
                 message: format!(
                     "Path is a directory: rm returned EISDIR (is a directory) {shown} (use {{ recursive: true }})"
@@ -505,22 +420,30 @@ impl FsHost {
                 dest: None,
                 type_error: false,
             }),
-            Node::Dir | Node::File => self
-                .view
+            Presence::Dir | Presence::File => self
+                .overlay
                 .delete(&p, true)
                 .map_err(|e| Self::tree_error(e, "rm", &shown)),
         }
     }
 
+    /// Whether folder `p` has no entries.
+    fn is_empty_dir(&self, p: &str) -> bool {
+        self.overlay
+            .list(p, false)
+            .map(|l| l.is_empty())
+            .unwrap_or(true)
+    }
+
     /// Moves a file or folder; an existing target is replaced under POSIX rules.
     pub fn rename(&mut self, from: &str, to: &str) -> FsResult<()> {
-        let a = self.resolve(from, "rename")?;
-        let b = self.resolve(to, "rename")?;
+        let a = self.resolve(from, AccessOp::Write, "rename")?;
+        let b = self.resolve(to, AccessOp::Write, "rename")?;
         let (sa, sb) = (display(&a), display(&b));
         let err = |code| FsError::sys2(code, "rename", &sa, &sb);
         let kind = match self.node(&a) {
-            Node::Missing => return Err(err("ENOENT")),
-            Node::BlockedByFile => return Err(err("ENOTDIR")),
+            Presence::Missing => return Err(err("ENOENT")),
+            Presence::BlockedByFile => return Err(err("ENOTDIR")),
             k => k,
         };
         if a == b {
@@ -533,161 +456,57 @@ impl FsHost {
             return Err(err("EINVAL"));
         }
         match self.node(wpath::parent(&b).unwrap_or("")) {
-            Node::Dir => {}
-            Node::Missing => return Err(err("ENOENT")),
-            Node::File | Node::BlockedByFile => return Err(err("ENOTDIR")),
+            Presence::Dir => {}
+            Presence::Missing => return Err(err("ENOENT")),
+            Presence::File | Presence::BlockedByFile => return Err(err("ENOTDIR")),
         }
-        let target_empty = || {
-            self.view
-                .list(&b, false)
-                .map(|l| l.is_empty())
-                .unwrap_or(true)
-        };
         match (kind, self.node(&b)) {
-            (Node::File, Node::Dir) => return Err(err("EISDIR")),
-            (Node::Dir, Node::File) => return Err(err("ENOTDIR")),
-            (Node::Dir, Node::Dir) if !target_empty() => return Err(err("ENOTEMPTY")),
+            (Presence::File, Presence::Dir) => return Err(err("EISDIR")),
+            (Presence::Dir, Presence::File) => return Err(err("ENOTDIR")),
+            (Presence::Dir, Presence::Dir) if !self.is_empty_dir(&b) => {
+                return Err(err("ENOTEMPTY"))
+            }
             _ => {}
         }
-        // Everything that moves, shallowest first, as (relative path, is_dir).
-        let mut moved: Vec<(String, bool)> = vec![(String::new(), kind == Node::Dir)];
-        if kind == Node::Dir {
-            moved.extend(self.readdir(&a, true)?);
-        }
-        let targets: Vec<String> = moved
-            .iter()
-            .map(|(rel, _)| {
-                if rel.is_empty() {
-                    b.clone()
-                } else {
-                    format!("{b}/{rel}")
-                }
-            })
-            .collect();
-        let target_refs: Vec<&str> = targets.iter().map(String::as_str).collect();
-        self.charge(&target_refs, 0, "rename", &sa)?;
-        let mut work = self.view.clone();
-        if self.node(&b) != Node::Missing {
-            work.delete(&b, true)
-                .map_err(|e| Self::tree_error(e, "rename", &sa))?;
-        }
-        for ((rel, is_dir), target) in moved.iter().zip(&targets) {
-            let source = if rel.is_empty() {
-                a.clone()
-            } else {
-                format!("{a}/{rel}")
-            };
-            let done = if *is_dir {
-                work.mkdir(target, false)
-            } else {
-                let data = self
-                    .view
-                    .read_file(&source)
-                    .map_err(|e| Self::tree_error(e, "rename", &sa))?;
-                work.write_file(target, data, false)
-            };
-            done.map_err(|e| Self::tree_error(e, "rename", &sa))?;
-        }
-        work.delete(&a, true)
-            .map_err(|e| Self::tree_error(e, "rename", &sa))?;
-        self.view = work;
-        self.record(&target_refs, 0);
-        Ok(())
+        self.overlay
+            .rename(&a, &b)
+            .map_err(|e| Self::staged_error(e, "rename", &sa))
     }
 
     /// Copies a file; with `exclusive` the target must not exist.
     pub fn copy_file(&mut self, from: &str, to: &str, exclusive: bool) -> FsResult<()> {
-        let a = self.resolve(from, "copyfile")?;
-        let b = self.resolve(to, "copyfile")?;
+        let a = self.resolve(from, AccessOp::Read, "copyfile")?;
+        let b = self.resolve(to, AccessOp::Write, "copyfile")?;
         let (sa, sb) = (display(&a), display(&b));
         let err = |code| FsError::sys2(code, "copyfile", &sa, &sb);
         match self.node(&a) {
-            Node::File => {}
-            Node::Dir => return Err(err("EISDIR")),
-            Node::Missing => return Err(err("ENOENT")),
-            Node::BlockedByFile => return Err(err("ENOTDIR")),
+            Presence::File => {}
+            Presence::Dir => return Err(err("EISDIR")),
+            Presence::Missing => return Err(err("ENOENT")),
+            Presence::BlockedByFile => return Err(err("ENOTDIR")),
         }
         match self.node(&b) {
-            Node::Dir => return Err(err("EISDIR")),
-            Node::BlockedByFile => return Err(err("ENOTDIR")),
-            Node::File if exclusive => return Err(err("EEXIST")),
+            Presence::Dir => return Err(err("EISDIR")),
+            Presence::BlockedByFile => return Err(err("ENOTDIR")),
+            Presence::File if exclusive => return Err(err("EEXIST")),
             _ => {}
         }
         match self.node(wpath::parent(&b).unwrap_or("")) {
-            Node::Dir => {}
-            Node::Missing => return Err(err("ENOENT")),
-            Node::File | Node::BlockedByFile => return Err(err("ENOTDIR")),
+            Presence::Dir => {}
+            Presence::Missing => return Err(err("ENOENT")),
+            Presence::File | Presence::BlockedByFile => return Err(err("ENOTDIR")),
         }
-        let data = self
-            .view
-            .read_file(&a)
-            .map_err(|e| Self::tree_error(e, "copyfile", &sa))?
-            .to_vec();
-        self.charge(&[&b], data.len() as u64, "copyfile", &sb)?;
-        self.view
-            .write_file(&b, &data, false)
-            .map_err(|e| Self::tree_error(e, "copyfile", &sb))?;
-        self.record(&[&b], data.len() as u64);
-        Ok(())
-    }
-
-    // ----- the result -----
-
-    /// The run's changes as staged operations, smallest first: deletions (outermost paths only),
-    /// then folders and files in path order. Applying them to the snapshot gives the view.
-    pub fn changes(&self) -> Vec<StagedOp> {
-        let listing = |v: &Vfs| -> BTreeMap<String, bool> {
-            v.list("", true)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|e| (e.path, e.kind == EntryKind::Dir))
-                .collect()
-        };
-        let before = listing(&self.base);
-        let after = listing(&self.view);
-        let mut deleted: BTreeSet<String> = BTreeSet::new();
-        let mut ops = Vec::new();
-        for (p, was_dir) in &before {
-            let gone = match after.get(p) {
-                None => true,
-                Some(is_dir) => is_dir != was_dir,
-            };
-            if gone && !wpath::ancestors(p).any(|a| deleted.contains(a)) {
-                deleted.insert(p.clone());
-                ops.push(StagedOp::Delete { path: p.clone() });
-            }
-        }
-        for (p, is_dir) in &after {
-            let replaced = deleted.contains(p) || wpath::ancestors(p).any(|a| deleted.contains(a));
-            let existed = !replaced && before.get(p) == Some(is_dir);
-            if *is_dir {
-                if !existed {
-                    ops.push(StagedOp::Mkdir { path: p.clone() });
-                }
-                continue;
-            }
-            let Ok(now) = self.view.read_file(p) else {
-                continue;
-            };
-            let same = existed
-                && self.base.read_file(p).is_ok_and(|old| {
-                    (old.as_ptr() == now.as_ptr() && old.len() == now.len()) || old == now
-                });
-            if !same {
-                ops.push(StagedOp::Write {
-                    path: p.clone(),
-                    data: now.to_vec(),
-                });
-            }
-        }
-        ops
+        self.overlay
+            .copy_file(&a, &b)
+            .map_err(|e| Self::staged_error(e, "copyfile", &sb))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
+    use crate::workspace::access::testing::Policy;
+    use crate::workspace::{Access, Vfs, Workspace, WriteQuota};
 
     fn host() -> FsHost {
         let mut w = Workspace::new();
@@ -695,7 +514,7 @@ mod tests {
         w.write_file("src/a.txt", b"alpha", true).unwrap();
         w.write_file("keep.txt", b"k", false).unwrap();
         w.mkdir("empty", false).unwrap();
-        FsHost::new(w.vfs().clone(), WriteQuota::default())
+        FsHost::new(w.stage(WriteQuota::default()))
     }
 
     fn code<T: std::fmt::Debug>(r: FsResult<T>) -> &'static str {
@@ -713,19 +532,38 @@ mod tests {
     #[test]
     fn paths_resolve_like_the_workspace() {
         let h = host();
-        assert_eq!(h.resolve("~/src/a.txt", "open").unwrap(), "src/a.txt");
-        assert_eq!(h.resolve("./src/../keep.txt", "open").unwrap(), "keep.txt");
-        assert_eq!(h.resolve("/keep.txt", "open").unwrap(), "keep.txt");
-        assert_eq!(code(h.resolve("../x", "open")), "EACCES");
-        assert_eq!(code(h.resolve("~/a/../../x", "open")), "EACCES");
-        assert_eq!(code(h.resolve(".time/log.json", "open")), "EACCES");
-        assert_eq!(code(h.resolve("a\\b", "open")), "EINVAL");
-        assert_eq!(code(h.resolve("C:/x", "open")), "EINVAL");
-        let nul = h.resolve("a\0b", "open").unwrap_err();
+        assert_eq!(
+            h.resolve("~/src/a.txt", AccessOp::Read, "open").unwrap(),
+            "src/a.txt"
+        );
+        assert_eq!(
+            h.resolve("./src/../keep.txt", AccessOp::Read, "open")
+                .unwrap(),
+            "keep.txt"
+        );
+        assert_eq!(
+            h.resolve("/keep.txt", AccessOp::Read, "open").unwrap(),
+            "keep.txt"
+        );
+        assert_eq!(code(h.resolve("../x", AccessOp::Read, "open")), "EACCES");
+        assert_eq!(
+            code(h.resolve("~/a/../../x", AccessOp::Read, "open")),
+            "EACCES"
+        );
+        assert_eq!(
+            code(h.resolve(".time/log.json", AccessOp::Read, "open")),
+            "EACCES"
+        );
+        assert_eq!(code(h.resolve("a\\b", AccessOp::Read, "open")), "EINVAL");
+        assert_eq!(code(h.resolve("C:/x", AccessOp::Read, "open")), "EINVAL");
+        let nul = h.resolve("a\0b", AccessOp::Read, "open").unwrap_err();
         assert_eq!(nul.code, "ERR_INVALID_ARG_VALUE");
         assert!(nul.type_error);
         let long = "a/".repeat(100);
-        assert_eq!(code(h.resolve(&long, "open")), "ENAMETOOLONG");
+        assert_eq!(
+            code(h.resolve(&long, AccessOp::Read, "open")),
+            "ENAMETOOLONG"
+        );
     }
 
     #[test]
@@ -836,7 +674,7 @@ mod tests {
 
     #[test]
     fn quota_counts_bytes_and_paths() {
-        let mut h = FsHost::new(
+        let mut h = host_over(
             Vfs::new(),
             WriteQuota {
                 max_bytes: 10,
@@ -848,7 +686,7 @@ mod tests {
         let e = h.write("a", b"1", W).unwrap_err();
         assert_eq!(e.code, "EDQUOT");
         assert!(e.message.contains("at most 10 bytes"), "{}", e.message);
-        let mut h = FsHost::new(
+        let mut h = host_over(
             Vfs::new(),
             WriteQuota {
                 max_bytes: 100,
@@ -861,44 +699,27 @@ mod tests {
         h.write("d/f", b"again", W).unwrap();
     }
 
+    fn host_over(snapshot: Vfs, quota: WriteQuota) -> FsHost {
+        FsHost::new(Overlay::new(snapshot, Access::default(), quota))
+    }
+
     #[test]
-    fn changes_replay_onto_the_snapshot() {
+    fn paths_refused_by_the_access_rules_are_eacces() {
         let mut w = Workspace::new();
-        w.set_clock(|| 1_000);
-        w.write_file("a/x.txt", b"x", true).unwrap();
-        w.write_file("a-b.txt", b"ab", false).unwrap();
-        w.write_file("same.txt", b"s", false).unwrap();
-        w.write_file("d/sub/deep.txt", b"d", true).unwrap();
-        let mut h = FsHost::new(w.vfs().clone(), WriteQuota::default());
-        h.rm("a", true, false).unwrap();
-        h.write("a", b"now a file", W).unwrap();
-        h.rm("a-b.txt", false, false).unwrap();
-        h.write("same.txt", b"s", W).unwrap();
-        h.rm("d", true, false).unwrap();
-        h.mkdir("n/m", true).unwrap();
-        h.write("n/m/f.txt", b"f", W).unwrap();
-        let ops = h.changes();
+        w.write_file("ro/a.txt", b"a", true).unwrap();
+        w.set_access(Access::new(Policy));
+        let mut h = FsHost::new(w.stage(WriteQuota::default()));
+        assert_eq!(h.read("ro/a.txt").unwrap(), b"a");
+        assert!(h.exists("ro/a.txt"));
+        let e = h.write("ro/b.txt", b"b", W).unwrap_err();
+        assert_eq!(e.code, "EACCES");
         assert_eq!(
-            ops,
-            vec![
-                StagedOp::Delete { path: "a".into() },
-                StagedOp::Delete {
-                    path: "a-b.txt".into()
-                },
-                StagedOp::Delete { path: "d".into() },
-                StagedOp::Write {
-                    path: "a".into(),
-                    data: b"now a file".to_vec()
-                },
-                StagedOp::Mkdir { path: "n".into() },
-                StagedOp::Mkdir { path: "n/m".into() },
-                StagedOp::Write {
-                    path: "n/m/f.txt".into(),
-                    data: b"f".to_vec()
-                },
-            ]
+            e.message,
+            "EACCES: permission denied, open 'ro/b.txt' (~/ro/b.txt is off limits)"
         );
-        w.apply_overlay(&ops, "exec").unwrap();
-        assert_eq!(w.vfs(), h.view());
+        assert_eq!(code(h.rm("ro", true, false)), "EACCES");
+        assert_eq!(code(h.rename("ro/a.txt", "b.txt")), "EACCES");
+        h.copy_file("ro/a.txt", "b.txt", false).unwrap();
+        assert_eq!(h.changes().len(), 1);
     }
 }

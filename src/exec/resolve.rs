@@ -4,10 +4,11 @@
 //! relative specifiers (`./x`, `../x`) that stay inside the workspace and name a `.js`, `.mjs`,
 //! `.ts` or `.mts` file. Extension-less specifiers try `.ts`, `.js`, `.mjs`, `/index.ts`,
 //! `/index.js`; a `.js` specifier also finds the `.ts` file of the same name (the TypeScript
-//! ESM convention). Everything else is refused with a message that names the specifier.
+//! ESM convention). Everything else is refused with a message that names the specifier. Paths
+//! go through the run's access rules like every other read.
 
 use crate::workspace::path::{self as wpath, display};
-use crate::workspace::{EntryKind, Vfs};
+use crate::workspace::{AccessOp, Overlay, Presence, Refused};
 
 /// Module names of the shims, as the loader sees them.
 pub const SHIM_FS: &str = "node:fs";
@@ -121,8 +122,8 @@ fn shown_importer(base: &str) -> String {
     }
 }
 
-fn is_file(view: &Vfs, p: &str) -> bool {
-    !p.is_empty() && view.stat(p).is_ok_and(|s| s.kind == EntryKind::File)
+fn is_file(view: &Overlay, p: &str) -> bool {
+    view.presence(p) == Presence::File
 }
 
 fn has_module_extension(p: &str) -> bool {
@@ -135,97 +136,32 @@ fn has_module_extension(p: &str) -> bool {
 
 /// Resolves `specifier` imported by the module `base` to a module name: a shim name or
 /// `~/path` of an existing workspace file.
-pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusal> {
+pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Refusal> {
     let importer = shown_importer(base);
     if let Some(shim) = shim_name(specifier) {
         return Ok(shim.to_string());
     }
-    if specifier.is_empty() {
-        return Err(refused(specifier, &importer, "the specifier is empty"));
+    let refuse = |why: String| refused(specifier, &importer, why);
+    if let Some(why) = not_importable(specifier) {
+        return Err(refuse(why));
     }
-    if specifier.contains('\0') || specifier.contains('\\') {
-        return Err(refused(
-            specifier,
-            &importer,
-            "module paths use '/' and cannot hold backslashes or NUL characters",
-        ));
+    let joined = wpath::join(&base_dir(base), specifier);
+    let target = view.resolve(AccessOp::Read, &joined).map_err(|r| {
+        refuse(match r.why {
+            Refused::Malformed => "the path leaves the workspace (or is too long)".into(),
+            Refused::Hidden => "that folder is reserved for workspace history".into(),
+            Refused::Denied => r.error.message,
+        })
+    })?;
+    if !has_module_extension(&target) && is_file(view, &target) {
+        return Err(refuse(format!(
+            "{} is not a module; only .js, .mjs, .ts and .mts files can be imported",
+            display(&target)
+        )));
     }
-    let relative = specifier == "."
-        || specifier == ".."
-        || specifier.starts_with("./")
-        || specifier.starts_with("../");
-    if !relative {
-        let why = if let Some(name) = specifier.strip_prefix("node:") {
-            format!("'{name}' is not available in this sandbox; {AVAILABLE}")
-        } else if NODE_BUILTINS.contains(&specifier.split('/').next().unwrap_or("")) {
-            format!("'{specifier}' is a Node.js built-in module that this sandbox does not provide; {AVAILABLE}")
-        } else if specifier.starts_with('/') || specifier.starts_with('~') {
-            format!(
-                "absolute paths cannot be imported; write a path relative to the importing file, like './{}'",
-                specifier.trim_start_matches(['~', '/'])
-            )
-        } else if has_url_scheme(specifier) {
-            format!("URL imports are not allowed; {AVAILABLE}")
-        } else {
-            format!("packages cannot be installed or imported here; {AVAILABLE}")
-        };
-        return Err(refused(specifier, &importer, why));
-    }
-    let dir = base_dir(base);
-    let joined = if dir.is_empty() {
-        specifier.to_string()
-    } else {
-        format!("{dir}/{specifier}")
-    };
-    let target = match wpath::normalize_any(&joined) {
-        Ok(p) => p,
-        Err(_) => {
-            return Err(refused(
-                specifier,
-                &importer,
-                "the path leaves the workspace (or is too long)",
-            ))
-        }
-    };
-    if wpath::is_hidden(&target) {
-        return Err(refused(
-            specifier,
-            &importer,
-            "that folder is reserved for workspace history",
-        ));
-    }
-    let mut candidates: Vec<String> = Vec::new();
-    if has_module_extension(&target) {
-        candidates.push(target.clone());
-        if let Some(stem) = target.strip_suffix(".js") {
-            candidates.push(format!("{stem}.ts"));
-        } else if let Some(stem) = target.strip_suffix(".mjs") {
-            candidates.push(format!("{stem}.mts"));
-        }
-    } else if is_file(view, &target) {
-        return Err(refused(
-            specifier,
-            &importer,
-            format!(
-                "{} is not a module; only .js, .mjs, .ts and .mts files can be imported",
-                display(&target)
-            ),
-        ));
-    } else {
-        for ext in ["ts", "js", "mjs"] {
-            if !target.is_empty() {
-                candidates.push(format!("{target}.{ext}"));
-            }
-        }
-        for index in ["index.ts", "index.js"] {
-            candidates.push(if target.is_empty() {
-                index.to_string()
-            } else {
-                format!("{target}/{index}")
-            });
-        }
-    }
-    if let Some(found) = candidates.iter().find(|c| is_file(view, c)) {
+    let candidates = candidates(&target);
+    let allowed = |c: &&String| view.access().allows(AccessOp::Read, c);
+    if let Some(found) = candidates.iter().filter(allowed).find(|c| is_file(view, c)) {
         return Ok(display(found));
     }
     let tried: Vec<String> = candidates.iter().map(|c| display(c)).collect();
@@ -236,6 +172,58 @@ pub fn resolve(view: &Vfs, base: &str, specifier: &str) -> Result<String, Refusa
             tried.join(", ")
         ),
     })
+}
+
+/// Why `specifier` cannot name a workspace module, if it cannot: only relative paths can.
+fn not_importable(specifier: &str) -> Option<String> {
+    if specifier.is_empty() {
+        return Some("the specifier is empty".into());
+    }
+    if specifier.contains('\0') || specifier.contains('\\') {
+        return Some("module paths use '/' and cannot hold backslashes or NUL characters".into());
+    }
+    let relative = specifier == "."
+        || specifier == ".."
+        || specifier.starts_with("./")
+        || specifier.starts_with("../");
+    if relative {
+        return None;
+    }
+    Some(if let Some(name) = specifier.strip_prefix("node:") {
+        format!("'{name}' is not available in this sandbox; {AVAILABLE}")
+    } else if NODE_BUILTINS.contains(&specifier.split('/').next().unwrap_or("")) {
+        format!("'{specifier}' is a Node.js built-in module that this sandbox does not provide; {AVAILABLE}")
+    } else if specifier.starts_with('/') || specifier.starts_with('~') {
+        format!(
+            "absolute paths cannot be imported; write a path relative to the importing file, like './{}'",
+            specifier.trim_start_matches(['~', '/'])
+        )
+    } else if has_url_scheme(specifier) {
+        format!("URL imports are not allowed; {AVAILABLE}")
+    } else {
+        format!("packages cannot be installed or imported here; {AVAILABLE}")
+    })
+}
+
+/// The files an import of `target` may name, in the order they are tried: the file itself
+/// (and for `.js`/`.mjs` the TypeScript file of the same name), or without an extension
+/// `target.ts`, `.js`, `.mjs`, then `target/index.ts`, `target/index.js`.
+fn candidates(target: &str) -> Vec<String> {
+    if has_module_extension(target) {
+        let mut found = vec![target.to_string()];
+        if let Some(stem) = target.strip_suffix(".js") {
+            found.push(format!("{stem}.ts"));
+        } else if let Some(stem) = target.strip_suffix(".mjs") {
+            found.push(format!("{stem}.mts"));
+        }
+        return found;
+    }
+    let mut found: Vec<String> = Vec::new();
+    if !target.is_empty() {
+        found.extend(["ts", "js", "mjs"].map(|ext| format!("{target}.{ext}")));
+    }
+    found.extend(["index.ts", "index.js"].map(|index| wpath::join(target, index)));
+    found
 }
 
 fn has_url_scheme(s: &str) -> bool {
@@ -253,9 +241,9 @@ fn has_url_scheme(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::Workspace;
+    use crate::workspace::{Workspace, WriteQuota};
 
-    fn view() -> Vfs {
+    fn view() -> Overlay {
         let mut w = Workspace::new();
         for (p, body) in [
             ("main.ts", ""),
@@ -268,7 +256,7 @@ mod tests {
         ] {
             w.write_file(p, body.as_bytes(), true).unwrap();
         }
-        w.vfs().clone()
+        w.stage(WriteQuota::default())
     }
 
     fn ok(base: &str, spec: &str) -> String {

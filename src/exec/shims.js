@@ -155,21 +155,6 @@
     isDirectory() {
       return (this.mode & S_IFMT) === S_IFDIR;
     }
-    isSymbolicLink() {
-      return false;
-    }
-    isFIFO() {
-      return false;
-    }
-    isSocket() {
-      return false;
-    }
-    isBlockDevice() {
-      return false;
-    }
-    isCharacterDevice() {
-      return false;
-    }
   }
 
   class Dirent {
@@ -186,20 +171,14 @@
     isDirectory() {
       return this.#dir;
     }
-    isSymbolicLink() {
-      return false;
-    }
-    isFIFO() {
-      return false;
-    }
-    isSocket() {
-      return false;
-    }
-    isBlockDevice() {
-      return false;
-    }
-    isCharacterDevice() {
-      return false;
+  }
+
+  // Only files and folders exist here: never a link, a pipe, a socket or a device.
+  const neverSpecial = ['isSymbolicLink', 'isFIFO', 'isSocket', 'isBlockDevice', 'isCharacterDevice'];
+  for (const Kind of [Stats, Dirent]) {
+    for (const name of neverSpecial) {
+      const method = { [name]() { return false; } }[name];
+      define(Kind.prototype, name, { value: method, writable: true, enumerable: false, configurable: true });
     }
   }
 

@@ -1,6 +1,12 @@
 //! Exec behaviour tests.
 
+use std::sync::{Arc, Mutex};
+
 use super::*;
+use crate::engine::errors::{ErrorCode, ErrorInfo};
+use crate::engine::limits::CancelToken;
+use crate::engine::run::{execute, Mode, RunRequest};
+use crate::workspace::{StagedOp, Workspace, WriteQuota, WsCode};
 
 fn workspace(files: &[(&str, &str)]) -> Workspace {
     let mut w = Workspace::new();
@@ -12,7 +18,7 @@ fn workspace(files: &[(&str, &str)]) -> Workspace {
 }
 
 fn exec_req(w: &Workspace, req: &ExecRequest) -> ExecOutcome {
-    run_exec(req, w.vfs().clone(), &CancelToken::new())
+    run_exec(req, w.stage(req.quota), &CancelToken::new())
 }
 
 fn exec_in(w: &Workspace, entry: &str) -> ExecOutcome {
@@ -561,4 +567,75 @@ fn run_mode_gets_fs_and_path() {
     let o = execute(&req, &CancelToken::new());
     assert!(!o.ok);
     assert_eq!(lock_workspace(&ws).to_zip(), before);
+}
+
+#[test]
+fn settling_applies_changes_once_and_reports_commit_errors() {
+    let files = [(
+        "main.js",
+        "import fs from 'fs';\nfs.mkdirSync('out');\nfs.writeFileSync('out/new.txt', 'n');\n",
+    )];
+    let shared: SharedWorkspace = Arc::new(Mutex::new(workspace(&files)));
+    let snapshot = lock_workspace(&shared).stage(WriteQuota::default());
+    let o = run_exec(
+        &ExecRequest::new("main.js"),
+        snapshot.clone(),
+        &CancelToken::new(),
+    );
+    assert!(o.ok && o.history_id.is_none(), "{o:#?}");
+    let settled = o.settle(&shared);
+    assert!(settled.ok);
+    assert_eq!(settled.history_id, Some(Some(2)));
+    assert!(settled.changes.is_none());
+    assert_eq!(
+        lock_workspace(&shared).read_file("out/new.txt").unwrap(),
+        b"n"
+    );
+
+    // A run that changed nothing settles with no history entry.
+    let mut req = ExecRequest::new("main.js");
+    req.commit = CommitPolicy::Never;
+    let o = run_exec(&req, snapshot.clone(), &CancelToken::new()).settle(&shared);
+    assert_eq!((o.ok, o.history_id), (true, None));
+
+    // The host replaced the folder with a file meanwhile: nothing lands, the run fails.
+    let o = run_exec(&ExecRequest::new("main.js"), snapshot, &CancelToken::new());
+    {
+        let mut ws = lock_workspace(&shared);
+        ws.delete("out", true).unwrap();
+        ws.write_file("out", b"a file", false).unwrap();
+    }
+    let before = lock_workspace(&shared).to_zip();
+    let o = o.settle(&shared);
+    assert_eq!((o.ok, o.exit_code, o.history_id), (false, 1, None));
+    let e = error_of(&o);
+    assert_eq!(e.name, "CommitError");
+    assert!(e.message.contains("none were"), "{}", e.message);
+    assert_eq!(lock_workspace(&shared).to_zip(), before);
+}
+
+#[test]
+fn request_rules() {
+    assert!(ExecRequest::check_argv_len(MAX_EXEC_ITEMS).is_ok());
+    let e = ExecRequest::check_argv_len(MAX_EXEC_ITEMS + 1).unwrap_err();
+    assert_eq!(e.code, WsCode::InvalidInput);
+    assert_eq!(
+        e.message,
+        "options.argv has 10001 entries; the limit is 10000"
+    );
+    let e = ExecRequest::check_env_len(MAX_EXEC_ITEMS + 1).unwrap_err();
+    assert_eq!(
+        e.message,
+        "options.env has 10001 variables; the limit is 10000"
+    );
+    assert_eq!(
+        CommitPolicy::from_name("on-success"),
+        Some(CommitPolicy::OnSuccess)
+    );
+    assert_eq!(
+        CommitPolicy::from_name("always"),
+        Some(CommitPolicy::Always)
+    );
+    assert_eq!(CommitPolicy::from_name("never"), Some(CommitPolicy::Never));
+    assert_eq!(CommitPolicy::from_name("sometimes"), None);
 }

@@ -1,46 +1,86 @@
-//! Error type shared by every workspace operation.
+//! Errors of workspace operations.
 //!
-//! Each error carries a stable, machine-readable `code` (one of the constants in
-//! [`code`]) and a human-readable `message` written for the person or model that
-//! has to fix the call.
+//! Each error carries a stable, machine-readable [`WsCode`] and a human-readable `message`
+//! written for the person or model that has to fix the call. The codes are the whole error
+//! vocabulary of the workspace as JavaScript sees it (`err.code` of a `ZipWorkspace` error).
 
 use std::fmt;
 
-/// Stable error codes. Callers match on these strings; they never change meaning.
-pub mod code {
+/// Stable error codes. Callers match on them; their strings ([`WsCode::as_str`]) never change
+/// meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WsCode {
+    /// An argument has the wrong type or is out of range (thrown as a `TypeError`).
+    InvalidInput,
     /// The path escapes the root, holds a NUL byte, a backslash, a drive letter, is too
     /// long or too deep, or names the hidden history area.
-    pub const PATH_INVALID: &str = "PATH_INVALID";
+    PathInvalid,
     /// Nothing exists at the path.
-    pub const NOT_FOUND: &str = "NOT_FOUND";
+    NotFound,
     /// Something already exists at the path.
-    pub const EXISTS: &str = "EXISTS";
+    Exists,
     /// A directory was required but a file was found (also for a file used as a parent).
-    pub const NOT_A_DIRECTORY: &str = "NOT_A_DIRECTORY";
+    NotADirectory,
     /// A file was required but a directory was found.
-    pub const IS_A_DIRECTORY: &str = "IS_A_DIRECTORY";
+    IsADirectory,
     /// A non-recursive delete of a directory that still has entries.
-    pub const NOT_EMPTY: &str = "NOT_EMPTY";
+    NotEmpty,
     /// The archive is malformed, truncated, encrypted, uses an unsupported method, or
     /// holds entries that cannot be imported safely (symlinks, unsafe or colliding names).
-    pub const ZIP_INVALID: &str = "ZIP_INVALID";
+    ZipInvalid,
     /// The archive exceeds an import limit (entry count, sizes, ratio, path length or depth).
-    pub const ZIP_LIMIT: &str = "ZIP_LIMIT";
+    ZipLimit,
     /// A line patch expected different text than the file holds.
-    pub const CONFLICT: &str = "CONFLICT";
+    Conflict,
     /// A line range is outside the file or malformed.
-    pub const RANGE: &str = "RANGE";
+    Range,
     /// The write would exceed the workspace quota.
-    pub const QUOTA: &str = "QUOTA";
+    Quota,
     /// A history operation cannot be carried out (unknown id, nothing to undo, compacted).
-    pub const HISTORY: &str = "HISTORY";
+    History,
+    /// A file read as text is not valid UTF-8.
+    NotText,
+    /// The host file system failed (opening or saving an archive).
+    Io,
+    /// A failure of quickrealm itself (should not happen).
+    Internal,
+}
+
+impl WsCode {
+    /// The code as JavaScript sees it: `"NOT_FOUND"`, `"PATH_INVALID"`, ...
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WsCode::InvalidInput => "INVALID_INPUT",
+            WsCode::PathInvalid => "PATH_INVALID",
+            WsCode::NotFound => "NOT_FOUND",
+            WsCode::Exists => "EXISTS",
+            WsCode::NotADirectory => "NOT_A_DIRECTORY",
+            WsCode::IsADirectory => "IS_A_DIRECTORY",
+            WsCode::NotEmpty => "NOT_EMPTY",
+            WsCode::ZipInvalid => "ZIP_INVALID",
+            WsCode::ZipLimit => "ZIP_LIMIT",
+            WsCode::Conflict => "CONFLICT",
+            WsCode::Range => "RANGE",
+            WsCode::Quota => "QUOTA",
+            WsCode::History => "HISTORY",
+            WsCode::NotText => "NOT_TEXT",
+            WsCode::Io => "IO",
+            WsCode::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for WsCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// An error from a workspace operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsError {
-    /// One of the constants in [`code`].
-    pub code: &'static str,
+    /// What kind of failure this is.
+    pub code: WsCode,
     /// What went wrong, phrased so the caller can fix it.
     pub message: String,
 }
@@ -50,59 +90,75 @@ pub type WsResult<T> = Result<T, WsError>;
 
 impl WsError {
     /// Builds an error from a code and a message.
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: WsCode, message: impl Into<String>) -> Self {
         WsError {
             code,
             message: message.into(),
         }
     }
 
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        Self::new(WsCode::InvalidInput, message)
+    }
+
     pub(crate) fn path_invalid(message: impl Into<String>) -> Self {
-        Self::new(code::PATH_INVALID, message)
+        Self::new(WsCode::PathInvalid, message)
     }
 
     pub(crate) fn not_found(message: impl Into<String>) -> Self {
-        Self::new(code::NOT_FOUND, message)
+        Self::new(WsCode::NotFound, message)
     }
 
     pub(crate) fn exists(message: impl Into<String>) -> Self {
-        Self::new(code::EXISTS, message)
+        Self::new(WsCode::Exists, message)
     }
 
     pub(crate) fn not_a_directory(message: impl Into<String>) -> Self {
-        Self::new(code::NOT_A_DIRECTORY, message)
+        Self::new(WsCode::NotADirectory, message)
     }
 
     pub(crate) fn is_a_directory(message: impl Into<String>) -> Self {
-        Self::new(code::IS_A_DIRECTORY, message)
+        Self::new(WsCode::IsADirectory, message)
     }
 
     pub(crate) fn not_empty(message: impl Into<String>) -> Self {
-        Self::new(code::NOT_EMPTY, message)
+        Self::new(WsCode::NotEmpty, message)
     }
 
     pub(crate) fn zip_invalid(message: impl Into<String>) -> Self {
-        Self::new(code::ZIP_INVALID, message)
+        Self::new(WsCode::ZipInvalid, message)
     }
 
     pub(crate) fn zip_limit(message: impl Into<String>) -> Self {
-        Self::new(code::ZIP_LIMIT, message)
+        Self::new(WsCode::ZipLimit, message)
     }
 
     pub(crate) fn conflict(message: impl Into<String>) -> Self {
-        Self::new(code::CONFLICT, message)
+        Self::new(WsCode::Conflict, message)
     }
 
     pub(crate) fn range(message: impl Into<String>) -> Self {
-        Self::new(code::RANGE, message)
+        Self::new(WsCode::Range, message)
     }
 
     pub(crate) fn quota(message: impl Into<String>) -> Self {
-        Self::new(code::QUOTA, message)
+        Self::new(WsCode::Quota, message)
     }
 
     pub(crate) fn history(message: impl Into<String>) -> Self {
-        Self::new(code::HISTORY, message)
+        Self::new(WsCode::History, message)
+    }
+
+    pub(crate) fn not_text(message: impl Into<String>) -> Self {
+        Self::new(WsCode::NotText, message)
+    }
+
+    pub(crate) fn io(message: impl Into<String>) -> Self {
+        Self::new(WsCode::Io, message)
+    }
+
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::new(WsCode::Internal, message)
     }
 }
 
@@ -120,7 +176,7 @@ mod tests {
 
     #[test]
     fn display_shows_code_and_message() {
-        let e = WsError::new(code::NOT_FOUND, "~/a.txt does not exist");
+        let e = WsError::new(WsCode::NotFound, "~/a.txt does not exist");
         assert_eq!(e.to_string(), "NOT_FOUND: ~/a.txt does not exist");
         let boxed: Box<dyn std::error::Error> = Box::new(e.clone());
         assert_eq!(boxed.to_string(), e.to_string());
@@ -128,17 +184,27 @@ mod tests {
 
     #[test]
     fn helpers_use_their_codes() {
-        assert_eq!(WsError::path_invalid("x").code, "PATH_INVALID");
-        assert_eq!(WsError::not_found("x").code, "NOT_FOUND");
-        assert_eq!(WsError::exists("x").code, "EXISTS");
-        assert_eq!(WsError::not_a_directory("x").code, "NOT_A_DIRECTORY");
-        assert_eq!(WsError::is_a_directory("x").code, "IS_A_DIRECTORY");
-        assert_eq!(WsError::not_empty("x").code, "NOT_EMPTY");
-        assert_eq!(WsError::zip_invalid("x").code, "ZIP_INVALID");
-        assert_eq!(WsError::zip_limit("x").code, "ZIP_LIMIT");
-        assert_eq!(WsError::conflict("x").code, "CONFLICT");
-        assert_eq!(WsError::range("x").code, "RANGE");
-        assert_eq!(WsError::quota("x").code, "QUOTA");
-        assert_eq!(WsError::history("x").code, "HISTORY");
+        let cases = [
+            (WsError::invalid_input("x"), "INVALID_INPUT"),
+            (WsError::path_invalid("x"), "PATH_INVALID"),
+            (WsError::not_found("x"), "NOT_FOUND"),
+            (WsError::exists("x"), "EXISTS"),
+            (WsError::not_a_directory("x"), "NOT_A_DIRECTORY"),
+            (WsError::is_a_directory("x"), "IS_A_DIRECTORY"),
+            (WsError::not_empty("x"), "NOT_EMPTY"),
+            (WsError::zip_invalid("x"), "ZIP_INVALID"),
+            (WsError::zip_limit("x"), "ZIP_LIMIT"),
+            (WsError::conflict("x"), "CONFLICT"),
+            (WsError::range("x"), "RANGE"),
+            (WsError::quota("x"), "QUOTA"),
+            (WsError::history("x"), "HISTORY"),
+            (WsError::not_text("x"), "NOT_TEXT"),
+            (WsError::io("x"), "IO"),
+            (WsError::internal("x"), "INTERNAL"),
+        ];
+        for (e, code) in cases {
+            assert_eq!(e.code.as_str(), code);
+            assert_eq!(e.code.to_string(), code);
+        }
     }
 }

@@ -20,8 +20,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::access;
 use super::error::{WsError, WsResult};
-use super::path::{self, display};
+use super::path::display;
 use super::text;
 use super::vfs::{Content, Vfs};
 
@@ -167,6 +168,23 @@ fn apply(vfs: &mut Vfs, record: &Record, direction: Direction) -> WsResult<()> {
     Ok(())
 }
 
+/// Applies `records`, in order and in `direction`, to a copy of `vfs`, which replaces `vfs`
+/// only if every one of them applied. Returns their ids.
+fn replay<'a>(
+    vfs: &mut Vfs,
+    records: impl Iterator<Item = &'a Record>,
+    direction: Direction,
+) -> WsResult<Vec<u64>> {
+    let mut work = vfs.clone();
+    let mut ids = Vec::new();
+    for record in records {
+        apply(&mut work, record, direction)?;
+        ids.push(record.id);
+    }
+    *vfs = work;
+    Ok(ids)
+}
+
 /// The recorded history of a workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryState {
@@ -200,23 +218,14 @@ impl HistoryState {
         }
     }
 
-    /// The configuration in force.
-    pub fn config(&self) -> HistoryConfig {
-        self.config
-    }
-
     /// Changes the configuration and compacts to fit it.
     pub fn set_config(&mut self, config: HistoryConfig) {
         self.config = config;
         self.compact();
     }
 
-    /// Number of applied entries kept.
-    pub fn len(&self) -> usize {
-        self.done.len()
-    }
-
     /// Whether no applied entry is kept.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.done.is_empty()
     }
@@ -231,11 +240,13 @@ impl HistoryState {
     }
 
     /// How many entries can be redone now.
+    #[cfg(test)]
     pub fn redo_depth(&self) -> usize {
         self.redo.len()
     }
 
     /// Id of the newest applied entry.
+    #[cfg(test)]
     pub fn last_id(&self) -> Option<u64> {
         self.done.back().map(|r| r.id)
     }
@@ -296,11 +307,6 @@ impl HistoryState {
         self.done.iter().rev().take(n).map(Record::entry).collect()
     }
 
-    /// Entries that were undone and can be redone, next to redo first.
-    pub fn redo_entries(&self) -> Vec<HistoryEntry> {
-        self.redo.iter().rev().map(Record::entry).collect()
-    }
-
     fn find(&self, id: u64) -> WsResult<&Record> {
         self.done
             .iter()
@@ -353,13 +359,7 @@ impl HistoryState {
                 )),
             });
         }
-        let mut work = vfs.clone();
-        let mut ids = Vec::with_capacity(count);
-        for record in self.done.iter().rev().take(count) {
-            apply(&mut work, record, Direction::Back)?;
-            ids.push(record.id);
-        }
-        *vfs = work;
+        let ids = replay(vfs, self.done.iter().rev().take(count), Direction::Back)?;
         for _ in 0..count {
             if let Some(record) = self.done.pop_back() {
                 self.redo.push(record);
@@ -379,13 +379,7 @@ impl HistoryState {
         if count == 0 {
             return Err(WsError::history("nothing to redo"));
         }
-        let mut work = vfs.clone();
-        let mut ids = Vec::with_capacity(count);
-        for record in self.redo.iter().rev().take(count) {
-            apply(&mut work, record, Direction::Forward)?;
-            ids.push(record.id);
-        }
-        *vfs = work;
+        let ids = replay(vfs, self.redo.iter().rev().take(count), Direction::Forward)?;
         for _ in 0..count {
             if let Some(record) = self.redo.pop() {
                 self.done.push_back(record);
@@ -701,7 +695,7 @@ impl Loader<'_> {
 
     fn record(&mut self, r: &RecordDto) -> WsResult<Record> {
         let check_path = |p: &str| -> WsResult<()> {
-            match path::normalize(p) {
+            match access::normalize(p) {
                 Ok(n) if n == p && !n.is_empty() => Ok(()),
                 _ => Err(invalid_log(format!(
                     "entry #{} names an invalid path {p:?}",
@@ -751,6 +745,7 @@ impl Loader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn file(s: &str) -> Option<Content> {
         Some(Content::File(Arc::from(s.as_bytes())))
@@ -819,10 +814,10 @@ mod tests {
         assert_eq!(text(&v, "a"), "2");
         assert_eq!(h.redo(&mut v, 5)?, vec![3]);
         assert_eq!(text(&v, "b"), "3");
-        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.undo(&mut v, 10)?, vec![3, 2, 1]);
         assert!(!v.exists("a"));
-        assert_eq!(h.undo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.undo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.undo(&mut v, 0)?, Vec::<u64>::new());
         Ok(())
     }
@@ -836,7 +831,7 @@ mod tests {
         h.undo(&mut v, 1)?;
         write(&mut h, &mut v, "c", "x");
         assert_eq!(h.redo_depth(), 0);
-        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.redo(&mut v, 1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(h.last_id(), Some(3));
         Ok(())
     }
@@ -848,7 +843,7 @@ mod tests {
         write(&mut h, &mut v, "a", "1");
         v.set_content("a", file("tampered"));
         let e = h.undo(&mut v, 1).map_err(|e| e.code);
-        assert_eq!(e, Err("HISTORY"));
+        assert_eq!(e, Err(WsCode::History));
         assert_eq!(text(&v, "a"), "tampered");
         assert_eq!(h.undo_depth(), 1);
         Ok(())
@@ -877,9 +872,9 @@ mod tests {
         assert_eq!(h.undo(&mut v, 10)?, vec![7, 6, 5]);
         assert_eq!(text(&v, "a"), "3");
         let err = h.undo(&mut v, 1).map_err(|e| e.code);
-        assert_eq!(err, Err("HISTORY"));
-        assert_eq!(h.diff(4).map_err(|e| e.code), Err("HISTORY"));
-        assert_eq!(h.diff(1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(err, Err(WsCode::History));
+        assert_eq!(h.diff(4).map_err(|e| e.code), Err(WsCode::History));
+        assert_eq!(h.diff(1).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -969,7 +964,7 @@ mod tests {
             "{d}"
         );
         assert!(d.contains("deleted directory ~/old\n"), "{d}");
-        assert_eq!(h.diff(99).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(h.diff(99).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -998,7 +993,10 @@ mod tests {
         assert_eq!(text(&v, "a"), "2");
         assert_eq!(text(&v, "b"), "x");
         assert_eq!(h.redo_depth(), 0);
-        assert_eq!(h.restore(&mut v, 77, 8).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(
+            h.restore(&mut v, 77, 8).map_err(|e| e.code),
+            Err(WsCode::History)
+        );
         Ok(())
     }
 
@@ -1015,7 +1013,10 @@ mod tests {
         write(&mut h, &mut v, "a", "2");
         write(&mut h, &mut v, "a", "3");
         // Entry 2 is compacted: entry 1's state cannot be rebuilt.
-        assert_eq!(h.restore(&mut v, 1, 0).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(
+            h.restore(&mut v, 1, 0).map_err(|e| e.code),
+            Err(WsCode::History)
+        );
         assert_eq!(text(&v, "a"), "3");
         // Entry 2's state only needs entry 3, which is kept.
         assert!(h.restore(&mut v, 2, 0).is_ok());
@@ -1088,7 +1089,7 @@ mod tests {
         for (label, files) in &cases {
             match HistoryState::from_files(files) {
                 Ok(_) => panic!("{label}: should be refused"),
-                Err(e) => assert_eq!(e.code, "ZIP_INVALID", "{label}: {e}"),
+                Err(e) => assert_eq!(e.code, WsCode::ZipInvalid, "{label}: {e}"),
             }
         }
     }

@@ -1,31 +1,51 @@
 //! The workspace: an in-memory tree of files and folders with a recorded history, imported
 //! from and exported to zip archives.
 //!
-//! - [`path`]: path rules (`~/x`, `/x` and `x` are the same; no escapes; `.time` is hidden).
-//! - [`vfs`]: the tree itself ([`Vfs`]).
-//! - [`text`]: line reading and patching, literal search, text diffs.
-//! - [`history`]: undo, redo, restore and diffs ([`HistoryState`]).
-//! - [`zipio`]: hardened import and deterministic export.
+//! The facade, which napi, exec and sessions use, is [`Workspace`] with the types its methods
+//! take and give (re-exported below), the staged [`Overlay`] with its [`WriteQuota`], the path
+//! rules ([`Access`], [`AccessRules`]), the error vocabulary ([`WsError`], [`WsCode`]) and
+//! [`bounds`], the whole numbers the API accepts and its defaults.
+//!
+//! Inside, one file per job (crate-internal):
+//! - `access`: the one place where paths are checked: normalization (`~/x`, `/x` and `x` are
+//!   the same; no escapes; `.time` is hidden) and the pluggable read/write rules.
+//! - `path`: helpers for normalized paths.
+//! - `vfs`: the tree itself ([`Vfs`]).
+//! - `overlay`: changes staged over a snapshot of the tree, with a write quota.
+//! - `text`: line reading and patching, literal search, text diffs.
+//! - `history`: undo, redo, restore and diffs.
+//! - `zipio`: hardened import and deterministic export.
+//! - `archive_file`: archives on the host file system (capped reads, atomic saves).
+//! - `error`: the error type and its codes.
 //!
 //! [`Workspace`] ties the tree and its history together: every mutating call records one
-//! history entry.
+//! history entry and returns its id. Every path it is given goes through its [`Access`].
 
-pub mod error;
-pub mod history;
-pub mod path;
-pub mod text;
-pub mod vfs;
-pub mod zipio;
+pub(crate) mod access;
+pub(crate) mod archive_file;
+pub mod bounds;
+pub(crate) mod error;
+pub(crate) mod history;
+pub(crate) mod overlay;
+pub(crate) mod path;
+pub(crate) mod text;
+pub(crate) mod vfs;
+pub(crate) mod zipio;
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
-pub use error::{code, WsError, WsResult};
-pub use history::{Change, HistoryConfig, HistoryEntry, HistoryState};
-pub use text::{LineSlice, PatchOutcome, SearchMatch, SearchResult};
-pub use vfs::{system_clock, Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
-pub use zipio::{from_zip, to_zip, ZipLimits};
+pub use access::{Access, AccessOp, AccessRules, AllowVisible, Refusal, Refused};
+pub use error::{WsCode, WsError, WsResult};
+pub use history::{HistoryConfig, HistoryEntry};
+pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
+pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
+pub use vfs::{Clock, Entry, EntryKind, Quota, Stat, Vfs};
+pub use zipio::ZipLimits;
 
+use history::{Change, HistoryState};
 use path::display;
+use vfs::Content;
 
 /// One staged operation of a batch applied by [`Workspace::apply_overlay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,11 +77,13 @@ pub struct Snapshot {
 }
 
 /// A tree of files with its history. Reads go straight to the tree; every successful
-/// mutation that changes something records one history entry.
+/// mutation that changes something records one history entry. Paths follow the workspace's
+/// [`Access`] rules.
 #[derive(Debug, Clone, Default)]
 pub struct Workspace {
     vfs: Vfs,
     history: HistoryState,
+    access: Access,
 }
 
 impl Workspace {
@@ -71,19 +93,18 @@ impl Workspace {
     }
 
     /// A workspace from an existing tree and history.
-    pub fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
-        Workspace { vfs, history }
-    }
-
-    /// Splits the workspace into its tree and history.
-    pub fn into_parts(self) -> (Vfs, HistoryState) {
-        (self.vfs, self.history)
+    pub(crate) fn from_parts(vfs: Vfs, history: HistoryState) -> Self {
+        Workspace {
+            vfs,
+            history,
+            access: Access::default(),
+        }
     }
 
     /// Imports a workspace (and its history) from a zip archive.
     pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<Self> {
         let (vfs, history) = zipio::from_zip(bytes, limits)?;
-        Ok(Workspace { vfs, history })
+        Ok(Workspace::from_parts(vfs, history))
     }
 
     /// Exports the workspace and its history as a zip archive (deterministic bytes).
@@ -91,14 +112,21 @@ impl Workspace {
         zipio::to_zip(&self.vfs, &self.history)
     }
 
+    /// Reads a zip archive from the host file system (see [`archive_file::read_archive`]) and
+    /// imports it.
+    pub fn open(host_path: &Path, limits: &ZipLimits) -> WsResult<Self> {
+        let bytes = archive_file::read_archive(host_path, limits)?;
+        Self::from_zip(&bytes, limits)
+    }
+
+    /// Writes [`Workspace::to_zip`] to the host file system atomically.
+    pub fn save(&self, host_path: &Path) -> WsResult<()> {
+        archive_file::write_atomically(host_path, &self.to_zip())
+    }
+
     /// The tree, read-only. Mutations go through the workspace so they are recorded.
     pub fn vfs(&self) -> &Vfs {
         &self.vfs
-    }
-
-    /// The history, read-only.
-    pub fn history_state(&self) -> &HistoryState {
-        &self.history
     }
 
     /// Replaces the clock used for modification and history times.
@@ -116,54 +144,95 @@ impl Workspace {
         self.history.set_config(config);
     }
 
+    /// The path rules in force.
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// Replaces the path rules: every later call, and every overlay staged afterwards, follows
+    /// `access`.
+    pub fn set_access(&mut self, access: Access) {
+        self.access = access;
+    }
+
+    /// A copy-on-write overlay over the tree as it is now, following the workspace's access
+    /// rules, whose staged changes may write up to `quota`. Apply its
+    /// [`Overlay::changes`] with [`Workspace::apply_overlay`].
+    pub fn stage(&self, quota: WriteQuota) -> Overlay {
+        Overlay::new(self.vfs.clone(), self.access.clone(), quota)
+    }
+
+    fn resolve(&self, op: AccessOp, path: &str) -> WsResult<String> {
+        Ok(self.access.resolve(op, path)?)
+    }
+
     // ----- reads -----
 
     /// See [`Vfs::read_file`].
     pub fn read_file(&self, path: &str) -> WsResult<&[u8]> {
-        self.vfs.read_file(path)
+        self.vfs.read_file(&self.resolve(AccessOp::Read, path)?)
+    }
+
+    /// A file's text; `NOT_TEXT` if it is not valid UTF-8.
+    pub fn read_text(&self, path: &str) -> WsResult<String> {
+        let p = self.resolve(AccessOp::Read, path)?;
+        let data = self.vfs.read_file(&p)?;
+        match std::str::from_utf8(data) {
+            Ok(s) => Ok(s.to_string()),
+            Err(e) => Err(WsError::not_text(format!(
+                "{} is not UTF-8 text (invalid byte at offset {}); read it as bytes instead",
+                display(&p),
+                e.valid_up_to()
+            ))),
+        }
     }
 
     /// See [`Vfs::list`].
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        self.vfs.list(path, recursive)
+        self.vfs
+            .list(&self.resolve(AccessOp::Read, path)?, recursive)
     }
 
     /// See [`Vfs::stat`].
     pub fn stat(&self, path: &str) -> WsResult<Stat> {
-        self.vfs.stat(path)
+        self.vfs.stat(&self.resolve(AccessOp::Read, path)?)
     }
 
-    /// See [`Vfs::exists`].
+    /// Whether something exists at `path`. Paths the access rules refuse do not.
     pub fn exists(&self, path: &str) -> bool {
-        self.vfs.exists(path)
+        self.resolve(AccessOp::Read, path)
+            .is_ok_and(|p| self.vfs.exists(&p))
     }
 
     /// See [`Vfs::read_lines`].
     pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
-        self.vfs.read_lines(path, start, end)
+        self.vfs
+            .read_lines(&self.resolve(AccessOp::Read, path)?, start, end)
     }
 
     /// See [`Vfs::search`].
     pub fn search(
         &self,
-        query: &str,
+        query: &Query,
         path_prefix: &str,
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
+        let p = self.resolve(AccessOp::Read, path_prefix)?;
         self.vfs
-            .search(query, path_prefix, context_lines, max_results)
+            .search(query.as_str(), &p, context_lines, max_results)
     }
 
     // ----- recorded mutations -----
 
-    /// Runs `op` on the tree and records the states of `keys` before and after it.
+    /// Runs `op` on the tree and records the states of `keys` before and after it. Returns
+    /// what `op` gave and the id of the history entry recorded (`None` if nothing changed).
     fn recorded<T>(
         &mut self,
         label: String,
         keys: Vec<String>,
         op: impl FnOnce(&mut Vfs) -> WsResult<T>,
-    ) -> WsResult<T> {
+    ) -> WsResult<(T, Option<u64>)> {
         let before: Vec<(String, Option<Content>)> = keys
             .into_iter()
             .map(|k| {
@@ -180,8 +249,8 @@ impl Workspace {
                 before,
             })
             .collect();
-        self.history.record(changes, &label, self.vfs.now());
-        Ok(out)
+        let id = self.history.record(changes, &label, self.vfs.now());
+        Ok((out, id))
     }
 
     /// A path and its parent folders: everything a write or mkdir can change.
@@ -193,34 +262,43 @@ impl Workspace {
     }
 
     /// Creates or replaces a file (see [`Vfs::write_file`]); recorded as `write <path>`.
-    pub fn write_file(&mut self, path: &str, data: &[u8], create_parents: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+    /// Returns the history entry id (`None` if the file already held these bytes).
+    pub fn write_file(
+        &mut self,
+        path: &str,
+        data: &[u8],
+        create_parents: bool,
+    ) -> WsResult<Option<u64>> {
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = Self::with_ancestors(&p);
-        self.recorded(format!("write {}", display(&p)), keys, |v| {
-            v.write_file(&p, data, create_parents)
-        })
+        let label = format!("write {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.write_file(&p, data, create_parents))?;
+        Ok(id)
     }
 
-    /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`.
-    pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+    /// Creates a folder (see [`Vfs::mkdir`]); recorded as `mkdir <path>`. Returns the history
+    /// entry id (`None` if the folder existed).
+    pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = Self::with_ancestors(&p);
-        self.recorded(format!("mkdir {}", display(&p)), keys, |v| {
-            v.mkdir(&p, recursive)
-        })
+        let label = format!("mkdir {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.mkdir(&p, recursive))?;
+        Ok(id)
     }
 
-    /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`.
-    pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+    /// Deletes a file or folder (see [`Vfs::delete`]); recorded as `delete <path>`. Returns
+    /// the history entry id.
+    pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
+        let p = self.resolve(AccessOp::Write, path)?;
         let keys = self.vfs.subtree_keys(&p);
-        self.recorded(format!("delete {}", display(&p)), keys, |v| {
-            v.delete(&p, recursive)
-        })
+        let label = format!("delete {}", display(&p));
+        let ((), id) = self.recorded(label, keys, |v| v.delete(&p, recursive))?;
+        Ok(id)
     }
 
     /// Replaces a range of lines (see [`Vfs::patch_lines`]); recorded as
-    /// `patch <path>:<start>-<end>`.
+    /// `patch <path>:<start>-<end>`. Returns what changed and the history entry id (`None` if
+    /// the file did not change).
     pub fn patch_lines(
         &mut self,
         path: &str,
@@ -228,8 +306,8 @@ impl Workspace {
         end: usize,
         replacement: &str,
         expected: Option<&str>,
-    ) -> WsResult<PatchOutcome> {
-        let p = path::normalize(path)?;
+    ) -> WsResult<(PatchOutcome, Option<u64>)> {
+        let p = self.resolve(AccessOp::Write, path)?;
         let label = format!("patch {}:{start}-{end}", display(&p));
         self.recorded(label, vec![p.clone()], |v| {
             v.patch_lines(&p, start, end, replacement, expected)
@@ -245,17 +323,17 @@ impl Workspace {
         for staged in ops {
             match staged {
                 StagedOp::Write { path, data } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(Self::with_ancestors(&p));
                     work.write_file(&p, data, true)?;
                 }
                 StagedOp::Mkdir { path } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(Self::with_ancestors(&p));
                     work.mkdir(&p, true)?;
                 }
                 StagedOp::Delete { path } => {
-                    let p = path::normalize(path)?;
+                    let p = self.resolve(AccessOp::Write, path)?;
                     keys.extend(work.subtree_keys(&p));
                     work.delete(&p, true)?;
                 }
@@ -364,6 +442,124 @@ mod tests {
     }
 
     #[test]
+    fn mutations_return_the_id_they_recorded() -> WsResult<()> {
+        let mut w = ws();
+        assert_eq!(w.write_file("a.txt", b"one\n", false)?, Some(1));
+        assert_eq!(w.write_file("a.txt", b"one\n", false)?, None);
+        assert_eq!(w.mkdir("d/e", true)?, Some(2));
+        assert_eq!(w.mkdir("d/e", true)?, None);
+        let (outcome, id) = w.patch_lines("a.txt", 1, 1, "ONE", None)?;
+        assert_eq!((outcome.removed, outcome.inserted, id), (1, 1, Some(3)));
+        let (_, id) = w.patch_lines("a.txt", 1, 1, "ONE", None)?;
+        assert_eq!(id, None);
+        assert_eq!(w.delete("d", true)?, Some(4));
+        assert_eq!(w.history(1)[0].id, 4);
+        Ok(())
+    }
+
+    #[test]
+    fn text_reads_refuse_bytes_that_are_not_utf8() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("ok.txt", "héllo".as_bytes(), false)?;
+        w.write_file("img/x.bin", &[b'a', 0xff, 0xfe], true)?;
+        assert_eq!(w.read_text("~/ok.txt")?, "héllo");
+        let e = w.read_text("/img/./x.bin").err();
+        assert_eq!(e.as_ref().map(|e| e.code), Some(WsCode::NotText));
+        assert_eq!(
+            e.map(|e| e.message).unwrap_or_default(),
+            "~/img/x.bin is not UTF-8 text (invalid byte at offset 1); read it as bytes instead"
+        );
+        assert_eq!(
+            w.read_text("missing").map_err(|e| e.code),
+            Err(WsCode::NotFound)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn search_queries_are_never_empty() -> WsResult<()> {
+        let e = Query::new("").err();
+        assert_eq!(e.as_ref().map(|e| e.code), Some(WsCode::InvalidInput));
+        assert_eq!(
+            e.map(|e| e.message).unwrap_or_default(),
+            "query must not be empty"
+        );
+        assert_eq!(Query::new("x")?.as_str(), "x");
+        Ok(())
+    }
+
+    #[test]
+    fn save_and_open_round_trip_through_the_host() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("a.txt", b"A", false)?;
+        let dir = std::env::temp_dir().join(format!(
+            "quickrealm-ws-{}-{}",
+            std::process::id(),
+            vfs::system_clock()
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| WsError::io(e.to_string()))?;
+        let file = dir.join("ws.zip");
+        w.save(&file)?;
+        let back = Workspace::open(&file, &ZipLimits::default())?;
+        assert_eq!(back.read_text("a.txt")?, "A");
+        assert_eq!(back.history(10), w.history(10));
+        let missing = Workspace::open(&dir.join("nope.zip"), &ZipLimits::default());
+        assert_eq!(missing.map(|_| ()).map_err(|e| e.code), Err(WsCode::Io));
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    #[test]
+    fn every_path_goes_through_the_access_rules() -> WsResult<()> {
+        let mut w = ws();
+        w.write_file("ro/a.txt", b"a\n", true)?;
+        w.write_file("secret", b"s", false)?;
+        w.set_access(Access::new(access::testing::Policy));
+        let refused = |r: WsResult<Option<u64>>| r.map_err(|e| (e.code, e.message));
+        let denied = |p: &str| Err((WsCode::PathInvalid, format!("~/{p} is off limits")));
+        assert_eq!(
+            refused(w.write_file("ro/b.txt", b"b", true)),
+            denied("ro/b.txt")
+        );
+        assert_eq!(refused(w.mkdir("/ro/d", true)), denied("ro/d"));
+        assert_eq!(refused(w.delete("~/ro", true)), denied("ro"));
+        assert_eq!(
+            w.patch_lines("ro/a.txt", 1, 1, "b", None)
+                .map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        let batch = vec![StagedOp::Write {
+            path: "ro/c.txt".into(),
+            data: vec![],
+        }];
+        assert_eq!(refused(w.apply_overlay(&batch, "exec")), denied("ro/c.txt"));
+        assert_eq!(w.read_text("ro/a.txt")?, "a\n");
+        assert_eq!(w.list("ro", false)?.len(), 1);
+        assert_eq!(
+            w.read_file("secret").map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        assert_eq!(
+            w.stat("./secret").map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        assert!(!w.exists("secret") && w.exists("ro/a.txt"));
+        assert_eq!(
+            w.search(&Query::new("s")?, "secret", 0, 10)
+                .map_err(|e| e.code),
+            Err(WsCode::PathInvalid)
+        );
+        // Staged overlays follow the same rules.
+        let o = w.stage(WriteQuota::default());
+        assert_eq!(
+            o.resolve(AccessOp::Write, "ro/x").map_err(|r| r.why),
+            Err(Refused::Denied)
+        );
+        assert_eq!(ops(&w), vec!["write ~/secret", "write ~/ro/a.txt"]);
+        Ok(())
+    }
+
+    #[test]
     fn failed_and_no_op_mutations_record_nothing() -> WsResult<()> {
         let mut w = ws();
         w.mkdir("d", false)?;
@@ -393,7 +589,7 @@ mod tests {
             !w.exists("a"),
             "parents created by the write are removed too"
         );
-        assert_eq!(w.undo(1).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.undo(1).map_err(|e| e.code), Err(WsCode::History));
         assert_eq!(w.redo(3)?, vec![1, 2, 3]);
         assert!(!w.exists("a"));
         w.undo(2)?;
@@ -401,7 +597,7 @@ mod tests {
         w.write_file("z", b"", false)?;
         assert_eq!(
             w.redo(1).map_err(|e| e.code),
-            Err("HISTORY"),
+            Err(WsCode::History),
             "a new write clears redo"
         );
         Ok(())
@@ -420,7 +616,7 @@ mod tests {
         assert!(w.diff(4)?.contains("-2\n+1\n"));
         w.undo(1)?;
         assert_eq!(text(&w, "g"), "3");
-        assert_eq!(w.restore(999).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.restore(999).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -435,7 +631,7 @@ mod tests {
             "--- a/code.js\n+++ b/code.js\n@@ -1,3 +1,3 @@\n let a = 1;\n-let b = 2;\n+let b = 20;\n let c = 3;\n"
         );
         assert!(w.diff(1)?.starts_with("--- /dev/null\n+++ b/code.js\n"));
-        assert_eq!(w.diff(3).map_err(|e| e.code), Err("HISTORY"));
+        assert_eq!(w.diff(3).map_err(|e| e.code), Err(WsCode::History));
         Ok(())
     }
 
@@ -494,7 +690,7 @@ mod tests {
         ];
         assert_eq!(
             w.apply_overlay(&bad, "bad").map_err(|e| e.code),
-            Err("NOT_FOUND")
+            Err(WsCode::NotFound)
         );
         let hidden = vec![StagedOp::Write {
             path: ".time/log.json".into(),
@@ -502,7 +698,7 @@ mod tests {
         }];
         assert_eq!(
             w.apply_overlay(&hidden, "bad").map_err(|e| e.code),
-            Err("PATH_INVALID")
+            Err(WsCode::PathInvalid)
         );
         assert_eq!(w.to_zip(), before);
         assert!(!w.exists("new.txt"));
@@ -547,7 +743,7 @@ mod tests {
         assert_eq!(w.undo(1000)?.len(), 50);
         assert_eq!(text(&w, "counter"), "209");
         let err = w.undo(1).err();
-        assert_eq!(err.as_ref().map(|e| e.code), Some("HISTORY"));
+        assert_eq!(err.as_ref().map(|e| e.code), Some(WsCode::History));
         assert!(err
             .map(|e| e.message)
             .unwrap_or_default()
@@ -598,34 +794,48 @@ mod tests {
             ".time/pack-00000.bin",
         ] {
             assert!(!back.exists(p));
-            assert_eq!(back.read_file(p).map_err(|e| e.code), Err("PATH_INVALID"));
-            assert_eq!(back.stat(p).map_err(|e| e.code), Err("PATH_INVALID"));
-            assert_eq!(back.list(p, false).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.read_file(p).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
+            assert_eq!(back.stat(p).map_err(|e| e.code), Err(WsCode::PathInvalid));
+            assert_eq!(
+                back.list(p, false).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
             assert_eq!(
                 back.write_file(p, b"x", true).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
-            assert_eq!(back.mkdir(p, true).map_err(|e| e.code), Err("PATH_INVALID"));
+            assert_eq!(
+                back.mkdir(p, true).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
+            );
             assert_eq!(
                 back.delete(p, true).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
                 back.read_lines(p, 1, 1).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
                 back.patch_lines(p, 1, 1, "", None).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                Err(WsCode::PathInvalid)
             );
             assert_eq!(
-                back.search("x", p, 0, 1).map_err(|e| e.code),
-                Err("PATH_INVALID")
+                back.search(&Query::new("x")?, p, 0, 1).map_err(|e| e.code),
+                Err(WsCode::PathInvalid)
             );
         }
-        let r = back.search("\"op\"", "", 0, 10)?;
+        let r = back.search(&Query::new("\"op\"")?, "", 0, 10)?;
         assert!(r.matches.is_empty(), "history contents are not searchable");
-        assert_eq!(back.search("needle", "", 0, 10)?.matches.len(), 1);
+        assert_eq!(
+            back.search(&Query::new("needle")?, "", 0, 10)?
+                .matches
+                .len(),
+            1
+        );
         Ok(())
     }
 }

@@ -11,6 +11,24 @@ use super::error::{WsError, WsResult};
 /// How many leading bytes are inspected to decide whether a file is binary.
 pub const BINARY_SNIFF_LEN: usize = 8 * 1024;
 
+/// The lines of `text` without their terminators, following the module's conventions (a final
+/// newline does not start another line; `\r` before `\n` belongs to the terminator).
+pub fn text_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// Indices `first..=last` of a sequence of `len` items widened by `context` on each side and
+/// clamped to the sequence: the window shown around a search hit or a diff hunk.
+pub fn around(first: usize, last: usize, context: usize, len: usize) -> std::ops::Range<usize> {
+    first.saturating_sub(context)..(last + context + 1).min(len)
+}
+
 /// Whether `data` looks binary: it has a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes.
 pub fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(BINARY_SNIFF_LEN)].contains(&0)
@@ -61,6 +79,7 @@ pub fn line_spans(data: &[u8]) -> Vec<LineSpan> {
 }
 
 /// Number of lines in `data`.
+#[cfg(test)]
 pub fn count_lines(data: &[u8]) -> usize {
     line_spans(data).len()
 }
@@ -181,55 +200,13 @@ pub fn replace_lines(
 ) -> WsResult<(Vec<u8>, PatchOutcome)> {
     let spans = line_spans(data);
     let total = spans.len();
-    if start == 0 {
-        return Err(WsError::range("line numbers start at 1; got start line 0"));
-    }
-    if start > total + 1 {
-        return Err(WsError::range(format!(
-            "start line {start} is past the end of the file, which has {total} line{}; \
-             use start {} to append",
-            plural(total),
-            total + 1
-        )));
-    }
-    if end + 1 < start {
-        return Err(WsError::range(format!(
-            "end line {end} is before start line {start}; use end = start - 1 to insert"
-        )));
-    }
-    if end > total {
-        return Err(WsError::range(format!(
-            "end line {end} is past the end of the file, which has {total} line{}",
-            plural(total)
-        )));
-    }
-    let removed = &spans[start - 1..end];
+    check_patch_range(start, end, total)?;
     if let Some(expected) = expected {
-        let current = match (removed.first(), removed.last()) {
-            (Some(first), Some(last)) => &data[first.start..last.text_end],
-            _ => &[][..],
-        };
-        if comparable(current) != comparable(expected.as_bytes()) {
-            return Err(WsError::conflict(format!(
-                "lines {start}-{end} do not hold the expected text; they currently read:\n{}",
-                String::from_utf8_lossy(current)
-            )));
-        }
+        check_expected(data, &spans[start - 1..end], start, end, expected)?;
     }
-
     let eol = detect_eol(data).as_bytes();
     let ends_with_newline = data.is_empty() || data.last() == Some(&b'\n');
-    let new_lines: Vec<&str> = if replacement.is_empty() {
-        Vec::new()
-    } else {
-        let body = replacement
-            .strip_suffix("\r\n")
-            .or_else(|| replacement.strip_suffix('\n'))
-            .unwrap_or(replacement);
-        body.split('\n')
-            .map(|l| l.strip_suffix('\r').unwrap_or(l))
-            .collect()
-    };
+    let new_lines = text_lines(replacement);
 
     // (text, own terminator) for every line of the result.
     let mut lines: Vec<(&[u8], Option<&[u8]>)> = Vec::with_capacity(total + new_lines.len());
@@ -261,6 +238,76 @@ pub fn replace_lines(
             total_lines: count,
         },
     ))
+}
+
+/// Lines `start..=end` of a file of `total` lines can be replaced (`end = start - 1` inserts,
+/// `start = total + 1` appends).
+fn check_patch_range(start: usize, end: usize, total: usize) -> WsResult<()> {
+    if start == 0 {
+        return Err(WsError::range("line numbers start at 1; got start line 0"));
+    }
+    if start > total + 1 {
+        return Err(WsError::range(format!(
+            "start line {start} is past the end of the file, which has {total} line{}; \
+             use start {} to append",
+            plural(total),
+            total + 1
+        )));
+    }
+    if end + 1 < start {
+        return Err(WsError::range(format!(
+            "end line {end} is before start line {start}; use end = start - 1 to insert"
+        )));
+    }
+    if end > total {
+        return Err(WsError::range(format!(
+            "end line {end} is past the end of the file, which has {total} line{}",
+            plural(total)
+        )));
+    }
+    Ok(())
+}
+
+/// The `removed` lines (`start..=end`) of `data` hold `expected`, line endings and one final
+/// newline aside; `CONFLICT` with their current text otherwise.
+fn check_expected(
+    data: &[u8],
+    removed: &[LineSpan],
+    start: usize,
+    end: usize,
+    expected: &str,
+) -> WsResult<()> {
+    let current = match (removed.first(), removed.last()) {
+        (Some(first), Some(last)) => &data[first.start..last.text_end],
+        _ => &[][..],
+    };
+    if comparable(current) != comparable(expected.as_bytes()) {
+        return Err(WsError::conflict(format!(
+            "lines {start}-{end} do not hold the expected text; they currently read:\n{}",
+            String::from_utf8_lossy(current)
+        )));
+    }
+    Ok(())
+}
+
+/// The text a search looks for: a literal, case-sensitive string that is never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query(String);
+
+impl Query {
+    /// Checks that `text` is not empty (`INVALID_INPUT` otherwise).
+    pub fn new(text: impl Into<String>) -> WsResult<Self> {
+        let text = text.into();
+        if text.is_empty() {
+            return Err(WsError::invalid_input("query must not be empty"));
+        }
+        Ok(Query(text))
+    }
+
+    /// The text searched for.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// One search hit.
@@ -313,17 +360,8 @@ pub fn search_text(
     if !text.contains(query) {
         return true;
     }
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    // A trailing newline does not start another line.
-    let count = if text.ends_with('\n') {
-        lines.len() - 1
-    } else {
-        lines.len()
-    };
-    for (i, line) in lines[..count].iter().enumerate() {
+    let lines = text_lines(&text);
+    for (i, line) in lines.iter().enumerate() {
         let Some(byte_col) = line.find(query) else {
             continue;
         };
@@ -331,15 +369,20 @@ pub fn search_text(
             result.truncated = true;
             return false;
         }
-        let from = i.saturating_sub(context_lines);
-        let to = (i + 1 + context_lines).min(count);
+        let window = around(i, i, context_lines, lines.len());
         result.matches.push(SearchMatch {
             path: path.to_string(),
             line: i + 1,
             column: line[..byte_col].chars().count() + 1,
-            before: lines[from..i].iter().map(|s| s.to_string()).collect(),
+            before: lines[window.start..i]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
             line_text: line.to_string(),
-            after: lines[i + 1..to].iter().map(|s| s.to_string()).collect(),
+            after: lines[i + 1..window.end]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         });
     }
     true
@@ -407,16 +450,6 @@ fn edit_script(old: &[&str], new: &[&str]) -> Vec<Edit> {
     script
 }
 
-fn split_text(text: &str) -> Vec<&str> {
-    if text.is_empty() {
-        return Vec::new();
-    }
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    body.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect()
-}
-
 fn hunk_range(start: usize, len: usize) -> String {
     // Unified diff numbering: a range with no lines names the line before it.
     let first = if len == 0 { start } else { start + 1 };
@@ -438,7 +471,7 @@ pub fn unified_diff(
     new: &str,
     context: usize,
 ) -> String {
-    let (a, b) = (split_text(old), split_text(new));
+    let (a, b) = (text_lines(old), text_lines(new));
     let script = edit_script(&a, &b);
     let mut out = format!("--- {old_name}\n+++ {new_name}\n");
     let changed: Vec<usize> = script
@@ -457,9 +490,9 @@ pub fn unified_diff(
             last = changed[k];
         }
         k += 1;
-        let lo = first.saturating_sub(context);
-        let hi = (last + context + 1).min(script.len());
-        let slice = &script[lo..hi];
+        let window = around(first, last, context, script.len());
+        let lo = window.start;
+        let slice = &script[window];
         // Position of the hunk in each text: count lines consumed before `lo`.
         let (mut old_start, mut new_start) = (0, 0);
         for e in &script[..lo] {
@@ -503,6 +536,7 @@ pub fn unified_diff(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn patch(data: &str, start: usize, end: usize, repl: &str) -> String {
         match replace_lines(data.as_bytes(), start, end, repl, None) {
@@ -547,6 +581,19 @@ mod tests {
     }
 
     #[test]
+    fn lines_and_windows() {
+        assert_eq!(text_lines(""), Vec::<&str>::new());
+        assert_eq!(text_lines("a"), vec!["a"]);
+        assert_eq!(text_lines("a\n"), vec!["a"]);
+        assert_eq!(text_lines("\n"), vec![""]);
+        assert_eq!(text_lines("a\r\nb\n\nc"), vec!["a", "b", "", "c"]);
+        assert_eq!(around(5, 5, 2, 10), 3..8);
+        assert_eq!(around(0, 1, 3, 10), 0..5);
+        assert_eq!(around(8, 9, 3, 10), 5..10);
+        assert_eq!(around(4, 4, 0, 10), 4..5);
+    }
+
+    #[test]
     fn binary_detection() {
         assert!(!is_binary(b"hello\nworld"));
         assert!(is_binary(b"he\0llo"));
@@ -582,11 +629,14 @@ mod tests {
         let data = b"one\ntwo\n";
         for (start, end) in [(0, 1), (3, 3), (5, 9), (2, 1)] {
             match select_lines(data, start, end) {
-                Err(e) => assert_eq!(e.code, "RANGE", "{start}-{end}"),
+                Err(e) => assert_eq!(e.code, WsCode::Range, "{start}-{end}"),
                 Ok(s) => panic!("{start}-{end} gave {s:?}"),
             }
         }
-        assert_eq!(select_lines(b"", 2, 2).map_err(|e| e.code), Err("RANGE"));
+        assert_eq!(
+            select_lines(b"", 2, 2).map_err(|e| e.code),
+            Err(WsCode::Range)
+        );
     }
 
     #[test]
@@ -645,11 +695,11 @@ mod tests {
     #[test]
     fn replace_range_errors() {
         let d = "a\nb\n";
-        assert_eq!(patch_err(d, 0, 1, None).code, "RANGE");
-        assert_eq!(patch_err(d, 4, 3, None).code, "RANGE");
-        assert_eq!(patch_err(d, 2, 3, None).code, "RANGE");
-        assert_eq!(patch_err(d, 3, 1, None).code, "RANGE");
-        assert_eq!(patch_err("", 2, 1, None).code, "RANGE");
+        assert_eq!(patch_err(d, 0, 1, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 4, 3, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 2, 3, None).code, WsCode::Range);
+        assert_eq!(patch_err(d, 3, 1, None).code, WsCode::Range);
+        assert_eq!(patch_err("", 2, 1, None).code, WsCode::Range);
     }
 
     #[test]
@@ -664,10 +714,13 @@ mod tests {
         // Insertions compare against the empty range.
         replace_lines(d, 2, 1, "X", Some(""))?;
         let e = patch_err("a\nb\nc\n", 2, 2, Some("nope"));
-        assert_eq!(e.code, "CONFLICT");
+        assert_eq!(e.code, WsCode::Conflict);
         assert!(e.message.contains('b'), "{}", e.message);
-        assert_eq!(patch_err("a\nb\n", 1, 1, Some("a\nb")).code, "CONFLICT");
-        assert_eq!(patch_err("a\nb\n", 2, 1, Some("a")).code, "CONFLICT");
+        assert_eq!(
+            patch_err("a\nb\n", 1, 1, Some("a\nb")).code,
+            WsCode::Conflict
+        );
+        assert_eq!(patch_err("a\nb\n", 2, 1, Some("a")).code, WsCode::Conflict);
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::access;
 use super::error::{WsError, WsResult};
 use super::path::{self, display};
 use super::text::{self, LineSlice, PatchOutcome, SearchResult};
@@ -293,7 +294,7 @@ impl Vfs {
 
     /// Reads a whole file.
     pub fn read_file(&self, path: &str) -> WsResult<&[u8]> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Err(WsError::is_a_directory(
                 "~/ is the workspace root, a directory",
@@ -313,7 +314,7 @@ impl Vfs {
     /// With `create_parents`, missing parent folders are created; without it a missing
     /// parent is `NOT_FOUND`.
     pub fn write_file(&mut self, path: &str, data: &[u8], create_parents: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         self.write_normalized(&p, Arc::from(data), create_parents)
     }
 
@@ -357,7 +358,7 @@ impl Vfs {
     /// Without `recursive`, the parent must exist and the directory must not. With it,
     /// missing parents are created and an existing directory is accepted.
     pub fn mkdir(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return if recursive {
                 Ok(())
@@ -401,7 +402,7 @@ impl Vfs {
 
     /// Deletes a file or directory. A directory with entries needs `recursive`.
     pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<()> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Err(WsError::path_invalid(
                 "the workspace root cannot be deleted",
@@ -449,7 +450,7 @@ impl Vfs {
 
     /// Lists a directory, sorted by path. With `recursive`, everything below it is listed.
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if !p.is_empty() {
             if let Node::File { .. } = self.node(&p)? {
                 return Err(WsError::not_a_directory(format!(
@@ -462,7 +463,7 @@ impl Vfs {
         Ok(self
             .children_keys(&p)
             .filter(|k| recursive || !k[skip..].contains('/'))
-            .filter(|k| !path::is_hidden(k))
+            .filter(|k| !access::is_hidden(k))
             .filter_map(|k| {
                 self.nodes.get(k).map(|n| Entry {
                     path: k.clone(),
@@ -475,7 +476,7 @@ impl Vfs {
 
     /// Metadata of a path (the root is a directory).
     pub fn stat(&self, path: &str) -> WsResult<Stat> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         if p.is_empty() {
             return Ok(Stat {
                 path: p,
@@ -498,7 +499,7 @@ impl Vfs {
 
     /// Whether a path exists. Invalid and hidden paths do not.
     pub fn exists(&self, path: &str) -> bool {
-        match path::normalize(path) {
+        match access::normalize(path) {
             Ok(p) => p.is_empty() || self.nodes.contains_key(&p),
             Err(_) => false,
         }
@@ -521,7 +522,7 @@ impl Vfs {
         replacement: &str,
         expected: Option<&str>,
     ) -> WsResult<PatchOutcome> {
-        let p = path::normalize(path)?;
+        let p = access::normalize(path)?;
         let (data, outcome) =
             text::replace_lines(self.read_file(&p)?, start, end, replacement, expected)?;
         self.write_normalized(&p, Arc::from(data), false)?;
@@ -539,7 +540,7 @@ impl Vfs {
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
-        let p = path::normalize(path_prefix)?;
+        let p = access::normalize(path_prefix)?;
         let mut result = SearchResult::default();
         if !p.is_empty() {
             if let Node::File { data, .. } = self.node(&p)? {
@@ -548,7 +549,7 @@ impl Vfs {
             }
         }
         for key in self.children_keys(&p) {
-            if path::is_hidden(key) {
+            if access::is_hidden(key) {
                 continue;
             }
             if let Some(Node::File { data, .. }) = self.nodes.get(key) {
@@ -599,6 +600,7 @@ impl Vfs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workspace::error::WsCode;
 
     fn fixed_clock() -> u64 {
         1_700_000_000_000
@@ -608,7 +610,7 @@ mod tests {
         Vfs::new().with_clock(fixed_clock)
     }
 
-    fn code<T: std::fmt::Debug>(r: WsResult<T>) -> &'static str {
+    fn code<T: std::fmt::Debug>(r: WsResult<T>) -> WsCode {
         match r {
             Ok(v) => panic!("expected an error, got {v:?}"),
             Err(e) => e.code,
@@ -634,18 +636,24 @@ mod tests {
     #[test]
     fn write_parents() -> WsResult<()> {
         let mut v = vfs();
-        assert_eq!(code(v.write_file("d/e/f.txt", b"x", false)), "NOT_FOUND");
+        assert_eq!(
+            code(v.write_file("d/e/f.txt", b"x", false)),
+            WsCode::NotFound
+        );
         v.write_file("d/e/f.txt", b"x", true)?;
         assert_eq!(v.stat("d")?.kind, EntryKind::Dir);
         assert_eq!(v.stat("d/e")?.kind, EntryKind::Dir);
         assert_eq!(
             code(v.write_file("d/e/f.txt/g", b"x", true)),
-            "NOT_A_DIRECTORY"
+            WsCode::NotADirectory
         );
-        assert_eq!(code(v.write_file("d/e", b"x", true)), "IS_A_DIRECTORY");
-        assert_eq!(code(v.write_file("~/", b"x", true)), "IS_A_DIRECTORY");
-        assert_eq!(code(v.write_file("../x", b"x", true)), "PATH_INVALID");
-        assert_eq!(code(v.write_file(".time/x", b"x", true)), "PATH_INVALID");
+        assert_eq!(code(v.write_file("d/e", b"x", true)), WsCode::IsADirectory);
+        assert_eq!(code(v.write_file("~/", b"x", true)), WsCode::IsADirectory);
+        assert_eq!(code(v.write_file("../x", b"x", true)), WsCode::PathInvalid);
+        assert_eq!(
+            code(v.write_file(".time/x", b"x", true)),
+            WsCode::PathInvalid
+        );
         Ok(())
     }
 
@@ -654,12 +662,12 @@ mod tests {
         let mut v = vfs();
         v.write_file("f", b"x", false)?;
         v.mkdir("d", false)?;
-        assert_eq!(code(v.read_file("missing")), "NOT_FOUND");
-        assert_eq!(code(v.read_file("d")), "IS_A_DIRECTORY");
-        assert_eq!(code(v.read_file("~/")), "IS_A_DIRECTORY");
-        assert_eq!(code(v.read_file("f/inner")), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.read_file("a\\b")), "PATH_INVALID");
-        assert_eq!(code(v.read_file(".time/log.json")), "PATH_INVALID");
+        assert_eq!(code(v.read_file("missing")), WsCode::NotFound);
+        assert_eq!(code(v.read_file("d")), WsCode::IsADirectory);
+        assert_eq!(code(v.read_file("~/")), WsCode::IsADirectory);
+        assert_eq!(code(v.read_file("f/inner")), WsCode::NotADirectory);
+        assert_eq!(code(v.read_file("a\\b")), WsCode::PathInvalid);
+        assert_eq!(code(v.read_file(".time/log.json")), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -667,17 +675,17 @@ mod tests {
     fn mkdir_rules() -> WsResult<()> {
         let mut v = vfs();
         v.mkdir("a", false)?;
-        assert_eq!(code(v.mkdir("a", false)), "EXISTS");
+        assert_eq!(code(v.mkdir("a", false)), WsCode::Exists);
         v.mkdir("a", true)?;
-        assert_eq!(code(v.mkdir("x/y", false)), "NOT_FOUND");
+        assert_eq!(code(v.mkdir("x/y", false)), WsCode::NotFound);
         v.mkdir("x/y/z", true)?;
         assert!(v.exists("x/y"));
         v.write_file("f", b"", false)?;
-        assert_eq!(code(v.mkdir("f", true)), "EXISTS");
-        assert_eq!(code(v.mkdir("f/g", true)), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.mkdir("~/", false)), "EXISTS");
+        assert_eq!(code(v.mkdir("f", true)), WsCode::Exists);
+        assert_eq!(code(v.mkdir("f/g", true)), WsCode::NotADirectory);
+        assert_eq!(code(v.mkdir("~/", false)), WsCode::Exists);
         v.mkdir("~/", true)?;
-        assert_eq!(code(v.mkdir(".time", true)), "PATH_INVALID");
+        assert_eq!(code(v.mkdir(".time", true)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -687,10 +695,10 @@ mod tests {
         v.write_file("d/a.txt", b"aaa", true)?;
         v.write_file("d/sub/b.txt", b"bb", true)?;
         v.write_file("d2.txt", b"keep", false)?;
-        assert_eq!(code(v.delete("d", false)), "NOT_EMPTY");
-        assert_eq!(code(v.delete("nope", true)), "NOT_FOUND");
-        assert_eq!(code(v.delete("~/", true)), "PATH_INVALID");
-        assert_eq!(code(v.delete("d2.txt/x", true)), "NOT_A_DIRECTORY");
+        assert_eq!(code(v.delete("d", false)), WsCode::NotEmpty);
+        assert_eq!(code(v.delete("nope", true)), WsCode::NotFound);
+        assert_eq!(code(v.delete("~/", true)), WsCode::PathInvalid);
+        assert_eq!(code(v.delete("d2.txt/x", true)), WsCode::NotADirectory);
         v.delete("d/a.txt", false)?;
         assert!(!v.exists("d/a.txt"));
         v.delete("d", true)?;
@@ -725,9 +733,9 @@ mod tests {
             paths(&v.list("/a/", true)?),
             vec!["a/x.txt", "a/y", "a/y/z.txt"]
         );
-        assert_eq!(code(v.list("b.txt", false)), "NOT_A_DIRECTORY");
-        assert_eq!(code(v.list("zzz", false)), "NOT_FOUND");
-        assert_eq!(code(v.list(".time", true)), "PATH_INVALID");
+        assert_eq!(code(v.list("b.txt", false)), WsCode::NotADirectory);
+        assert_eq!(code(v.list("zzz", false)), WsCode::NotFound);
+        assert_eq!(code(v.list(".time", true)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -746,7 +754,7 @@ mod tests {
             }
         );
         assert_eq!(v.stat("~")?.kind, EntryKind::Dir);
-        assert_eq!(code(v.stat("nope")), "NOT_FOUND");
+        assert_eq!(code(v.stat("nope")), WsCode::NotFound);
         assert!(v.exists("f.txt"));
         assert!(v.exists("~/"));
         assert!(!v.exists("nope"));
@@ -761,19 +769,22 @@ mod tests {
         v.write_file("f", b"a\nb\nc\n", false)?;
         assert_eq!(v.read_lines("f", 2, 3)?.lines, vec!["b", "c"]);
         assert_eq!(v.read_lines("f", 2, 99)?.end, 3);
-        assert_eq!(code(v.read_lines("f", 4, 4)), "RANGE");
-        assert_eq!(code(v.read_lines("nope", 1, 1)), "NOT_FOUND");
+        assert_eq!(code(v.read_lines("f", 4, 4)), WsCode::Range);
+        assert_eq!(code(v.read_lines("nope", 1, 1)), WsCode::NotFound);
         let o = v.patch_lines("f", 2, 2, "B1\nB2", Some("b"))?;
         assert_eq!(o.total_lines, 4);
         assert_eq!(v.read_file("f")?, b"a\nB1\nB2\nc\n");
         assert_eq!(
             code(v.patch_lines("f", 1, 1, "z", Some("wrong"))),
-            "CONFLICT"
+            WsCode::Conflict
         );
         assert_eq!(v.read_file("f")?, b"a\nB1\nB2\nc\n");
-        assert_eq!(code(v.patch_lines("f", 1, 9, "z", None)), "RANGE");
+        assert_eq!(code(v.patch_lines("f", 1, 9, "z", None)), WsCode::Range);
         v.mkdir("d", false)?;
-        assert_eq!(code(v.patch_lines("d", 1, 1, "z", None)), "IS_A_DIRECTORY");
+        assert_eq!(
+            code(v.patch_lines("d", 1, 1, "z", None)),
+            WsCode::IsADirectory
+        );
         Ok(())
     }
 
@@ -804,8 +815,8 @@ mod tests {
         let r = v.search("needle", "", 0, 2)?;
         assert_eq!(r.matches.len(), 2);
         assert!(r.truncated);
-        assert_eq!(code(v.search("x", "nope", 0, 1)), "NOT_FOUND");
-        assert_eq!(code(v.search("x", ".time", 0, 1)), "PATH_INVALID");
+        assert_eq!(code(v.search("x", "nope", 0, 1)), WsCode::NotFound);
+        assert_eq!(code(v.search("x", ".time", 0, 1)), WsCode::PathInvalid);
         Ok(())
     }
 
@@ -817,21 +828,21 @@ mod tests {
             max_nodes: 4,
         };
         let mut v = vfs().with_quota(quota);
-        assert_eq!(code(v.write_file("big", &[1; 11], false)), "QUOTA");
+        assert_eq!(code(v.write_file("big", &[1; 11], false)), WsCode::Quota);
         v.write_file("a", &[1; 10], false)?;
-        assert_eq!(code(v.write_file("b", &[1; 6], false)), "QUOTA");
+        assert_eq!(code(v.write_file("b", &[1; 6], false)), WsCode::Quota);
         v.write_file("b", &[1; 5], false)?;
         // Shrinking is always allowed.
         v.write_file("a", &[1; 2], false)?;
         v.write_file("c/d", b"", true)?;
         assert_eq!(v.node_count(), 4);
-        assert_eq!(code(v.mkdir("e", false)), "QUOTA");
-        assert_eq!(code(v.write_file("e", b"", false)), "QUOTA");
+        assert_eq!(code(v.mkdir("e", false)), WsCode::Quota);
+        assert_eq!(code(v.write_file("e", b"", false)), WsCode::Quota);
         // Replacing an existing file adds no node.
         v.write_file("c/d", b"x", false)?;
         assert_eq!(
             code(v.patch_lines("a", 1, 1, &"z".repeat(20), None)),
-            "QUOTA"
+            WsCode::Quota
         );
         Ok(())
     }
