@@ -18,21 +18,24 @@ pub const MAX_OUTGOING_DEPTH: u32 = 128;
 // The guest half and this module agree on these encodings only through `protocol_object`, which
 // hands the guest half a frozen copy of the tables below; no literal is shared by convention.
 
-/// What a host handle stands for; decides the shape of the guest proxy.
+/// What a host handle stands for; decides the shape of the guest proxy. `Method` is the wire
+/// kind of [`FromHost::Method`]: a method token, never a handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {
     Object = 0,
     Function = 1,
     Array = 2,
     Promise = 3,
+    Method = 4,
 }
 
 impl RefKind {
-    const ALL: [RefKind; 4] = [
+    const ALL: [RefKind; 5] = [
         RefKind::Object,
         RefKind::Function,
         RefKind::Array,
         RefKind::Promise,
+        RefKind::Method,
     ];
 
     fn name(self) -> &'static str {
@@ -41,6 +44,7 @@ impl RefKind {
             RefKind::Function => "function",
             RefKind::Array => "array",
             RefKind::Promise => "promise",
+            RefKind::Method => "method",
         }
     }
 }
@@ -152,11 +156,16 @@ fn protocol_object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     frozen(protocol)
 }
 
-/// A host value arriving in the guest: copied primitives, or a handle to a live host object.
+/// A host value arriving in the guest: copied primitives, a handle to a live host object, or a
+/// method token.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FromHost {
     Prim(Data),
     Ref(u32, RefKind),
+    /// A method of a host built-in prototype (`Array.prototype.map`), read from a host object.
+    /// The function itself never crosses: the guest gets a stand-in that asks the host to call
+    /// method `token` on a host object the guest holds ([`HostBridge::call_method`]).
+    Method(u32),
 }
 
 /// A guest value leaving for the host.
@@ -212,6 +221,15 @@ pub trait HostBridge {
     fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>>;
     fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost>;
     fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost>;
+    /// Calls the host built-in method `method` (a token from [`FromHost::Method`]) on the host
+    /// object `this`.
+    fn call_method(&self, method: u32, this: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+        let _ = (method, this, args);
+        Err(HostFailure::new(
+            "TypeError",
+            "this host has no built-in methods to call",
+        ))
+    }
     /// Arranges for `settle` to be delivered (through the run's driver) when the promise settles.
     fn then(&self, id: u32, settle: u32) -> HostResult<()>;
     /// Receives the guest handle before any guest code runs, for host-to-guest callbacks.
@@ -336,6 +354,12 @@ pub fn from_host_to_guest<'js>(ctx: &Ctx<'js>, v: &FromHost) -> rquickjs::Result
             let a = Array::new(ctx.clone())?;
             a.set(0, *id)?;
             a.set(1, *kind as u32)?;
+            Ok(a.into_value())
+        }
+        FromHost::Method(token) => {
+            let a = Array::new(ctx.clone())?;
+            a.set(0, *token)?;
+            a.set(1, RefKind::Method as u32)?;
             Ok(a.into_value())
         }
     }
@@ -541,6 +565,20 @@ pub fn install<'js>(
             .map(|a| to_host_from_guest(&ctx, a))
             .collect::<Result<Vec<_>, _>>()?;
         let v = b.construct(id, wires).map_err(|f| throw_failure(&ctx, f))?;
+        from_host_to_guest(&ctx, &v)
+    });
+    native!("method", |ctx,
+                       b,
+                       method: u32,
+                       this: u32,
+                       args: Array<'js>| {
+        let wires = tag_items(&args)?
+            .iter()
+            .map(|a| to_host_from_guest(&ctx, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let v = b
+            .call_method(method, this, wires)
+            .map_err(|f| throw_failure(&ctx, f))?;
         from_host_to_guest(&ctx, &v)
     });
     native!("then", |ctx, b, id: u32, settle: u32| {
