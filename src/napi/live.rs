@@ -108,6 +108,14 @@ fn forget_primordials() {
     let _ = PRIMORDIALS.try_with(|p| p.borrow_mut().take());
 }
 
+/// Whether `env` is still up: references made on it may still be deleted. Once its teardown
+/// began, Node deletes them itself.
+fn env_alive(env: sys::napi_env) -> bool {
+    PRIMORDIALS
+        .try_with(|p| p.borrow().as_ref().is_some_and(|p| p.env == env))
+        .unwrap_or(false)
+}
+
 pub struct NapiBridge {
     host: Host,
     prim: Rc<Primordials>,
@@ -118,7 +126,9 @@ pub struct NapiBridge {
     callbacks: RefCell<HashMap<u32, RawRef>>,
     guest: RefCell<Weak<GuestHandle>>,
     promises: Rc<HostPromises>,
+    /// The driver's wake function, weakly: a run abandoned by its driver can be collected.
     wake: RefCell<Option<RawRef>>,
+    released: Cell<bool>,
     me: RefCell<Weak<NapiBridge>>,
 }
 
@@ -171,6 +181,7 @@ impl NapiBridge {
             guest: RefCell::new(Weak::new()),
             promises: Rc::default(),
             wake: RefCell::new(None),
+            released: Cell::new(false),
             me: RefCell::new(Weak::new()),
         });
         *bridge.me.borrow_mut() = Rc::downgrade(&bridge);
@@ -218,6 +229,9 @@ impl NapiBridge {
         };
         if let Some(d) = prim {
             return Ok(FromHost::Prim(d));
+        }
+        if self.released.get() {
+            return Err(HostFailure::new("Error", "the sandbox run has ended"));
         }
         let classify = self.deref(self.prim.classify).map_err(fail)?;
         let identity = self.deref(self.identity.get()).map_err(fail)?;
@@ -398,8 +412,20 @@ impl NapiBridge {
         }
     }
 
-    /// Drops every reference the run holds; guest callbacks kept by the host go dead.
+    /// Drops every reference the run holds (its host values, its identity map, callbacks and
+    /// the wake function); guest callbacks kept by the host go dead. Runs once; later calls and
+    /// the drop do nothing.
     pub fn release(&self) {
+        if self.released.replace(true) {
+            return;
+        }
+        if !env_alive(self.host.env()) {
+            self.handles.borrow_mut().clear();
+            self.callbacks.borrow_mut().clear();
+            self.wake.borrow_mut().take();
+            self.identity.set(std::ptr::null_mut());
+            return;
+        }
         for (r, _) in self.handles.borrow_mut().drain(..) {
             self.host.delete_reference(r);
         }
@@ -409,7 +435,17 @@ impl NapiBridge {
         if let Some(w) = self.wake.borrow_mut().take() {
             self.host.delete_reference(w);
         }
+        self.host
+            .delete_reference(self.identity.replace(std::ptr::null_mut()));
         *self.guest.borrow_mut() = Weak::new();
+    }
+}
+
+impl Drop for NapiBridge {
+    /// A run that was never finished (its driver dropped it, or a panic unwound past it) still
+    /// gives its references back when it is collected.
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -521,6 +557,9 @@ unsafe extern "C" fn on_settle(
             Some(v) => *v,
             None => h.undefined().unwrap_or(std::ptr::null_mut()),
         };
+        if bridge.released.get() {
+            return;
+        }
         let outcome = if data.ok {
             bridge.incoming(value, false)
         } else {
@@ -726,7 +765,7 @@ impl LiveRun {
             Err(e) => return failed(ErrorInfo::internal(e)),
         };
         if let Some(w) = wake {
-            match bridge.reference(w) {
+            match bridge.host.create_weak_reference(w) {
                 Ok(r) => *bridge.wake.borrow_mut() = Some(r),
                 Err(e) => return failed(ErrorInfo::internal(e)),
             }

@@ -595,6 +595,17 @@ impl Host {
         Ok(r)
     }
 
+    /// A reference that does not keep `v` alive: `reference_value` fails once it is collected.
+    pub fn create_weak_reference(&self, v: Raw) -> Result<RawRef, String> {
+        let mut r = ptr::null_mut();
+        // SAFETY: env and handles as the module contract requires; out-pointers are live locals.
+        let s = unsafe { sys::napi_create_reference(self.env, v, 0, &mut r) };
+        if s != sys::Status::napi_ok || r.is_null() {
+            return Err("could not keep a host value".into());
+        }
+        Ok(r)
+    }
+
     pub fn reference_value(&self, r: RawRef) -> Result<Raw, String> {
         if r.is_null() {
             return Err("a host handle is no longer valid".into());
