@@ -61,6 +61,7 @@ function hasGlobals(options) {
  * again whenever a host promise it awaits settles, or when its deadline arrives.
  * `exposeWake` receives the function that asks for another pump before the first one runs: the
  * caller calls it after cancelling, so a run waiting for a host promise notices at once.
+ * Every run is finished, however it ends: `finish()` releases the host values it holds.
  * @param {string} source
  * @param {RunOptions} options
  * @param {CancelHandle | null} handle
@@ -73,13 +74,28 @@ function runLive(source, options, handle, exposeWake) {
     let timer;
     let scheduled = false;
     let finished = false;
+    /** @param {unknown} e */
+    const internal = (e) => failedResult('INTERNAL', 'Error', `quickrealm: ${e instanceof Error ? e.message : e}`);
+    const end = () => {
+      finished = true;
+      clearTimeout(timer);
+      try {
+        resolve(/** @type {RunResult} */ (live.finish()));
+      } catch (e) {
+        resolve(internal(e));
+      }
+    };
     const step = () => {
       scheduled = false;
       if (finished) return;
-      if (live.pump()) {
-        finished = true;
-        clearTimeout(timer);
-        resolve(/** @type {RunResult} */ (live.finish()));
+      let done = true;
+      try {
+        done = live.pump();
+      } catch {
+        // An internal failure: finishing reports the run's state and releases it.
+      }
+      if (done) {
+        end();
         return;
       }
       clearTimeout(timer);

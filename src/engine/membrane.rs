@@ -18,21 +18,24 @@ pub const MAX_OUTGOING_DEPTH: u32 = 128;
 // The guest half and this module agree on these encodings only through `protocol_object`, which
 // hands the guest half a frozen copy of the tables below; no literal is shared by convention.
 
-/// What a host handle stands for; decides the shape of the guest proxy.
+/// What a host handle stands for; decides the shape of the guest proxy. `Method` is the wire
+/// kind of [`FromHost::Method`]: a method token, never a handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefKind {
     Object = 0,
     Function = 1,
     Array = 2,
     Promise = 3,
+    Method = 4,
 }
 
 impl RefKind {
-    const ALL: [RefKind; 4] = [
+    const ALL: [RefKind; 5] = [
         RefKind::Object,
         RefKind::Function,
         RefKind::Array,
         RefKind::Promise,
+        RefKind::Method,
     ];
 
     fn name(self) -> &'static str {
@@ -41,6 +44,7 @@ impl RefKind {
             RefKind::Function => "function",
             RefKind::Array => "array",
             RefKind::Promise => "promise",
+            RefKind::Method => "method",
         }
     }
 }
@@ -152,11 +156,16 @@ fn protocol_object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     frozen(protocol)
 }
 
-/// A host value arriving in the guest: copied primitives, or a handle to a live host object.
+/// A host value arriving in the guest: copied primitives, a handle to a live host object, or a
+/// method token.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FromHost {
     Prim(Data),
     Ref(u32, RefKind),
+    /// A method of a host built-in prototype (`Array.prototype.map`), read from a host object.
+    /// The function itself never crosses: the guest gets a stand-in that asks the host to call
+    /// method `token` on a host object the guest holds ([`HostBridge::call_method`]).
+    Method(u32),
 }
 
 /// A guest value leaving for the host.
@@ -212,6 +221,15 @@ pub trait HostBridge {
     fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>>;
     fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost>;
     fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost>;
+    /// Calls the host built-in method `method` (a token from [`FromHost::Method`]) on the host
+    /// object `this`.
+    fn call_method(&self, method: u32, this: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+        let _ = (method, this, args);
+        Err(HostFailure::new(
+            "TypeError",
+            "this host has no built-in methods to call",
+        ))
+    }
     /// Arranges for `settle` to be delivered (through the run's driver) when the promise settles.
     fn then(&self, id: u32, settle: u32) -> HostResult<()>;
     /// Receives the guest handle before any guest code runs, for host-to-guest callbacks.
@@ -336,6 +354,12 @@ pub fn from_host_to_guest<'js>(ctx: &Ctx<'js>, v: &FromHost) -> rquickjs::Result
             let a = Array::new(ctx.clone())?;
             a.set(0, *id)?;
             a.set(1, *kind as u32)?;
+            Ok(a.into_value())
+        }
+        FromHost::Method(token) => {
+            let a = Array::new(ctx.clone())?;
+            a.set(0, *token)?;
+            a.set(1, RefKind::Method as u32)?;
             Ok(a.into_value())
         }
     }
@@ -543,6 +567,20 @@ pub fn install<'js>(
         let v = b.construct(id, wires).map_err(|f| throw_failure(&ctx, f))?;
         from_host_to_guest(&ctx, &v)
     });
+    native!("method", |ctx,
+                       b,
+                       method: u32,
+                       this: u32,
+                       args: Array<'js>| {
+        let wires = tag_items(&args)?
+            .iter()
+            .map(|a| to_host_from_guest(&ctx, a))
+            .collect::<Result<Vec<_>, _>>()?;
+        let v = b
+            .call_method(method, this, wires)
+            .map_err(|f| throw_failure(&ctx, f))?;
+        from_host_to_guest(&ctx, &v)
+    });
     native!("then", |ctx, b, id: u32, settle: u32| {
         b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
         Ok(Value::new_undefined(ctx.clone()))
@@ -577,4 +615,135 @@ pub fn bind_globals<'js>(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::limits::CancelToken;
+    use crate::engine::live::{HostPromises, LiveRun};
+    use crate::engine::marshal::Text;
+    use crate::engine::run::{LiveGlobals, RunRequest};
+
+    /// A host with one object (handle 1) whose `push` is built-in method token 7.
+    #[derive(Default)]
+    struct MethodHost {
+        calls: RefCell<Vec<(u32, u32, usize)>>,
+    }
+
+    impl HostBridge for MethodHost {
+        fn get(&self, _: u32, key: &Key) -> HostResult<FromHost> {
+            match key {
+                Key::Name(k) if k == "push" => Ok(FromHost::Method(7)),
+                _ => Ok(FromHost::Prim(Data::Undefined)),
+            }
+        }
+        fn set(&self, _: u32, _: &Key, _: ToHost) -> HostResult<()> {
+            Ok(())
+        }
+        fn has(&self, _: u32, _: &Key) -> HostResult<bool> {
+            Ok(false)
+        }
+        fn delete(&self, _: u32, _: &str) -> HostResult<bool> {
+            Ok(false)
+        }
+        fn own_keys(&self, _: u32) -> HostResult<Vec<String>> {
+            Ok(Vec::new())
+        }
+        fn describe(&self, _: u32, _: &str) -> HostResult<Option<bool>> {
+            Ok(None)
+        }
+        fn call(&self, _: u32, _: Option<u32>, _: Vec<ToHost>) -> HostResult<FromHost> {
+            Ok(FromHost::Prim(Data::Undefined))
+        }
+        fn construct(&self, _: u32, _: Vec<ToHost>) -> HostResult<FromHost> {
+            Ok(FromHost::Prim(Data::Undefined))
+        }
+        fn call_method(&self, method: u32, this: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+            self.calls.borrow_mut().push((method, this, args.len()));
+            Ok(FromHost::Prim(Data::Number(args.len() as f64)))
+        }
+        fn then(&self, _: u32, _: u32) -> HostResult<()> {
+            Ok(())
+        }
+    }
+
+    fn run_with(source: &str, host: Rc<MethodHost>) -> crate::engine::RunOutcome {
+        let live = LiveGlobals {
+            bridge: host,
+            globals: vec![("obj".into(), FromHost::Ref(1, RefKind::Object))],
+            budget: 1000,
+        };
+        LiveRun::start(
+            RunRequest::new(source),
+            &CancelToken::new(),
+            live,
+            Rc::new(HostPromises::default()),
+        )
+        .run_to_end()
+    }
+
+    #[test]
+    fn a_method_token_is_a_frozen_guest_function_calling_the_host_on_its_receiver() {
+        let host = Rc::new(MethodHost::default());
+        let outcome = run_with(
+            "const f = obj.push;
+            const out = [typeof f, Object.isFrozen(f), f === obj.push, 'prototype' in f, obj.push(1, 2, 3)];
+            for (const attempt of [() => f(1), () => f.call({}, 1), () => new f()]) {
+              try { attempt(); out.push('called'); } catch (e) { out.push(e.name); }
+            }
+            return out.join();",
+            host.clone(),
+        );
+        assert!(outcome.ok, "{:?}", outcome.error);
+        assert_eq!(
+            outcome.value,
+            Some(Data::String(Text::Utf8(
+                "function,true,true,false,3,TypeError,TypeError,TypeError".into()
+            )))
+        );
+        // Only the call on the host object crossed, with the object as its receiver.
+        assert_eq!(*host.calls.borrow(), vec![(7, 1, 3)]);
+    }
+
+    #[test]
+    fn a_host_without_built_in_methods_refuses_a_token_call() {
+        // The trait's own answer: a bridge that never hands out tokens refuses to call one.
+        let host = MethodHost::default();
+        let refused = HostBridge::call_method(&NoMethods(host), 1, 1, Vec::new()).unwrap_err();
+        assert_eq!(refused.name, "TypeError");
+    }
+
+    /// `MethodHost` without its `call_method`: the trait's default.
+    struct NoMethods(MethodHost);
+
+    impl HostBridge for NoMethods {
+        fn get(&self, id: u32, key: &Key) -> HostResult<FromHost> {
+            self.0.get(id, key)
+        }
+        fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
+            self.0.set(id, key, value)
+        }
+        fn has(&self, id: u32, key: &Key) -> HostResult<bool> {
+            self.0.has(id, key)
+        }
+        fn delete(&self, id: u32, key: &str) -> HostResult<bool> {
+            self.0.delete(id, key)
+        }
+        fn own_keys(&self, id: u32) -> HostResult<Vec<String>> {
+            self.0.own_keys(id)
+        }
+        fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>> {
+            self.0.describe(id, key)
+        }
+        fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost> {
+            self.0.call(id, this, args)
+        }
+        fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+            self.0.construct(id, args)
+        }
+        fn then(&self, id: u32, settle: u32) -> HostResult<()> {
+            self.0.then(id, settle)
+        }
+    }
 }

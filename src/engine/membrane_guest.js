@@ -1,7 +1,12 @@
 // Guest half of the membrane: host objects appear as proxies whose traps cross into the host
 // through the native functions in `N`. Evaluated by the host before lockdown; nothing here is
-// reachable from guest code except the proxies it creates. `P` is the wire protocol, defined
-// in membrane.rs: value tags (`P.tag`), handle kinds (`P.kind`), `desc` answers (`P.presence`).
+// reachable from guest code except the proxies and method stand-ins it creates. `P` is the wire
+// protocol, defined in membrane.rs: value tags (`P.tag`), handle kinds (`P.kind`), `desc`
+// answers (`P.presence`).
+//
+// Host primordials never cross (the host refuses them). A method of a host built-in prototype
+// read from a host object (`hostArray.map`) arrives as a token: the guest gets a frozen guest
+// function that asks the host to call that method on a host object the guest holds.
 (function (N, P) {
   'use strict';
   const TAG = P.tag, KIND = P.kind, PRESENCE = P.presence, maxDepth = P.maxDepth;
@@ -30,6 +35,7 @@
   const callbacks = new MapCtor();   // callback id -> guest function
   const callbackIds = new WeakMapCtor();
   const pending = new MapCtor();     // settle id -> [resolve, reject]
+  const methods = new MapCtor();     // method token -> guest stand-in
   let nextCallback = 1, nextSettle = 1;
 
   const hasInstanceSymbol = Symbol.hasInstance;
@@ -46,6 +52,7 @@
   function into(x) {
     if (typeof x !== 'object' || x === null) return x;
     const id = x[0], kind = x[1];
+    if (kind === KIND.method) return method(id);
     if (kind === KIND.promise) {
       return new PromiseCtor((resolve, reject) => {
         const s = nextSettle++;
@@ -175,6 +182,23 @@
       },
       construct(t, args) { return into(N.construct(id, sendAll(args))); },
     };
+  }
+
+  // A host built-in method as a guest function: callable on host objects only, not
+  // constructible, frozen, one per token (so `a.push === b.push` for two host arrays).
+  function method(token) {
+    const known = apply(mapGet, methods, [token]);
+    if (known !== undefined) return known;
+    const f = ({
+      method(...args) {
+        const self = apply(weakGet, ids, [this]);
+        if (self === undefined) throw new TypeError('a host method can only be called on a host object');
+        return into(N.method(token, self, sendAll(args)));
+      },
+    }).method;
+    freeze(f);
+    apply(mapSet, methods, [token, f]);
+    return f;
   }
 
   function wrap(id, kind) {

@@ -17,38 +17,118 @@ use crate::engine::{CancelToken, RunOutcome};
 use napi::bindgen_prelude::{Env, JsValue, Unknown};
 use napi::sys;
 use napi_derive::napi;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
-/// Host values the guest must never obtain, whatever path leads to them.
-const DENIED_GLOBAL_PATHS: &[&[&str]] = &[
-    &[],
-    &["Function"],
-    &["eval"],
-    &["process"],
-    &["require"],
-    &["Object", "prototype"],
-    &["Function", "prototype"],
-    &["Array", "prototype"],
+/// The membrane's host-side helpers and the host primordials, captured once per environment:
+/// see `primordials.js`.
+const CAPTURE: &str = include_str!("primordials.js");
+/// The well-known symbols the membrane translates, in the order `primordials.js` lists them.
+const SYMBOLS: [&str; 5] = [
+    "iterator",
+    "asyncIterator",
+    "toPrimitive",
+    "toStringTag",
+    "hasInstance",
 ];
-const DENIED_BY_SYNTAX: &str = "[Object.getPrototypeOf(async function(){}).constructor, \
-    Object.getPrototypeOf(function*(){}).constructor, Object.getPrototypeOf(async function*(){}).constructor]";
+const UNREACHABLE: &str = "this host value is not reachable from the sandbox";
+
+/// Every host primordial, and the host helpers that refuse them by identity. Captured once per
+/// Node environment (one per thread, as napi-rs assumes too) and kept for its life: these
+/// references are never deleted by a run, and Node frees them when the environment goes.
+struct Primordials {
+    env: sys::napi_env,
+    /// `classify(identity, value, next)`: a run's id for a host object, 0 when refused, -token
+    /// for a method of a built-in prototype (see `primordials.js`).
+    classify: RawRef,
+    /// `isDenied(value)`: whether a value is a host primordial.
+    is_denied: RawRef,
+    /// `makesCode(f)`: whether constructing `f` runs a host code-making constructor.
+    makes_code: RawRef,
+    /// `presence(object, key)`: 0 absent, 1 enumerable own property, 2 other own property.
+    presence: RawRef,
+    /// `newIdentity()`: a fresh identity `Map` for one run.
+    new_identity: RawRef,
+    /// Method token -> the built-in method it stands for.
+    methods: RawRef,
+    symbols: HashMap<&'static str, RawRef>,
+}
+
+thread_local! {
+    static PRIMORDIALS: RefCell<Option<Rc<Primordials>>> = const { RefCell::new(None) };
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+}
+
+impl Primordials {
+    /// The primordials of `h`'s environment, captured on first use.
+    fn of(h: Host) -> Result<Rc<Primordials>, String> {
+        let known = PRIMORDIALS.with(|p| p.borrow().clone());
+        if let Some(p) = known.filter(|p| p.env == h.env()) {
+            return Ok(p);
+        }
+        // A host getter run by the capture could start a live run of its own.
+        if CAPTURING.with(|c| c.replace(true)) {
+            return Err("host primordials are being captured".into());
+        }
+        let captured = Primordials::capture(h);
+        CAPTURING.with(|c| c.set(false));
+        let p = Rc::new(captured?);
+        let first = PRIMORDIALS.with(|slot| slot.borrow_mut().replace(p.clone()).is_none());
+        if first {
+            h.on_teardown(forget_primordials)?;
+        }
+        Ok(p)
+    }
+
+    fn capture(h: Host) -> Result<Primordials, String> {
+        let _scope = h.scope();
+        let helpers = h.run_script(CAPTURE)?;
+        let keep = |name: &str| h.create_reference(h.get_named(helpers, name)?);
+        let list = h.get_named(helpers, "symbols")?;
+        let mut symbols = HashMap::new();
+        for (i, name) in SYMBOLS.into_iter().enumerate() {
+            symbols.insert(name, h.create_reference(h.element(list, i as u32)?)?);
+        }
+        Ok(Primordials {
+            env: h.env(),
+            classify: keep("classify")?,
+            is_denied: keep("isDenied")?,
+            makes_code: keep("makesCode")?,
+            presence: keep("presence")?,
+            new_identity: keep("newIdentity")?,
+            methods: keep("methods")?,
+            symbols,
+        })
+    }
+}
+
+/// The environment is going away, and its references with it.
+fn forget_primordials() {
+    let _ = PRIMORDIALS.try_with(|p| p.borrow_mut().take());
+}
+
+/// Whether `env` is still up: references made on it may still be deleted. Once its teardown
+/// began, Node deletes them itself.
+fn env_alive(env: sys::napi_env) -> bool {
+    PRIMORDIALS
+        .try_with(|p| p.borrow().as_ref().is_some_and(|p| p.env == env))
+        .unwrap_or(false)
+}
 
 pub struct NapiBridge {
     host: Host,
-    /// Handle id -> reference; id 0 is the "denied" sentinel and never handed out.
-    handles: RefCell<Vec<RawRef>>,
-    /// Host `Map` from object to handle id (identity), pre-seeded with denied values -> 0.
-    identity: RawRef,
-    map_get: RawRef,
-    map_set: RawRef,
-    describe: RawRef,
-    symbols: HashMap<&'static str, RawRef>,
+    prim: Rc<Primordials>,
+    /// Handle id -> reference and kind; id 0 is never handed out.
+    handles: RefCell<Vec<(RawRef, RefKind)>>,
+    /// This run's host `Map` from object to handle id (identity).
+    identity: Cell<RawRef>,
     callbacks: RefCell<HashMap<u32, RawRef>>,
     guest: RefCell<Weak<GuestHandle>>,
     promises: Rc<HostPromises>,
+    /// The driver's wake function, weakly: a run abandoned by its driver can be collected.
     wake: RefCell<Option<RawRef>>,
+    released: Cell<bool>,
     me: RefCell<Weak<NapiBridge>>,
 }
 
@@ -88,62 +168,23 @@ impl NapiBridge {
     }
 
     pub fn new(h: Host) -> Result<Rc<NapiBridge>, String> {
-        let global = h.global()?;
-        let map_ctor = h.get_named(global, "Map")?;
-        let identity_map = h.new_instance(map_ctor, &[])?;
-        let map_proto = h.get_named(map_ctor, "prototype")?;
-        let object_ctor = h.get_named(global, "Object")?;
-        let symbol_ctor = h.get_named(global, "Symbol")?;
-        let mk = |v: Raw| h.create_reference(v);
-        let mut symbols = HashMap::new();
-        for name in [
-            "iterator",
-            "asyncIterator",
-            "toPrimitive",
-            "toStringTag",
-            "hasInstance",
-        ] {
-            symbols.insert(name, mk(h.get_named(symbol_ctor, name)?)?);
-        }
+        let prim = Primordials::of(h)?;
+        let _scope = h.scope();
+        let make = h.reference_value(prim.new_identity)?;
+        let identity = h.call(h.undefined()?, make, &[])?;
         let bridge = Rc::new(NapiBridge {
             host: h,
-            handles: RefCell::new(vec![std::ptr::null_mut()]),
-            identity: mk(identity_map)?,
-            map_get: mk(h.get_named(map_proto, "get")?)?,
-            map_set: mk(h.get_named(map_proto, "set")?)?,
-            describe: mk(h.get_named(object_ctor, "getOwnPropertyDescriptor")?)?,
-            symbols,
+            prim,
+            handles: RefCell::new(vec![(std::ptr::null_mut(), RefKind::Object)]),
+            identity: Cell::new(h.create_reference(identity)?),
             callbacks: RefCell::new(HashMap::new()),
             guest: RefCell::new(Weak::new()),
             promises: Rc::default(),
             wake: RefCell::new(None),
+            released: Cell::new(false),
             me: RefCell::new(Weak::new()),
         });
         *bridge.me.borrow_mut() = Rc::downgrade(&bridge);
-        // Seed the identity map with values the guest must never reach.
-        let set = bridge.deref(bridge.map_set)?;
-        let zero = h.create_number(0.0)?;
-        for path in DENIED_GLOBAL_PATHS {
-            let mut v = global;
-            let mut found = true;
-            for part in *path {
-                match h.get_named(v, part) {
-                    Ok(next) if !h.is_nullish(next) => v = next,
-                    _ => {
-                        found = false;
-                        break;
-                    }
-                }
-            }
-            if found {
-                h.call(identity_map, set, &[v, zero])?;
-            }
-        }
-        if let Ok(ctors) = h.run_script(DENIED_BY_SYNTAX) {
-            for i in 0..h.array_length(ctors)? {
-                h.call(identity_map, set, &[h.element(ctors, i)?, zero])?;
-            }
-        }
         Ok(bridge)
     }
 
@@ -159,15 +200,17 @@ impl NapiBridge {
             .handles
             .borrow()
             .get(id as usize)
-            .copied()
+            .map(|(r, _)| *r)
             .filter(|r| !r.is_null());
         let r = r.ok_or_else(|| HostFailure::new("TypeError", "unknown host handle"))?;
         self.deref(r).map_err(|e| HostFailure::new("Error", e))
     }
 
     /// Converts a host value for the guest: primitives copied, objects by handle (one id per
-    /// object, so identity holds), promises as promise handles.
-    pub fn incoming(&self, v: Raw) -> HostResult<FromHost> {
+    /// object, so identity holds), promises as promise handles. Host primordials are refused
+    /// wherever they appear, except that a method of a built-in prototype read as a property
+    /// (`allow_method`) becomes a method token.
+    pub fn incoming(&self, v: Raw, allow_method: bool) -> HostResult<FromHost> {
         let h = self.host();
         let t = h.type_of(v);
         let fail = |e: String| HostFailure::new("TypeError", e);
@@ -187,28 +230,81 @@ impl NapiBridge {
         if let Some(d) = prim {
             return Ok(FromHost::Prim(d));
         }
-        let map = self.deref(self.identity).map_err(fail)?;
-        let get = self.deref(self.map_get).map_err(fail)?;
-        let known = h.call(map, get, &[v]).map_err(fail)?;
-        if h.type_of(known) == sys::ValueType::napi_number {
-            let id = h.number(known).map_err(fail)? as u32;
-            if id == 0 {
-                return Err(HostFailure::new(
-                    "TypeError",
-                    "this host value is not reachable from the sandbox",
-                ));
-            }
-            return Ok(FromHost::Ref(id, self.kind_of(v)));
+        if self.released.get() {
+            return Err(HostFailure::new("Error", "the sandbox run has ended"));
         }
-        let id = {
+        let classify = self.deref(self.prim.classify).map_err(fail)?;
+        let identity = self.deref(self.identity.get()).map_err(fail)?;
+        // The next id is reserved before host code runs, so a crossing nested inside it cannot
+        // take the same id.
+        let next = {
             let mut handles = self.handles.borrow_mut();
-            handles.push(self.reference(v).map_err(fail)?);
-            (handles.len() - 1) as u32
+            handles.push((std::ptr::null_mut(), RefKind::Object));
+            handles.len() - 1
         };
-        let set = self.deref(self.map_set).map_err(fail)?;
-        h.call(map, set, &[v, h.create_number(id as f64).map_err(fail)?])
-            .map_err(fail)?;
-        Ok(FromHost::Ref(id, self.kind_of(v)))
+        let answer = h
+            .undefined()
+            .and_then(|undef| {
+                let n = h.create_number(next as f64)?;
+                h.call(undef, classify, &[identity, v, n])
+            })
+            .and_then(|n| h.number(n));
+        let unreserve = || {
+            let mut handles = self.handles.borrow_mut();
+            if handles.len() == next + 1 {
+                handles.pop();
+            }
+        };
+        let n = match answer {
+            Ok(n) => n,
+            Err(e) => {
+                unreserve();
+                return Err(fail(e));
+            }
+        };
+        if n == next as f64 {
+            let kind = self.kind_of(v);
+            let r = self.reference(v).map_err(fail)?;
+            self.handles.borrow_mut()[next] = (r, kind);
+            return Ok(FromHost::Ref(next as u32, kind));
+        }
+        unreserve();
+        if n >= 1.0 {
+            let kind = self
+                .handles
+                .borrow()
+                .get(n as usize)
+                .map(|(_, k)| *k)
+                .unwrap_or(RefKind::Object);
+            return Ok(FromHost::Ref(n as u32, kind));
+        }
+        if n < 0.0 && allow_method {
+            return Ok(FromHost::Method((-n) as u32));
+        }
+        Err(HostFailure::new("TypeError", UNREACHABLE))
+    }
+
+    /// Asks a yes/no helper of the primordials about `v`.
+    fn ask(&self, helper: RawRef, v: Raw) -> HostResult<bool> {
+        let h = self.host();
+        let f = self
+            .deref(helper)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        h.undefined()
+            .and_then(|undef| h.call(undef, f, &[v]))
+            .and_then(|d| h.boolean(d))
+            .map_err(|e| HostFailure::new("Error", e))
+    }
+
+    /// The host side never changes a primordial, whatever asks.
+    fn refuse_primordial(&self, obj: Raw) -> HostResult<()> {
+        if self.ask(self.prim.is_denied, obj)? {
+            return Err(HostFailure::new(
+                "TypeError",
+                "host built-ins cannot be changed from the sandbox",
+            ));
+        }
+        Ok(())
     }
 
     fn kind_of(&self, v: Raw) -> RefKind {
@@ -276,7 +372,7 @@ impl NapiBridge {
                 .create_str(s)
                 .map_err(|e| HostFailure::new("TypeError", e)),
             Key::Symbol(name) => {
-                let r = self.symbols.get(name.as_str()).copied();
+                let r = self.prim.symbols.get(name.as_str()).copied();
                 let r = r.ok_or_else(|| HostFailure::new("TypeError", "unsupported symbol"))?;
                 self.deref(r).map_err(|e| HostFailure::new("Error", e))
             }
@@ -316,9 +412,21 @@ impl NapiBridge {
         }
     }
 
-    /// Drops every reference the run holds; guest callbacks kept by the host go dead.
+    /// Drops every reference the run holds (its host values, its identity map, callbacks and
+    /// the wake function); guest callbacks kept by the host go dead. Runs once; later calls and
+    /// the drop do nothing.
     pub fn release(&self) {
-        for r in self.handles.borrow_mut().drain(..) {
+        if self.released.replace(true) {
+            return;
+        }
+        if !env_alive(self.host.env()) {
+            self.handles.borrow_mut().clear();
+            self.callbacks.borrow_mut().clear();
+            self.wake.borrow_mut().take();
+            self.identity.set(std::ptr::null_mut());
+            return;
+        }
+        for (r, _) in self.handles.borrow_mut().drain(..) {
             self.host.delete_reference(r);
         }
         for (_, r) in self.callbacks.borrow_mut().drain() {
@@ -327,7 +435,17 @@ impl NapiBridge {
         if let Some(w) = self.wake.borrow_mut().take() {
             self.host.delete_reference(w);
         }
+        self.host
+            .delete_reference(self.identity.replace(std::ptr::null_mut()));
         *self.guest.borrow_mut() = Weak::new();
+    }
+}
+
+impl Drop for NapiBridge {
+    /// A run that was never finished (its driver dropped it, or a panic unwound past it) still
+    /// gives its references back when it is collected.
+    fn drop(&mut self) {
+        self.release();
     }
 }
 
@@ -398,12 +516,12 @@ fn call_guest_inner(
         FromHost::Prim(Data::Undefined)
     } else {
         bridge
-            .incoming(this)
+            .incoming(this, false)
             .unwrap_or(FromHost::Prim(Data::Undefined))
     };
     let mut args = Vec::with_capacity(argv.len());
     for a in argv {
-        args.push(bridge.incoming(*a)?);
+        args.push(bridge.incoming(*a, false)?);
     }
     let out = guest.invoke(data.cb, this_in, args)?;
     let v = bridge.outgoing(out)?;
@@ -439,8 +557,11 @@ unsafe extern "C" fn on_settle(
             Some(v) => *v,
             None => h.undefined().unwrap_or(std::ptr::null_mut()),
         };
+        if bridge.released.get() {
+            return;
+        }
         let outcome = if data.ok {
-            bridge.incoming(value)
+            bridge.incoming(value, false)
         } else {
             Err(failure_from_host(h, value))
         };
@@ -459,12 +580,13 @@ impl HostBridge for NapiBridge {
             .crossing()
             .property(obj, k)
             .map_err(|_| self.pending_failure())?;
-        self.incoming(out)
+        self.incoming(out, true)
     }
 
     fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
         let _scope = self.host.scope();
         let obj = self.value(id)?;
+        self.refuse_primordial(obj)?;
         let k = self.key(key)?;
         let v = self.outgoing(value)?;
         self.host
@@ -486,6 +608,7 @@ impl HostBridge for NapiBridge {
     fn delete(&self, id: u32, key: &str) -> HostResult<bool> {
         let _scope = self.host.scope();
         let obj = self.value(id)?;
+        self.refuse_primordial(obj)?;
         let k = self.key(&Key::Name(key.into()))?;
         self.host
             .crossing()
@@ -510,25 +633,19 @@ impl HostBridge for NapiBridge {
         let obj = self.value(id)?;
         let h = self.host().crossing();
         let f = self
-            .deref(self.describe)
+            .deref(self.prim.presence)
             .map_err(|e| HostFailure::new("Error", e))?;
         let k = h
             .create_str(key)
             .map_err(|e| HostFailure::new("Error", e))?;
         let undef = h.undefined().map_err(|e| HostFailure::new("Error", e))?;
-        let d = h
+        let presence = h
             .call(undef, f, &[obj, k])
             .map_err(|_| self.pending_failure())?;
-        if h.is_nullish(d) {
-            return Ok(None);
-        }
-        // A throwing getter on the descriptor is cleared here, not passed on.
-        let plain = self.host();
-        let e = plain
-            .get_named(d, "enumerable")
-            .and_then(|v| plain.boolean(v))
-            .unwrap_or(false);
-        Ok(Some(e))
+        let p = h
+            .number(presence)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        Ok((p != 0.0).then_some(p == 1.0))
     }
 
     fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost> {
@@ -544,12 +661,18 @@ impl HostBridge for NapiBridge {
             .map(|a| self.outgoing(a))
             .collect::<HostResult<Vec<_>>>()?;
         let out = h.call(this, f, &argv).map_err(|_| self.pending_failure())?;
-        self.incoming(out)
+        self.incoming(out, false)
     }
 
     fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
         let _scope = self.host.scope();
         let f = self.value(id)?;
+        if self.ask(self.prim.makes_code, f)? {
+            return Err(HostFailure::new(
+                "TypeError",
+                "a host class that extends Function cannot be constructed from the sandbox",
+            ));
+        }
         let argv = args
             .into_iter()
             .map(|a| self.outgoing(a))
@@ -559,7 +682,30 @@ impl HostBridge for NapiBridge {
             .crossing()
             .new_instance(f, &argv)
             .map_err(|_| self.pending_failure())?;
-        self.incoming(out)
+        self.incoming(out, false)
+    }
+
+    fn call_method(&self, method: u32, this: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+        let _scope = self.host.scope();
+        let receiver = self.value(this)?;
+        let h = self.host().crossing();
+        let methods = self
+            .deref(self.prim.methods)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        let f = h
+            .element(methods, method)
+            .map_err(|e| HostFailure::new("Error", e))?;
+        if method == 0 || h.type_of(f) != sys::ValueType::napi_function {
+            return Err(HostFailure::new("TypeError", "unknown host method"));
+        }
+        let argv = args
+            .into_iter()
+            .map(|a| self.outgoing(a))
+            .collect::<HostResult<Vec<_>>>()?;
+        let out = h
+            .call(receiver, f, &argv)
+            .map_err(|_| self.pending_failure())?;
+        self.incoming(out, false)
     }
 
     fn then(&self, id: u32, settle: u32) -> HostResult<()> {
@@ -619,14 +765,14 @@ impl LiveRun {
             Err(e) => return failed(ErrorInfo::internal(e)),
         };
         if let Some(w) = wake {
-            match bridge.reference(w) {
+            match bridge.host.create_weak_reference(w) {
                 Ok(r) => *bridge.wake.borrow_mut() = Some(r),
                 Err(e) => return failed(ErrorInfo::internal(e)),
             }
         }
         let mut globals = Vec::new();
         for (name, raw) in &parsed.globals {
-            match bridge.incoming(*raw) {
+            match bridge.incoming(*raw, false) {
                 Ok(v) => globals.push((name.clone(), v)),
                 Err(f) => {
                     bridge.release();

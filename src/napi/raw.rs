@@ -595,7 +595,21 @@ impl Host {
         Ok(r)
     }
 
+    /// A reference that does not keep `v` alive: `reference_value` fails once it is collected.
+    pub fn create_weak_reference(&self, v: Raw) -> Result<RawRef, String> {
+        let mut r = ptr::null_mut();
+        // SAFETY: env and handles as the module contract requires; out-pointers are live locals.
+        let s = unsafe { sys::napi_create_reference(self.env, v, 0, &mut r) };
+        if s != sys::Status::napi_ok || r.is_null() {
+            return Err("could not keep a host value".into());
+        }
+        Ok(r)
+    }
+
     pub fn reference_value(&self, r: RawRef) -> Result<Raw, String> {
+        if r.is_null() {
+            return Err("a host handle is no longer valid".into());
+        }
         let mut v = ptr::null_mut();
         // SAFETY: `r` was created by `create_reference` on this env and not yet deleted (the
         // owner deletes each reference once, in `release`).
@@ -613,6 +627,23 @@ impl Host {
             // exactly once.
             unsafe { sys::napi_delete_reference(self.env, r) };
         }
+    }
+
+    /// Calls `hook` when this environment is torn down (the main thread at exit, a worker when it
+    /// stops), after which no `napi_ref` made on it may be used.
+    pub fn on_teardown(&self, hook: fn()) -> Result<(), String> {
+        let data = Box::into_raw(Box::new(hook));
+        // SAFETY: env as the module contract requires; `data` is a live `Box<fn()>` that
+        // `run_teardown_hook` frees, once, when the hook runs.
+        let s = unsafe {
+            sys::napi_add_env_cleanup_hook(self.env, Some(run_teardown_hook), data as *mut c_void)
+        };
+        if s != sys::Status::napi_ok {
+            // SAFETY: the box was not handed to N-API; it is still ours to free.
+            drop(unsafe { Box::from_raw(data) });
+            return Err("could not register an environment cleanup hook".into());
+        }
+        Ok(())
     }
 
     /// Opens a handle scope closed when the guard drops: values made during one membrane
@@ -752,6 +783,19 @@ unsafe extern "C" fn free_boxed<T>(_env: sys::napi_env, data: *mut c_void, _hint
         // SAFETY: per the contract above, `data` is a live `Box<T>` freed only here.
         drop(unsafe { Box::from_raw(data as *mut T) });
     }
+}
+
+/// Runs and frees the hook registered by [`Host::on_teardown`].
+///
+/// # Safety
+/// `data` must be the `Box<fn()>` pointer `on_teardown` registered, not yet freed.
+unsafe extern "C" fn run_teardown_hook(data: *mut c_void) {
+    if data.is_null() {
+        return;
+    }
+    // SAFETY: per the contract above, `data` is a live `Box<fn()>` freed only here.
+    let hook = unsafe { Box::from_raw(data as *mut fn()) };
+    let _ = std::panic::catch_unwind(*hook);
 }
 
 /// Copies `len` bytes from `data` (null or empty gives an empty vector).
