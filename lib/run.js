@@ -129,10 +129,19 @@ function workspaceOf(options) {
  * @returns {RunResult}
  */
 function runSync(source, options) {
-  const { handle, error } = cancelHandleFor(options);
+  const { handle, signal, error } = cancelHandleFor(options);
   if (error !== undefined) return invalidResult(error);
-  const result = /** @type {RunResult} */ (binding.runSync(source, options, handle ?? undefined, workspaceOf(options)));
-  return inheritConsole(result, options);
+  // Host code the run calls (live globals) may abort the signal while the run is in progress.
+  const onAbort = () => handle?.cancel();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const result = /** @type {RunResult} */ (
+      binding.runSync(source, options, handle ?? undefined, workspaceOf(options))
+    );
+    return inheritConsole(result, options);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
