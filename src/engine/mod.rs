@@ -4,6 +4,7 @@ pub mod alloc;
 pub mod bigint;
 pub mod console;
 pub mod errors;
+pub mod ffi;
 pub mod limits;
 pub mod live;
 pub mod marshal;

@@ -2090,10 +2090,40 @@ void *js_mallocz_rt(JSRuntime *rt, size_t size)
     return js_calloc_rt(rt, 1, size);
 }
 
+/* Work accounting for the interrupt handler. The interpreter calls the
+   handler once every JS_INTERRUPT_COUNTER_INIT units, a unit being one
+   backward jump or call. Native code that does much work in one step
+   counts it too, or a loop of cheap-looking calls (a huge fill, a huge
+   string comparison) runs for minutes between two calls of the handler:
+   - js_charge_interrupts() only debits the budget: it never throws, so it
+     is safe anywhere; the next poll point calls the handler.
+   - js_poll_interrupts_n() (below) debits and calls the handler once the
+     budget is spent: only where an exception can be returned.
+   A unit is about one element, limb or character visited, or one
+   JS_INTERRUPT_BYTES_PER_UNIT bytes of memory allocated or copied. */
+#define JS_INTERRUPT_BYTES_PER_UNIT 1024
+
+static inline void js_charge_interrupts(JSContext *ctx, size_t units)
+{
+    int c = ctx->interrupt_counter;
+    if (c <= 0 || units >= (size_t)c)
+        ctx->interrupt_counter = 0;
+    else
+        ctx->interrupt_counter = c - (int)units;
+}
+
+static inline void js_charge_interrupts_bytes(JSContext *ctx, size_t bytes)
+{
+    if (unlikely(bytes >= JS_INTERRUPT_BYTES_PER_UNIT))
+        js_charge_interrupts(ctx, bytes / JS_INTERRUPT_BYTES_PER_UNIT);
+}
+
 /* Throw out of memory in case of error */
 void *js_calloc(JSContext *ctx, size_t count, size_t size)
 {
     void *ptr;
+    if (likely(size != 0 && count <= SIZE_MAX / size))
+        js_charge_interrupts_bytes(ctx, count * size);
     ptr = js_calloc_rt(ctx->rt, count, size);
     if (unlikely(!ptr)) {
         JS_ThrowOutOfMemory(ctx);
@@ -2106,6 +2136,7 @@ void *js_calloc(JSContext *ctx, size_t count, size_t size)
 void *js_malloc(JSContext *ctx, size_t size)
 {
     void *ptr;
+    js_charge_interrupts_bytes(ctx, size);
     ptr = js_malloc_rt(ctx->rt, size);
     if (unlikely(!ptr)) {
         JS_ThrowOutOfMemory(ctx);
@@ -2118,6 +2149,7 @@ void *js_malloc(JSContext *ctx, size_t size)
 void *js_mallocz(JSContext *ctx, size_t size)
 {
     void *ptr;
+    js_charge_interrupts_bytes(ctx, size);
     ptr = js_mallocz_rt(ctx->rt, size);
     if (unlikely(!ptr)) {
         JS_ThrowOutOfMemory(ctx);
@@ -2135,6 +2167,7 @@ void js_free(JSContext *ctx, void *ptr)
 void *js_realloc(JSContext *ctx, void *ptr, size_t size)
 {
     void *ret;
+    js_charge_interrupts_bytes(ctx, size);
     ret = js_realloc_rt(ctx->rt, ptr, size);
     if (unlikely(!ret && size != 0)) {
         JS_ThrowOutOfMemory(ctx);
@@ -2595,6 +2628,7 @@ static JSString *js_alloc_string_rt(JSRuntime *rt, int max_len, int is_wide_char
 static JSString *js_alloc_string(JSContext *ctx, int max_len, int is_wide_char)
 {
     JSString *p;
+    js_charge_interrupts_bytes(ctx, (size_t)max_len << is_wide_char);
     p = js_alloc_string_rt(ctx->rt, max_len, is_wide_char);
     if (unlikely(!p)) {
         JS_ThrowOutOfMemory(ctx);
@@ -4871,6 +4905,9 @@ const char *JS_ToCStringLen2(JSContext *ctx, size_t *plen, JSValueConst val1,
         goto fail;
     str = JS_VALUE_GET_STRING(val);
     len = str->len;
+    /* the host reads (and usually copies) the whole string: count it, also
+       when the ASCII case below hands out the string's own bytes */
+    js_charge_interrupts_bytes(ctx, (size_t)len << str->is_wide_char);
     if (!str->is_wide_char) {
         const uint8_t *src = str8(str);
         int count;
@@ -8665,6 +8702,20 @@ static inline __exception int js_poll_interrupts(JSContext *ctx)
     } else {
         return 0;
     }
+}
+
+/* Debit 'units' of work (see js_charge_interrupts()) and call the
+   interrupt handler once the budget is spent. Return -1 with the
+   uncatchable "interrupted" error pending if it asks to stop. */
+static inline __exception int js_poll_interrupts_n(JSContext *ctx, size_t units)
+{
+    js_charge_interrupts(ctx, units);
+    return js_poll_interrupts(ctx);
+}
+
+int JS_PollInterrupts(JSContext *ctx, size_t units)
+{
+    return js_poll_interrupts_n(ctx, units);
 }
 
 /* return -1 (exception) or true/false */

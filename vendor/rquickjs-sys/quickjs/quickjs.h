@@ -1178,6 +1178,12 @@ JS_EXTERN void JS_SetHostPromiseRejectionTracker(JSRuntime *rt, JSHostPromiseRej
 /* return != 0 if the JS code needs to be interrupted */
 typedef int JSInterruptHandler(JSRuntime *rt, void *opaque);
 JS_EXTERN void JS_SetInterruptHandler(JSRuntime *rt, JSInterruptHandler *cb, void *opaque);
+/* Count 'units' of work done by host code (about one per element visited,
+   or per KiB copied) against the budget between two calls of the interrupt
+   handler, and call it once that budget is spent. Return -1 with an
+   uncatchable "interrupted" error pending if the handler asks to stop,
+   0 otherwise. */
+JS_EXTERN int JS_PollInterrupts(JSContext *ctx, size_t units);
 /* if can_block is true, Atomics.wait() can be used */
 JS_EXTERN void JS_SetCanBlock(JSRuntime *rt, bool can_block);
 /* set the [IsHTMLDDA] internal slot */
