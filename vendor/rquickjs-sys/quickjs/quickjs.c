@@ -12591,8 +12591,8 @@ static js_limb_t js_mp_div1norm(js_limb_t *tabr, const js_limb_t *taba, js_limb_
    - 1] must be >= 1 << (JS_LIMB_BITS - 1). na - nb must be >= 0. 'taba'
    is modified and contains the remainder (nb limbs). tabq[0..na-nb]
    contains the quotient with tabq[na - nb] <= 1. */
-static void js_mp_divnorm(js_limb_t *tabq, js_limb_t *taba, js_limb_t na,
-                       const js_limb_t *tabb, js_limb_t nb)
+static int js_mp_divnorm(JSContext *ctx, js_limb_t *tabq, js_limb_t *taba,
+                         js_limb_t na, const js_limb_t *tabb, js_limb_t nb)
 {
     js_limb_t r, a, c, q, v, b1, b1_inv, n, dummy_r;
     int i, j;
@@ -12600,7 +12600,7 @@ static void js_mp_divnorm(js_limb_t *tabq, js_limb_t *taba, js_limb_t na,
     b1 = tabb[nb - 1];
     if (nb == 1) {
         taba[0] = js_mp_div1norm(tabq, taba, na, b1, 0);
-        return;
+        return 0;
     }
     n = na - nb;
 
@@ -12624,6 +12624,9 @@ static void js_mp_divnorm(js_limb_t *tabq, js_limb_t *taba, js_limb_t na,
     }
 
     for(i = n - 1; i >= 0; i--) {
+        /* quadratic: let the interrupt handler in */
+        if (js_poll_interrupts_n(ctx, nb))
+            return -1;
         if (unlikely(taba[i + nb] >= b1)) {
             q = -1;
         } else if (b1_inv) {
@@ -12656,6 +12659,7 @@ static void js_mp_divnorm(js_limb_t *tabq, js_limb_t *taba, js_limb_t na,
         }
         tabq[i] = q;
     }
+    return 0;
 }
 
 /* 1 <= shift <= JS_LIMB_BITS - 1 */
@@ -12946,7 +12950,22 @@ static JSBigInt *js_bigint_mul(JSContext *ctx, const JSBigInt *a,
     r = js_bigint_new(ctx, a->len + b->len);
     if (!r)
         return NULL;
-    js_mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);
+    if (a->len + b->len <= 64) {
+        js_mp_mul_basecase(r->tab, a->tab, a->len, b->tab, b->len);
+    } else {
+        /* quadratic: the same rows as js_mp_mul_basecase(), polling the
+           interrupt handler between them */
+        js_limb_t i;
+        r->tab[a->len] = js_mp_mul1(r->tab, a->tab, a->len, b->tab[0], 0);
+        for(i = 1; i < b->len; i++) {
+            if (js_poll_interrupts_n(ctx, a->len)) {
+                js_free(ctx, r);
+                return NULL;
+            }
+            r->tab[i + a->len] = js_mp_add_mul1(r->tab + i, a->tab, a->len,
+                                                b->tab[i]);
+        }
+    }
     /* correct the result if negative operands (no overflow is
        possible) */
     if (js_bigint_sign(a))
@@ -13036,7 +13055,12 @@ static JSBigInt *js_bigint_divrem(JSContext *ctx, const JSBigInt *a,
 
     //    js_bigint_dump1(ctx, "a", r->tab, na);
     //    js_bigint_dump1(ctx, "b", tabb, nb);
-    js_mp_divnorm(q->tab, r->tab, na, tabb, nb);
+    if (js_mp_divnorm(ctx, q->tab, r->tab, na, tabb, nb)) {
+        js_free(ctx, q);
+        js_free(ctx, r);
+        js_free(ctx, tabb);
+        return NULL;
+    }
     js_free(ctx, tabb);
 
     if (is_rem) {
@@ -13248,14 +13272,18 @@ static JSBigInt *js_bigint_pow(JSContext *ctx, const JSBigInt *a, JSBigInt *b)
     memcpy(r->tab, a->tab, a->len * sizeof(a->tab[0]));
     for(i = n_bits - 2; i >= 0; i--) {
         r1 = js_bigint_mul(ctx, r, r);
-        if (!r1)
+        if (!r1) {
+            js_free(ctx, r);
             return NULL;
+        }
         js_free(ctx, r);
         r = r1;
         if ((e >> i) & 1) {
             r1 = js_bigint_mul(ctx, r, a);
-            if (!r1)
+            if (!r1) {
+                js_free(ctx, r);
                 return NULL;
+            }
             js_free(ctx, r);
             r = r1;
         }
@@ -13563,6 +13591,11 @@ static JSBigInt *js_bigint_from_string(JSContext *ctx,
             if (len == 1 && r->tab[0] == 0) {
                 r->tab[0] = v;
             } else {
+                /* quadratic: let the interrupt handler in */
+                if (js_poll_interrupts_n(ctx, len)) {
+                    js_free(ctx, r);
+                    return NULL;
+                }
                 h = js_mp_mul1(r->tab, r->tab, len, js_pow_dec[i], v);
                 if (h != 0) {
                     r->tab[len++] = h;
@@ -13740,6 +13773,12 @@ static JSValue js_bigint_to_string1(JSContext *ctx, JSValueConst val, int radix)
                     }
                     break;
                 } else {
+                    /* quadratic: let the interrupt handler in */
+                    if (js_poll_interrupts_n(ctx, len)) {
+                        js_free(ctx, tmp);
+                        js_free(ctx, buf);
+                        return JS_EXCEPTION;
+                    }
                     v = js_mp_div1(r->tab, r->tab, len, radix_base, 0);
                     q = js_limb_to_a(q, v, radix, js_digits_per_limb_table[radix - 2]);
                 }
