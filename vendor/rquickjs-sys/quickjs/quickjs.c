@@ -52771,13 +52771,49 @@ static int js_proxy_delete_property(JSContext *ctx, JSValueConst obj,
 }
 
 /* return the index of the property or -1 if not found */
-static int find_prop_key(const JSPropertyEnum *tab, int n, JSAtom atom)
+/* An index of a property table by atom (open addressing), so that the
+   checks on the result of the ownKeys trap take linear time: with a linear
+   search per key they were quadratic, and a trap can list millions of
+   keys. */
+typedef struct JSPropKeyIndex {
+    uint32_t *slots; /* 1 + position in the table, 0 if empty */
+    uint32_t mask;
+} JSPropKeyIndex;
+
+static int prop_key_index_init(JSContext *ctx, JSPropKeyIndex *idx,
+                               uint32_t len)
 {
-    int i;
-    for(i = 0; i < n; i++) {
-        if (tab[i].atom == atom)
-            return i;
+    uint64_t size = 16;
+    while (size < (uint64_t)len * 2)
+        size <<= 1;
+    if (size > UINT32_MAX / sizeof(idx->slots[0])) {
+        JS_ThrowOutOfMemory(ctx);
+        return -1;
     }
+    idx->slots = js_mallocz(ctx, sizeof(idx->slots[0]) * size);
+    if (!idx->slots)
+        return -1;
+    idx->mask = size - 1;
+    return 0;
+}
+
+/* return the position of 'atom' in 'tab', or -1 if absent. When absent and
+   'pos' >= 0, record that 'atom' is at position 'pos'. */
+static int prop_key_index_find(JSPropKeyIndex *idx, const JSPropertyEnum *tab,
+                               JSAtom atom, int pos)
+{
+    uint32_t h, slot;
+    h = (atom * 0x9e3779b1U) & idx->mask;
+    for(;;) {
+        slot = idx->slots[h];
+        if (slot == 0)
+            break;
+        if (tab[slot - 1].atom == atom)
+            return slot - 1;
+        h = (h + 1) & idx->mask;
+    }
+    if (pos >= 0)
+        idx->slots[h] = pos + 1;
     return -1;
 }
 
@@ -52792,7 +52828,9 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
     JSPropertyEnum *tab, *tab2;
     JSAtom atom;
     int res, is_extensible, idx;
+    JSPropKeyIndex key_index;
 
+    key_index.slots = NULL;
     s = get_proxy_method(ctx, &method, obj, JS_ATOM_ownKeys);
     if (!s)
         return -1;
@@ -52818,6 +52856,8 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
     if (js_get_length32(ctx, &target_len, prop_array))
         goto fail;
     for(i = 0; i < target_len; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         val = JS_GetPropertyUint32(ctx, prop_array, i);
         if (JS_IsException(val))
             goto fail;
@@ -52852,10 +52892,13 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
         len++;
     }
 
-    /* check duplicate properties (XXX: inefficient, could store the
-     * properties an a temporary object to use the hash) */
-    for(i = 1; i < len; i++) {
-        if (find_prop_key(tab, i, tab[i].atom) >= 0) {
+    /* check duplicate properties */
+    if (prop_key_index_init(ctx, &key_index, len))
+        goto fail;
+    for(i = 0; i < len; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
+        if (prop_key_index_find(&key_index, tab, tab[i].atom, i) >= 0) {
             JS_ThrowTypeError(ctx, "proxy: duplicate property");
             goto fail;
         }
@@ -52874,6 +52917,8 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
                                JS_GPN_STRING_MASK | JS_GPN_SYMBOL_MASK))
         goto fail;
     for(i = 0; i < len2; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (s->is_revoked) {
             JS_ThrowTypeErrorRevokedProxy(ctx);
             goto fail;
@@ -52886,7 +52931,7 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
                 goto fail;
             if (res) {  /* safety, property should be found */
                 if (!(desc_flags & JS_PROP_CONFIGURABLE) || !is_extensible) {
-                    idx = find_prop_key(tab, len, tab2[i].atom);
+                    idx = prop_key_index_find(&key_index, tab, tab2[i].atom, -1);
                     if (idx < 0) {
                         JS_ThrowTypeError(ctx, "proxy: target property must be present in proxy ownKeys");
                         goto fail;
@@ -52908,12 +52953,14 @@ static int js_proxy_get_own_property_names(JSContext *ctx,
         }
     }
 
+    js_free(ctx, key_index.slots);
     js_free_prop_enum(ctx, tab2, len2);
     JS_FreeValue(ctx, prop_array);
     *ptab = tab;
     *plen = len;
     return 0;
  fail:
+    js_free(ctx, key_index.slots);
     js_free_prop_enum(ctx, tab2, len2);
     js_free_prop_enum(ctx, tab, len);
     JS_FreeValue(ctx, prop_array);
