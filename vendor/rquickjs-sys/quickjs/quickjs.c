@@ -10137,6 +10137,12 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
         if (js_get_fast_array_element(ctx, p, idx, pval))
             return true;
     }
+    /* the built-ins walk array-likes index by index, holes included:
+       let the interrupt handler in */
+    if (js_poll_interrupts(ctx)) {
+        *pval = JS_EXCEPTION;
+        return -1;
+    }
     val = JS_EXCEPTION;
     present = -1;
     prop = JS_NewAtomInt64(ctx, idx);
@@ -10167,6 +10173,9 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -11028,6 +11037,11 @@ int JS_SetPropertyInt64(JSContext *ctx, JSValueConst this_obj,
     JSAtom prop;
     int res;
 
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
     if ((uint64_t)idx <= INT32_MAX) {
         /* fast path for fast arrays */
         return JS_SetPropertyValue(ctx, this_obj, js_int32(idx), val,
@@ -11602,6 +11616,11 @@ int JS_DefinePropertyValueUint32(JSContext *ctx, JSValueConst this_obj,
 int JS_DefinePropertyValueInt64(JSContext *ctx, JSValueConst this_obj,
                                 int64_t idx, JSValue val, int flags)
 {
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
     return JS_DefinePropertyValueValue(ctx, this_obj, js_int64(idx),
                                        val, flags);
 }
@@ -11639,6 +11658,11 @@ int JS_DefinePropertyGetSet(JSContext *ctx, JSValueConst this_obj,
 static int JS_CreateDataPropertyUint32(JSContext *ctx, JSValueConst this_obj,
                                        int64_t idx, JSValue val, int flags)
 {
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx)) {
+        JS_FreeValue(ctx, val);
+        return -1;
+    }
     return JS_DefinePropertyValueValue(ctx, this_obj, js_int64(idx),
                                        val, flags | JS_PROP_CONFIGURABLE |
                                        JS_PROP_ENUMERABLE | JS_PROP_WRITABLE);
@@ -11650,6 +11674,9 @@ static int JS_DefinePropertyValueInt64Const(JSContext *ctx, JSValueConst this_ob
 {
     JSAtom atom;
     int ret;
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx))
+        return -1;
     atom = JS_ValueToAtom(ctx, js_int64(idx));
     if (unlikely(atom == JS_ATOM_NULL))
         return -1;
@@ -11991,6 +12018,9 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
+    /* see JS_TryGetPropertyInt64() */
+    if (js_poll_interrupts(ctx))
+        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -43105,6 +43135,8 @@ static int JS_CopySubArray(JSContext *ctx,
                 }
             }
             i += l;
+            if (js_poll_interrupts_n(ctx, l))
+                goto exception;
         } else {
             fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);
             if (fromPresent < 0)
@@ -44144,6 +44176,8 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
     string_buffer_init(ctx, b, 0);
 
     for(i = 0; i < n; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 string_buffer_putc8(b, c);
@@ -44195,6 +44229,7 @@ static JSValue js_array_pop(JSContext *ctx, JSValueConst this_val,
                 res = arrp[0];
                 memmove(arrp, arrp + 1, (count32 - 1) * sizeof(*arrp));
                 p->u.array.count--;
+                js_charge_interrupts(ctx, count32);
             } else {
                 res = arrp[count32 - 1];
                 p->u.array.count--;
@@ -44317,6 +44352,7 @@ static JSValue js_array_reverse(JSContext *ctx, JSValueConst this_val,
                 arrp[ll] = arrp[hh];
                 arrp[hh] = lval;
             }
+            js_charge_interrupts(ctx, count32);
         }
         return obj;
     }
@@ -44763,6 +44799,9 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
 
     if (psc->exception)
         return 0;
+
+    if (js_poll_interrupts(ctx))
+        goto exception;
 
     if (psc->has_method) {
         argv[0] = ap->val;
@@ -51846,7 +51885,8 @@ JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
                     goto exception;
                 }
                 if (!JS_ToBoolFree(ctx, present)) {
-                    JS_SetPropertyInt64(ctx, jsc->property_list, j++, v);
+                    if (JS_SetPropertyInt64(ctx, jsc->property_list, j++, v) < 0)
+                        goto exception;
                 } else {
                     JS_FreeValue(ctx, v);
                 }
@@ -60166,6 +60206,7 @@ static JSValue js_typed_array_set_internal(JSContext *ctx,
             /* same type, use memmove */
             memmove(dest_abuf->data + dest_ta->offset + (offset << shift),
                     src_abuf->data + src_ta->offset, src_len << shift);
+            js_charge_interrupts_bytes(ctx, src_len << shift);
             goto done;
         }
         if (dest_abuf->data == src_abuf->data) {
@@ -60185,6 +60226,8 @@ static JSValue js_typed_array_set_internal(JSContext *ctx,
         }
     }
     for(i = 0; i < src_len; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         val = JS_GetPropertyUint32(ctx, src_obj, i);
         if (JS_IsException(val))
             goto fail;
@@ -60586,6 +60629,7 @@ static JSValue js_typed_array_copyWithin(JSContext *ctx, JSValueConst this_val,
         memmove(p->u.array.u.uint8_ptr + (to << shift),
                 p->u.array.u.uint8_ptr + (from << shift),
                 count << shift);
+        js_charge_interrupts_bytes(ctx, (size_t)count << shift);
     }
     return js_dup(this_val);
 }
@@ -60658,6 +60702,8 @@ static JSValue js_typed_array_fill(JSContext *ctx, JSValueConst this_val,
     // RAB may have been resized by evil .valueOf method
     final = min_int(final, p->u.array.count);
     shift = typed_array_size_log2(p->class_id);
+    if (k < final)
+        js_charge_interrupts_bytes(ctx, (size_t)(final - k) << shift);
     switch(shift) {
     case 0:
         if (k < final) {
@@ -60769,6 +60815,7 @@ static JSValue js_typed_array_indexOf(JSContext *ctx, JSValueConst this_val,
 
     if (len == 0)
         goto done;
+    js_charge_interrupts(ctx, len);
 
     if (special == special_lastIndexOf) {
         k = len - 1;
@@ -61089,6 +61136,8 @@ static JSValue js_typed_array_join(JSContext *ctx, JSValueConst this_val,
 
     /* XXX: optimize with direct access */
     for(i = 0; i < len; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 if (string_buffer_putc8(b, c))
@@ -61146,6 +61195,7 @@ static JSValue js_typed_array_reverse(JSContext *ctx, JSValueConst this_val,
     if (typed_array_is_immutable(p))
         return JS_ThrowTypeErrorImmutableArrayBuffer(ctx);
     if (len > 0) {
+        js_charge_interrupts(ctx, len);
         switch (typed_array_size_log2(p->class_id)) {
         case 0:
             {
@@ -61280,6 +61330,8 @@ static JSValue js_typed_array_slice(JSContext *ctx, JSValueConst this_val,
             space = max_int(0, p->u.array.count - start);
             count = min_int(count, space);
             for (n = 0; n < count; n++) {
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 val = JS_GetPropertyValue(ctx, this_val, js_int32(start + n));
                 if (JS_IsException(val))
                     goto exception;
@@ -61461,7 +61513,22 @@ struct TA_sort_context {
     JSValueConst cmp;
     JSValue (*getfun)(JSContext *ctx, const void *a);
     int elt_size;
+    int (*cmpfun)(const void *a, const void *b, void *opaque);
 };
+
+/* a native comparison that lets the interrupt handler in: sorting millions
+   of elements takes seconds */
+static int js_TA_cmp_polled(const void *a, const void *b, void *opaque) {
+    struct TA_sort_context *psc = opaque;
+
+    if (psc->exception)
+        return 0;
+    if (js_poll_interrupts(psc->ctx)) {
+        psc->exception = 1;
+        return 0;
+    }
+    return psc->cmpfun(a, b, NULL);
+}
 
 static int js_TA_cmp_generic(const void *a, const void *b, void *opaque) {
     struct TA_sort_context *psc = opaque;
@@ -61656,7 +61723,8 @@ static JSValue js_typed_array_sort(JSContext *ctx, JSValueConst this_val,
         done:
             js_free(ctx, array_idx);
         } else {
-            rqsort(p->u.array.u.ptr, len, elt_size, cmpfun, &tsc);
+            tsc.cmpfun = cmpfun;
+            rqsort(p->u.array.u.ptr, len, elt_size, js_TA_cmp_polled, &tsc);
             if (tsc.exception)
                 return JS_EXCEPTION;
         }
