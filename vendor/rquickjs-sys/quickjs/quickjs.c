@@ -5196,6 +5196,14 @@ static int js_string_memcmp_pos(JSString *p1, uint32_t pos1,
     return res;
 }
 
+/* comparing two strings walks up to the shorter one: count it as work */
+static void js_charge_string_compare(JSContext *ctx, JSValueConst op1,
+                                     JSValueConst op2)
+{
+    js_charge_interrupts_bytes(ctx, min_uint32(string_rope_get_len(op1),
+                                               string_rope_get_len(op2)));
+}
+
 static int js_string_rope_compare(JSValueConst op1,
                                   JSValueConst op2, bool eq_only)
 {
@@ -16082,6 +16090,7 @@ static no_inline int js_relational_slow(JSContext *ctx, JSValue *sp,
     tag2 = JS_VALUE_GET_NORM_TAG(op2);
 
     if (tag_is_string(tag1) && tag_is_string(tag2)) {
+        js_charge_string_compare(ctx, op1, op2);
         if (tag1 == JS_TAG_STRING && tag2 == JS_TAG_STRING) {
             res = js_string_compare(JS_VALUE_GET_STRING(op1),
                                     JS_VALUE_GET_STRING(op2));
@@ -16387,9 +16396,11 @@ static bool js_strict_eq2(JSContext *ctx, JSValueConst op1, JSValueConst op2,
             if (!tag_is_string(tag2)) {
                 res = false;
             } else if (tag1 == JS_TAG_STRING && tag2 == JS_TAG_STRING) {
+                js_charge_string_compare(ctx, op1, op2);
                 res = js_string_eq(JS_VALUE_GET_STRING(op1),
                                    JS_VALUE_GET_STRING(op2));
             } else {
+                js_charge_string_compare(ctx, op1, op2);
                 res = (js_string_rope_compare(op1, op2, true) == 0);
             }
         }
@@ -23838,6 +23849,9 @@ static __exception int json_next_token(JSParseState *s)
         JS_ThrowStackOverflow(s->ctx);
         return -1;
     }
+    /* JSON.parse: one unit per token */
+    if (js_poll_interrupts(s->ctx))
+        return -1;
 
     json_free_token(s, &s->token);
 
@@ -44834,6 +44848,7 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
                 goto exception;
             bp->str = JS_VALUE_GET_STRING(str);
         }
+        js_charge_interrupts_bytes(ctx, min_int(ap->str->len, bp->str->len));
         cmp = js_string_compare(ap->str, bp->str);
     }
     if (cmp != 0)
@@ -47378,7 +47393,9 @@ static int string_indexof_char(JSString *p, int c, int from)
     return -1;
 }
 
-static int string_indexof(JSString *p1, JSString *p2, int from)
+/* return the position of p2 in p1 from 'from', -1 if absent, -2 if the
+   interrupt handler stopped the search (the exception is pending) */
+static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
 {
     /* assuming 0 <= from <= p1->len */
     int c, i, j, len1 = p1->len, len2 = p2->len;
@@ -47388,6 +47405,9 @@ static int string_indexof(JSString *p1, JSString *p2, int from)
         j = string_indexof_char(p1, c, i);
         if (j < 0 || j + len2 > len1)
             break;
+        /* quadratic in the worst case: let the interrupt handler in */
+        if (js_poll_interrupts_n(ctx, j - i + len2))
+            return -2;
         if (!string_cmp(p1, p2, j + 1, 1, len2 - 1))
             return j;
     }
@@ -47528,6 +47548,9 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
     ret = -1;
     if (len >= v_len && inc * (stop - start) >= 0) {
         for (i = start;; i += inc) {
+            /* quadratic in the worst case: let the interrupt handler in */
+            if (js_poll_interrupts_n(ctx, v_len))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = i;
                 break;
@@ -47594,6 +47617,9 @@ static JSValue js_string_includes(JSContext *ctx, JSValueConst this_val,
     }
     if (start >= 0 && start <= stop) {
         for (i = start;; i++) {
+            /* quadratic in the worst case: let the interrupt handler in */
+            if (js_poll_interrupts_n(ctx, v_len))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = 1;
                 break;
@@ -47855,6 +47881,8 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
     endOfLastMatch = 0;
     is_first = true;
     for(;;) {
+        if (js_poll_interrupts(ctx))
+            goto exception;
         if (unlikely(searchp->len == 0)) {
             if (is_first)
                 pos = 0;
@@ -47863,7 +47891,9 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
             else
                 pos = endOfLastMatch + 1;
         } else {
-            pos = string_indexof(sp, searchp, endOfLastMatch);
+            pos = string_indexof(ctx, sp, searchp, endOfLastMatch);
+            if (pos == -2)
+                goto exception;
         }
         if (pos < 0) {
             if (is_first) {
@@ -47974,7 +48004,9 @@ static JSValue js_string_split(JSContext *ctx, JSValueConst this_val,
     }
     q = p;
     for (q = p; (q += !r) <= s - r - !r; q = p = e + r) {
-        e = string_indexof(sp, rp, q);
+        e = string_indexof(ctx, sp, rp, q);
+        if (e == -2)
+            goto exception;
         if (e < 0)
             break;
         T = js_sub_string(ctx, sp, p, e);
@@ -48229,6 +48261,7 @@ static JSValue js_string_trim(JSContext *ctx, JSValueConst this_val,
         while (b > a && lre_is_space(string_get(p, b - 1)))
             b--;
     }
+    js_charge_interrupts(ctx, a + (len - b));
     ret = js_sub_string(ctx, p, a, b);
     JS_FreeValue(ctx, str);
     return ret;
@@ -49821,6 +49854,11 @@ static JSValue js_regexp_exec(JSContext *ctx, JSValueConst this_val,
     if (!re)
         return JS_EXCEPTION;
 
+    /* global matching loops over exec: let the interrupt handler in even
+       when each match is too short to poll inside lre_exec() */
+    if (js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
+
     str_val = JS_ToString(ctx, argv[0]);
     if (JS_IsException(str_val))
         return JS_EXCEPTION;
@@ -50079,6 +50117,8 @@ static JSValue JS_RegExpDelete(JSContext *ctx, JSValueConst this_val, JSValue ar
     for (;;) {
         if (last_index > str->len)
             break;
+        if (js_poll_interrupts(ctx))
+            goto fail;
 
         ret = lre_exec(capture, re_bytecode,
                        str_buf, last_index, str->len, shift, ctx);
@@ -51701,6 +51741,8 @@ static int js_json_to_str(JSContext *ctx, JSONStringifyContext *jsc,
                 goto exception;
             string_buffer_putc8(jsc->b, '[');
             for(i = 0; i < len; i++) {
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 if (i > 0)
                     string_buffer_putc8(jsc->b, ',');
                 string_buffer_concat_value(jsc->b, sep);
@@ -51739,6 +51781,8 @@ static int js_json_to_str(JSContext *ctx, JSONStringifyContext *jsc,
             string_buffer_putc8(jsc->b, '{');
             has_content = false;
             for(i = 0; i < len; i++) {
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 JS_FreeValue(ctx, prop);
                 prop = JS_GetPropertyInt64(ctx, tab, i);
                 if (JS_IsException(prop))
