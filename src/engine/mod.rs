@@ -22,4 +22,6 @@ pub use marshal::Data;
 pub use realm::{ConsoleMode, LogEntry};
 pub use run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
+mod deadline_tests;
+#[cfg(test)]
 mod tests;
