@@ -4,7 +4,7 @@
 //! and this module converts it to and from guest values. Objects are built with
 //! define-own-property semantics, so keys like `__proto__` are plain data on both sides.
 
-use super::raw;
+use super::{ffi, raw};
 use rquickjs::{Array, Ctx, Object, Value};
 
 /// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
@@ -311,6 +311,8 @@ impl<'a, 'js> Copier<'a, 'js> {
 
     /// Copies a value; functions and symbols become `Undefined` (and are skipped as properties).
     pub fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+        // Copying out is part of the run: the deadline and an abort stop it too.
+        ffi::poll_interrupts(self.ctx, 1)?;
         let depth = self.stack.len();
         if let Some(b) = v.as_bool() {
             self.budget

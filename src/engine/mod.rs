@@ -4,6 +4,7 @@ pub mod alloc;
 pub mod bigint;
 pub mod console;
 pub mod errors;
+pub mod ffi;
 pub mod limits;
 pub mod live;
 pub mod marshal;
@@ -20,5 +21,7 @@ pub use limits::{CancelToken, LimitOverrides, Limits};
 pub use marshal::Data;
 pub use realm::{ConsoleMode, LogEntry};
 pub use run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
+#[cfg(test)]
+mod deadline_tests;
 #[cfg(test)]
 mod tests;

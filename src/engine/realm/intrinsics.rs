@@ -1,5 +1,5 @@
 //! The realm's intrinsics, adjusted before lockdown: no code generation from strings, error
-//! hooks made inert, and guards on array built-ins whose loops never poll the interrupt handler.
+//! hooks made inert, and guards on array built-ins that walk every index of their receiver.
 
 use super::super::raw;
 use super::INTERNAL_FILENAME_C;
@@ -71,8 +71,9 @@ pub fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     Ok(())
 }
 
-/// Array methods whose engine loops never poll the interrupt handler: over a huge sparse array
-/// or array-like they would run long past the deadline.
+/// Array methods whose engine loops walk every index, holes included. They poll the interrupt
+/// handler (vendor/rquickjs-sys/patches/0005), so the deadline stops them; the guard still
+/// refuses, with a clear error, lengths no heap can hold, where the walk could only time out.
 const UNPOLLED_ARRAY_METHODS: &[&str] = &[
     "concat",
     "copyWithin",
