@@ -6,7 +6,11 @@ export interface Limits {
   timeoutMs?: number;
   /** QuickJS heap cap in bytes. Default 64 MiB (min 1 MiB, max 4 GiB). */
   memoryBytes?: number;
-  /** Native stack for guest frames in bytes. Default 1 MiB (min 64 KiB, max 64 MiB). */
+  /**
+   * Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,
+   * max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread
+   * (runSync, live globals) a larger value is clamped.
+   */
   stackBytes?: number;
   /** Cap on emit() output plus captured console text, in bytes. Default 64 KiB. */
   outputBytes?: number;

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
 pub const DEFAULT_MEMORY_BYTES: usize = 64 << 20;
-pub const DEFAULT_STACK_BYTES: usize = 1 << 20;
+/// Room for ordinary recursive code (about 12,000 frames of a small function); clamped to what
+/// the executing thread has (see `Realm::enter`).
+pub const DEFAULT_STACK_BYTES: usize = 8 << 20;
 pub const DEFAULT_OUTPUT_BYTES: usize = 64 << 10;
 
 pub const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;

@@ -273,6 +273,8 @@ impl Realm {
     }
 
     /// Measures the stack from the current frame; call at every top-level entry into the realm.
+    /// The guest gets `stack_bytes`, but never more than this thread has left (see
+    /// [`stack_allowance`]): a limit past the real stack would let QuickJS overflow it.
     pub fn enter(&self, stack_bytes: usize) {
         let rt = self.context.with(|ctx| {
             // SAFETY: `ctx` is this realm's live context, entered on the current thread.
@@ -280,12 +282,29 @@ impl Realm {
         });
         // SAFETY: the runtime is alive and used only by this thread.
         unsafe { qjs::JS_UpdateStackTop(rt) };
-        self.rt.set_max_stack_size(stack_bytes);
+        self.rt
+            .set_max_stack_size(stack_allowance(stack_bytes, stacker::remaining_stack()));
     }
 
     pub fn stop_reason(&self) -> StopReason {
         self.slot.watchdog.borrow().reason()
     }
+}
+
+/// Stack kept free below the guest's limit: QuickJS checks the stack only at its own calls, and
+/// native frames (built-ins, copying, host code the guest calls) go deeper than the last check.
+const STACK_MARGIN: usize = 1 << 20;
+/// Smallest limit ever set: QuickJS reads 0 as "no limit".
+const MIN_STACK_LIMIT: usize = 4 << 10;
+
+/// The guest's stack allowance: what was asked, clamped to the stack the thread has left below
+/// the current frame (`left`, when the platform tells) less [`STACK_MARGIN`].
+fn stack_allowance(requested: usize, left: Option<usize>) -> usize {
+    let fits = match left {
+        Some(left) => requested.min(left.saturating_sub(STACK_MARGIN)),
+        None => requested,
+    };
+    fits.max(MIN_STACK_LIMIT)
 }
 
 /// Bytes one fresh, frozen realm of the standard shape holds, as its allocator counts them.
@@ -312,6 +331,7 @@ impl Drop for Realm {
 
 #[cfg(test)]
 mod tests {
+    use super::{stack_allowance, MIN_STACK_LIMIT, STACK_MARGIN};
     use crate::engine::limits::CancelToken;
     use crate::engine::run::{execute, RunRequest};
 
@@ -354,5 +374,52 @@ mod tests {
             .iter()
             .find(|l| l.message.contains("more unhandled rejections"));
         assert!(more.is_some(), "{:?}", outcome.logs);
+    }
+
+    #[test]
+    fn the_stack_allowance_never_exceeds_what_the_thread_has() {
+        let mib = 1 << 20;
+        assert_eq!(stack_allowance(8 * mib, Some(64 * mib)), 8 * mib);
+        assert_eq!(
+            stack_allowance(64 * mib, Some(8 * mib)),
+            8 * mib - STACK_MARGIN
+        );
+        assert_eq!(stack_allowance(8 * mib, None), 8 * mib);
+        assert_eq!(
+            stack_allowance(8 * mib, Some(STACK_MARGIN / 2)),
+            MIN_STACK_LIMIT
+        );
+    }
+
+    #[test]
+    fn a_stack_limit_larger_than_the_thread_is_clamped_not_fatal() {
+        // A thread with 2 MiB of stack and a 64 MiB request: without the clamp QuickJS would
+        // overflow the real stack and the process would die with SIGSEGV.
+        let handle = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let mut req = RunRequest::new("const f = (n) => f(n + 1) + 1; return f(0)");
+                req.limits.stack_bytes = 64 << 20;
+                execute(&req, &CancelToken::new())
+            })
+            .expect("spawn");
+        let outcome = handle.join().expect("the thread survives");
+        let error = outcome.error.expect("a stack overflow error");
+        assert_eq!(error.name, "RangeError", "{error:?}");
+    }
+
+    #[test]
+    fn the_default_stack_allows_thousands_of_frames() {
+        let handle = std::thread::Builder::new()
+            .stack_size(crate::engine::workers::WORKER_STACK_BYTES)
+            .spawn(|| {
+                let req = RunRequest::new(
+                    "const dfs = (n) => (n === 0 ? 0 : 1 + dfs(n - 1)); return dfs(5000)",
+                );
+                execute(&req, &CancelToken::new())
+            })
+            .expect("spawn");
+        let outcome = handle.join().expect("the thread survives");
+        assert!(outcome.ok, "{:?}", outcome.error);
     }
 }
