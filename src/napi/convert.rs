@@ -7,6 +7,10 @@ use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
 use napi::sys;
 
+/// Largest bigint copied from the host (64 Kibit, about 20,000 decimal digits): the copy goes
+/// through decimal digits, whose conversion is quadratic in the size.
+pub const MAX_BIGINT_WORDS: usize = 1024;
+
 /// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
 const NAPI_TYPED_ARRAYS: [(sys::napi_typedarray_type, TypedArrayKind); 11] = [
     (sys::TypedarrayType::int8_array, TypedArrayKind::Int8),
@@ -99,9 +103,20 @@ impl HostReader {
         let h = self.host;
         let depth = self.stack.len();
         match h.type_of(v) {
-            sys::ValueType::napi_undefined => Ok(Data::Undefined),
-            sys::ValueType::napi_null => Ok(Data::Null),
-            sys::ValueType::napi_boolean => Ok(Data::Bool(h.boolean(v)?)),
+            // Every value counts, holes of sparse arrays included: a `new Array(2 ** 32 - 1)`
+            // must hit the value cap, not walk four billion holes.
+            sys::ValueType::napi_undefined => {
+                self.budget.node(0, depth, path)?;
+                Ok(Data::Undefined)
+            }
+            sys::ValueType::napi_null => {
+                self.budget.node(0, depth, path)?;
+                Ok(Data::Null)
+            }
+            sys::ValueType::napi_boolean => {
+                self.budget.node(1, depth, path)?;
+                Ok(Data::Bool(h.boolean(v)?))
+            }
             sys::ValueType::napi_number => {
                 self.budget.node(8, depth, path)?;
                 Ok(Data::Number(h.number(v)?))
@@ -113,8 +128,15 @@ impl HostReader {
             }
             sys::ValueType::napi_bigint => {
                 let (negative, words) = h.bigint_words(v)?;
+                // Checked before the (quadratic) decimal conversion.
+                if words.len() > MAX_BIGINT_WORDS {
+                    return Err(format!(
+                        "{path} is a bigint of more than {} bits",
+                        MAX_BIGINT_WORDS * 64
+                    ));
+                }
+                self.budget.node(words.len() * 8, depth, path)?;
                 let digits = words_to_decimal(negative, &words);
-                self.budget.node(digits.len(), depth, path)?;
                 Ok(Data::BigInt(digits))
             }
             sys::ValueType::napi_symbol => {
