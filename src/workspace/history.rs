@@ -23,13 +23,15 @@ use serde::{Deserialize, Serialize};
 use super::access;
 use super::error::{WsError, WsResult};
 use super::path::display;
-use super::text;
+use super::text::{self, DiffText};
 use super::vfs::{Content, Vfs};
 
 /// Path of the history log inside an archive.
 pub const LOG_FILE: &str = ".time/log.json";
 /// A compacted entry keeps at most this many of its paths (its `path_count` stays exact).
 pub const MAX_KEPT_PATHS: usize = 100;
+/// Longest diff [`HistoryState::diff`] returns, in bytes (the line saying it was cut aside).
+pub const MAX_DIFF_BYTES: usize = 1024 * 1024;
 const PACK_TARGET_BYTES: usize = 32 * 1024 * 1024;
 const LOG_FORMAT: u32 = 1;
 
@@ -326,7 +328,8 @@ impl HistoryState {
     }
 
     /// A unified diff of the text changes made by entry `id` (applied or undone).
-    /// Binary files and directories are summarized on one line each.
+    /// Binary files and directories are summarized on one line each. A diff longer than
+    /// [`MAX_DIFF_BYTES`] is cut at a line boundary and ends with a line saying so.
     pub fn diff(&self, id: u64) -> WsResult<String> {
         let record = self.find(id)?;
         let Some(changes) = &record.changes else {
@@ -335,11 +338,21 @@ impl HistoryState {
                 record.op
             )));
         };
-        let mut out = String::new();
+        let mut out = DiffText::new(MAX_DIFF_BYTES);
         for c in changes {
+            if out.is_cut() {
+                break;
+            }
             describe_change(c, &mut out);
         }
-        Ok(out)
+        let cut = out.is_cut();
+        let mut text = out.into_string();
+        if cut {
+            text.push_str(&format!(
+                "[diff cut off here: the diff of entry #{id} is longer than {MAX_DIFF_BYTES} bytes]\n"
+            ));
+        }
+        Ok(text)
     }
 
     /// Undoes the newest `n` entries (fewer if fewer can be undone) and returns their ids,
@@ -521,24 +534,28 @@ fn text_of(content: &Option<Content>) -> Option<&str> {
     }
 }
 
-fn describe_change(c: &Change, out: &mut String) {
+fn describe_change(c: &Change, out: &mut DiffText) {
     let shown = display(&c.path);
     match (&c.before, &c.after) {
-        (Some(Content::Dir), None) => out.push_str(&format!("deleted directory {shown}\n")),
-        (None, Some(Content::Dir)) => out.push_str(&format!("created directory {shown}\n")),
+        (Some(Content::Dir), None) => {
+            out.line(&["deleted directory ", &shown]);
+        }
+        (None, Some(Content::Dir)) => {
+            out.line(&["created directory ", &shown]);
+        }
         (Some(Content::Dir), Some(Content::File(_))) => {
-            out.push_str(&format!("deleted directory {shown}\n"));
+            out.line(&["deleted directory ", &shown]);
             describe_file(c, out);
         }
         (Some(Content::File(_)), Some(Content::Dir)) => {
             describe_file(c, out);
-            out.push_str(&format!("created directory {shown}\n"));
+            out.line(&["created directory ", &shown]);
         }
         _ => describe_file(c, out),
     }
 }
 
-fn describe_file(c: &Change, out: &mut String) {
+fn describe_file(c: &Change, out: &mut DiffText) {
     let is_file = |s: &Option<Content>| matches!(s, Some(Content::File(_)));
     let old_name = if is_file(&c.before) {
         format!("a/{}", c.path)
@@ -552,19 +569,19 @@ fn describe_file(c: &Change, out: &mut String) {
     };
     match (text_of(&c.before), text_of(&c.after)) {
         (Some(old), Some(new)) => {
-            out.push_str(&text::unified_diff(&old_name, &new_name, old, new, 3));
+            text::write_unified_diff(out, &old_name, &new_name, old, new, 3);
         }
         _ => {
             let size = |s: &Option<Content>| match s {
                 Some(Content::File(d)) => d.len(),
                 _ => 0,
             };
-            out.push_str(&format!(
-                "binary file {} changed ({} -> {} bytes)\n",
+            out.line(&[&format!(
+                "binary file {} changed ({} -> {} bytes)",
                 display(&c.path),
                 size(&c.before),
                 size(&c.after)
-            ));
+            )]);
         }
     }
 }
@@ -965,6 +982,40 @@ mod tests {
         );
         assert!(d.contains("deleted directory ~/old\n"), "{d}");
         assert_eq!(h.diff(99).map_err(|e| e.code), Err(WsCode::History));
+        Ok(())
+    }
+
+    #[test]
+    fn long_diffs_are_cut_with_a_marker() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        let big = "\n".repeat(16 << 20);
+        let id = write(&mut h, &mut v, "big.txt", &big).unwrap_or_default();
+        write(&mut h, &mut v, "small.txt", "one\n");
+        let d = h.diff(id)?;
+        let (body, marker) = d.trim_end().rsplit_once('\n').unwrap_or_default();
+        assert!(body.len() < MAX_DIFF_BYTES, "{}", body.len());
+        assert!(body.starts_with("--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,16777216 @@\n+\n"));
+        assert!(body.ends_with("\n+"), "cut at a line boundary");
+        assert_eq!(
+            marker,
+            format!("[diff cut off here: the diff of entry #{id} is longer than {MAX_DIFF_BYTES} bytes]")
+        );
+        // A diff that fits has no marker.
+        let d = h.diff(id + 1)?;
+        assert_eq!(d, "--- /dev/null\n+++ b/small.txt\n@@ -0,0 +1 @@\n+one\n");
+        // An entry with many files stops at the cap too.
+        let changes: Vec<Change> = (0..3000)
+            .map(|i| Change {
+                path: format!("f{i:04}.txt"),
+                before: None,
+                after: file(&"line\n".repeat(100)),
+            })
+            .collect();
+        let id = h.record(changes, "batch", 1).unwrap_or_default();
+        let d = h.diff(id)?;
+        assert!(d.len() < MAX_DIFF_BYTES + 200);
+        assert!(d.ends_with("bytes]\n"));
         Ok(())
     }
 
