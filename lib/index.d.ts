@@ -166,6 +166,7 @@ export type WorkspaceErrorCode =
   | 'RANGE'
   | 'QUOTA'
   | 'HISTORY'
+  | 'HISTORY_INVALID'
   | 'NOT_TEXT'
   | 'IO'
   | 'INTERNAL';
