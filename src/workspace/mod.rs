@@ -47,6 +47,14 @@ use history::{Change, HistoryState};
 use path::display;
 use vfs::Content;
 
+/// The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
+/// `~/`). Takes every form the workspace takes (`~/a`, `/a`, `a`, with `.` and `..`); a path
+/// the workspace refuses whatever its access rules (an escape, the hidden history area, a NUL
+/// byte, too long or too deep) is `PATH_INVALID`.
+pub fn display_path(input: &str) -> WsResult<String> {
+    Ok(display(&access::normalize(input)?))
+}
+
 /// One staged operation of a batch applied by [`Workspace::apply_overlay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StagedOp {
@@ -950,5 +958,37 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    #[test]
+    fn paths_display_in_one_form() {
+        let shown = |p: &str| display_path(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        for (input, want) in [
+            ("", "~/"),
+            ("~", "~/"),
+            ("~/", "~/"),
+            ("/", "~/"),
+            ("src/a.js", "~/src/a.js"),
+            ("~/src/a.js", "~/src/a.js"),
+            ("/src//a.js", "~/src/a.js"),
+            ("./src/./x/../a.js", "~/src/a.js"),
+            ("~foo", "~/~foo"),
+        ] {
+            assert_eq!(shown(input), want, "{input:?}");
+        }
+        for bad in [
+            "../x",
+            "~/a/../../x",
+            "a\\b",
+            "a\0b",
+            ".time/log.json",
+            "C:/x",
+        ] {
+            assert_eq!(
+                display_path(bad).map_err(|e| e.code),
+                Err(WsCode::PathInvalid),
+                "{bad:?}"
+            );
+        }
     }
 }
