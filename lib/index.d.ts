@@ -170,6 +170,7 @@ export type WorkspaceErrorCode =
   | 'RANGE'
   | 'QUOTA'
   | 'HISTORY'
+  | 'HISTORY_INVALID'
   | 'NOT_TEXT'
   | 'IO'
   | 'INTERNAL';
@@ -285,6 +286,11 @@ export declare class ZipWorkspace {
   static fromZip(bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null): ZipWorkspace;
   /** Reads an archive from the host file system and imports it. */
   static open(hostPath: string, limits?: ZipLimits | null): ZipWorkspace;
+  /**
+   * How a workspace path is shown to people and models: `~/src/a.js` (the root is `~/`). Takes
+   * every form the other methods take; a path none of them accepts throws PATH_INVALID.
+   */
+  static displayPath(path: string): string;
   /** Exports files, folders and history; the same workspace always gives the same bytes. */
   toZip(): Buffer;
   /** Writes `toZip()` to the host file system atomically (temporary file, then rename). */

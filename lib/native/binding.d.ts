@@ -43,6 +43,12 @@ export declare class ZipWorkspace {
   /** Reads a zip archive from the host file system. */
   static open(hostPath: string, limits?: object | null): ZipWorkspace
   /**
+   * The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
+   * `~/`). Takes every form the other methods take (`~/a`, `/a`, `a`, with `.` and `..`); a
+   * path none of them accepts throws `PATH_INVALID`.
+   */
+  static displayPath(path: string): string
+  /**
    * Exports the workspace and its history as zip bytes (the same workspace always gives the
    * same bytes).
    */

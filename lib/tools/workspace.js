@@ -4,6 +4,8 @@
 // failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
 
 const { formatForModel, invalidInput } = require('../errors.js');
+// The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
+const { ZipWorkspace: NativeWorkspace } = require('../native/binding.js');
 
 /**
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
@@ -297,22 +299,6 @@ function check(schema, value, where) {
 // ----- text helpers -----
 
 /**
- * The display form of a (valid) workspace path: `~/a/b`, the root is `~/`.
- * @param {string} p
- */
-function shown(p) {
-  const parts = [];
-  for (const seg of String(p)
-    .replace(/^~(?=\/|$)/, '')
-    .split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  return `~/${parts.join('/')}`;
-}
-
-/**
  * @param {string} text
  * @param {string} hint what to do instead, when the text is cut
  */
@@ -391,7 +377,7 @@ const handlers = {
    */
   fs_read(ws, { path }) {
     const text = ws.readText(path);
-    if (text.length === 0) return `${shown(path)} is empty (0 bytes)`;
+    if (text.length === 0) return `${NativeWorkspace.displayPath(path)} is empty (0 bytes)`;
     return clip(text, 'read the rest with fs_read_lines');
   },
 
@@ -404,8 +390,8 @@ const handlers = {
     const r = ws.readLines(path, start, last);
     // Lines come back with invalid UTF-8 replaced; refuse binary files like fs_read does.
     if (r.lines.some((l) => l.includes('\uFFFD'))) ws.readText(path);
-    if (r.totalLines === 0) return `${shown(path)} is empty (0 lines)`;
-    const head = `${shown(path)} lines ${r.start}-${r.end} of ${r.totalLines}`;
+    if (r.totalLines === 0) return `${NativeWorkspace.displayPath(path)} is empty (0 lines)`;
+    const head = `${NativeWorkspace.displayPath(path)} lines ${r.start}-${r.end} of ${r.totalLines}`;
     const more = r.end < r.totalLines ? `\n[${r.totalLines - r.end} more lines; continue with start ${r.end + 1}]` : '';
     return clip(`${head}\n${numbered(r.start, r.lines)}${more}`, 'request fewer lines');
   },
@@ -416,7 +402,7 @@ const handlers = {
    */
   fs_write(ws, { path, content }) {
     const id = ws.writeFile(path, content);
-    return `wrote ${Buffer.byteLength(content)} bytes to ${shown(path)} (${historyNote(id)})`;
+    return `wrote ${Buffer.byteLength(content)} bytes to ${NativeWorkspace.displayPath(path)} (${historyNote(id)})`;
   },
 
   /**
@@ -429,7 +415,7 @@ const handlers = {
       r.removed === 0
         ? `inserted ${r.inserted} line${r.inserted === 1 ? '' : 's'} at line ${r.start}`
         : `replaced lines ${start}-${end} (${r.removed} removed, ${r.inserted} inserted)`;
-    let text = `patched ${shown(path)}: ${what}; the file now has ${r.totalLines} lines (${historyNote(r.historyId)})`;
+    let text = `patched ${NativeWorkspace.displayPath(path)}: ${what}; the file now has ${r.totalLines} lines (${historyNote(r.historyId)})`;
     if (r.inserted > 0) {
       const shownCount = Math.min(r.inserted, MAX_ECHO_LINES);
       const lines = ws.readLines(path, r.start, r.start + shownCount - 1);
@@ -445,10 +431,14 @@ const handlers = {
    */
   fs_list(ws, { path = '~', recursive = false }) {
     const entries = ws.list(path, { recursive });
-    if (entries.length === 0) return `${shown(path)} is empty`;
+    if (entries.length === 0) return `${NativeWorkspace.displayPath(path)} is empty`;
     const lines = entries
       .slice(0, MAX_LIST_ENTRIES)
-      .map((e) => (e.kind === 'dir' ? `${shown(e.path)}/` : `${shown(e.path)} (${e.size} bytes)`));
+      .map((e) =>
+        e.kind === 'dir'
+          ? `${NativeWorkspace.displayPath(e.path)}/`
+          : `${NativeWorkspace.displayPath(e.path)} (${e.size} bytes)`,
+      );
     if (entries.length > MAX_LIST_ENTRIES) {
       lines.push(`[${entries.length - MAX_LIST_ENTRIES} more entries not shown; list a sub-folder]`);
     }
@@ -461,7 +451,7 @@ const handlers = {
    */
   fs_stat(ws, { path }) {
     const s = ws.stat(path);
-    const where = s.path === '' ? '~/' : shown(s.path);
+    const where = NativeWorkspace.displayPath(s.path);
     if (s.kind === 'dir') {
       return s.mtime ? `${where}: folder, modified ${new Date(s.mtime).toISOString()}` : `${where}: folder`;
     }
@@ -475,7 +465,9 @@ const handlers = {
    */
   fs_mkdir(ws, { path }) {
     const id = ws.mkdir(path, { recursive: true });
-    return id === null ? `${shown(path)} already exists` : `created folder ${shown(path)} (${historyNote(id)})`;
+    return id === null
+      ? `${NativeWorkspace.displayPath(path)} already exists`
+      : `created folder ${NativeWorkspace.displayPath(path)} (${historyNote(id)})`;
   },
 
   /**
@@ -484,7 +476,7 @@ const handlers = {
    */
   fs_delete(ws, { path, recursive = false }) {
     const id = ws.delete(path, { recursive });
-    return `deleted ${shown(path)} (${historyNote(id)})`;
+    return `deleted ${NativeWorkspace.displayPath(path)} (${historyNote(id)})`;
   },
 
   /**
@@ -494,10 +486,10 @@ const handlers = {
   fs_search(ws, { query, path = '~', context = 1, maxResults = 50 }) {
     const r = ws.search(query, { path, context, maxResults });
     if (r.matches.length === 0) {
-      return `no matches for ${JSON.stringify(query)} in ${shown(path)} (${r.filesSearched} text files searched)`;
+      return `no matches for ${JSON.stringify(query)} in ${NativeWorkspace.displayPath(path)} (${r.filesSearched} text files searched)`;
     }
     const blocks = r.matches.map((m) => {
-      const p = shown(m.path);
+      const p = NativeWorkspace.displayPath(m.path);
       /** @type {string[]} */
       const out = [];
       for (const [i, t] of m.before.entries()) out.push(`${p}-${m.line - m.before.length + i}- ${t}`);

@@ -13,6 +13,7 @@
 //! Inside, one file per job:
 //! - `request`: what a run is asked to do and what it gave;
 //! - `run`: one exec run, from the entry check to the outcome; `process`: its `process` global;
+//!   `output`: its console, stream writes and `emit()`, under one byte cap;
 //! - `commit`: applying a run's changes; `workspace_run`: workspace access for `run()`;
 //! - `files`: the run's file system and modules, shared by the loader and the shims;
 //! - `loader`, `resolve`, `typescript`: modules; `shims`, `fs`, `encoding`: the `fs`, `path`
@@ -28,6 +29,7 @@ mod fs;
 mod guest_errors;
 mod loader;
 mod locate;
+mod output;
 mod process;
 mod request;
 mod resolve;

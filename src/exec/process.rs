@@ -1,16 +1,16 @@
 //! The minimal `process` global of an exec run: `argv`, `env`, `exit`, `exitCode`, `cwd()`,
-//! `stdout`/`stderr.write` and friends. The host reads back the exit code and unfinished output
-//! lines from [`ProcessState`].
+//! `stdout`/`stderr.write` and friends. The host reads back the exit code and the run's output
+//! from [`ProcessState`].
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rquickjs::{Array, Ctx, Function, Object};
 
 use super::encoding::decode;
-use super::files::{lock, SharedFiles};
+use super::files::lock;
 use super::guest_errors::throw_uncatchable;
 use super::lock_unpoisoned;
-use crate::engine::limits::CancelToken;
+use super::output::{OutputHost, RunOutput};
 use crate::engine::realm::INTERNAL_FILENAME;
 
 /// `process` state the host reads after the run.
@@ -20,8 +20,19 @@ pub(super) struct ProcessState {
     pub(super) exit: Option<i32>,
     /// The last `process.exitCode` set.
     pub(super) exit_code: Option<i32>,
-    /// Text written to stdout/stderr after their last newline.
-    pub(super) partial: [String; 2],
+    /// Everything the run wrote (console, streams, `emit()`), under its output cap.
+    pub(super) output: RunOutput,
+}
+
+impl ProcessState {
+    /// The state of a run that may write `output_bytes` bytes in all.
+    pub(super) fn new(output_bytes: usize) -> Self {
+        ProcessState {
+            exit: None,
+            exit_code: None,
+            output: RunOutput::new(output_bytes),
+        }
+    }
 }
 
 /// The `process` state of one run, shared with its native functions.
@@ -32,7 +43,7 @@ pub(super) fn lock_state(s: &SharedState) -> MutexGuard<'_, ProcessState> {
     lock_unpoisoned(s)
 }
 
-const PROCESS_JS: &str = r#"(function (native, argv, env, log, error) {
+const PROCESS_JS: &str = r#"(function (native, argv, env) {
   'use strict';
   const StringCtor = String, TypeErrorCtor = TypeError, isInteger = Number.isInteger;
   const NumberCtor = Number, BigIntCtor = BigInt, floor = Math.floor, now = Date.now;
@@ -52,20 +63,13 @@ const PROCESS_JS: &str = r#"(function (native, argv, env, log, error) {
   function later(fn, args) {
     PromiseCtor.resolve().then(() => fn(...args));
   }
-  function stream(fd, sink) {
-    let pending = '';
+  function stream(fd) {
     const s = {
       fd,
       isTTY: false,
       columns: 80,
       write(chunk, encoding, cb) {
-        pending += typeof chunk === 'string' ? chunk : chunk instanceof U8 ? native.decode(chunk) : StringCtor(chunk);
-        let nl;
-        while ((nl = pending.indexOf('\n')) !== -1) {
-          sink(pending.slice(0, nl));
-          pending = pending.slice(nl + 1);
-        }
-        native.partial(fd, pending);
+        native.write(fd, typeof chunk === 'string' ? chunk : chunk instanceof U8 ? native.decode(chunk) : StringCtor(chunk));
         const done = typeof encoding === 'function' ? encoding : cb;
         if (typeof done === 'function') later(done, []);
         return true;
@@ -128,7 +132,7 @@ const PROCESS_JS: &str = r#"(function (native, argv, env, log, error) {
       later(fn, args);
     },
     emitWarning(warning) {
-      error('Warning: ' + (warning && typeof warning === 'object' && 'message' in warning ? warning.message : StringCtor(warning)));
+      native.line(2, 'Warning: ' + (warning && typeof warning === 'object' && 'message' in warning ? warning.message : StringCtor(warning)));
     },
     on() { return process; },
     once() { return process; },
@@ -138,21 +142,20 @@ const PROCESS_JS: &str = r#"(function (native, argv, env, log, error) {
     removeAllListeners() { return process; },
     emit() { return false; },
     listeners() { return []; },
-    stdout: stream(1, log),
-    stderr: stream(2, error),
+    stdout: stream(1),
+    stderr: stream(2),
   };
   return process;
 })"#;
 
-/// Installs the global `process` of an exec run.
+/// Installs the global `process` of an exec run; its streams write through `output`.
 pub(super) fn install_process<'js>(
     ctx: &Ctx<'js>,
-    files: &SharedFiles,
-    state: &SharedState,
-    cancel: &CancelToken,
+    output: &OutputHost,
     argv: &[String],
     env: &[(String, String)],
 ) -> rquickjs::Result<()> {
+    let (files, state, cancel) = (&output.files, &output.state, &output.cancel);
     let native = Object::new(ctx.clone())?;
     {
         let (files, state, cancel) = (files.clone(), state.clone(), cancel.clone());
@@ -172,14 +175,8 @@ pub(super) fn install_process<'js>(
         })?;
         native.set("setExitCode", set)?;
     }
-    {
-        let state = state.clone();
-        let partial = Function::new(ctx.clone(), move |fd: u32, text: String| {
-            let index = usize::from(fd != 1);
-            lock_state(&state).partial[index] = text;
-        })?;
-        native.set("partial", partial)?;
-    }
+    native.set("write", output.stream_write(ctx)?)?;
+    native.set("line", output.line_write(ctx)?)?;
     let decode = Function::new(ctx.clone(), |ctx: Ctx<'js>, bytes: rquickjs::Value<'js>| {
         let data = crate::engine::raw::view_bytes(&ctx, &bytes).unwrap_or_default();
         decode(&data, "utf8")
@@ -194,14 +191,11 @@ pub(super) fn install_process<'js>(
     for (k, v) in env {
         env_obj.set(k.as_str(), v.as_str())?;
     }
-    let console: Object = ctx.globals().get("console")?;
-    let log: Function = console.get("log")?;
-    let error: Function = console.get("error")?;
     let mut opts = rquickjs::context::EvalOptions::default();
     opts.filename = Some(INTERNAL_FILENAME.into());
     opts.strict = true;
     let build: Function = ctx.eval_with_options(PROCESS_JS, opts)?;
-    let process: Object = build.call((native, argv_arr, env_obj, log, error))?;
+    let process: Object = build.call((native, argv_arr, env_obj))?;
     ctx.globals().set("process", process)?;
     Ok(())
 }

@@ -6,11 +6,12 @@ use std::sync::{Arc, Mutex};
 
 use rquickjs::{Ctx, Runtime};
 
-use super::files::{lock, RealmFiles, SharedFiles};
+use super::files::{lock, RealmFiles};
 use super::fs::FsHost;
 use super::loader::{install_loader, Boot};
 use super::locate::locate;
-use super::process::{install_process, lock_state, ProcessState, SharedState};
+use super::output::{OutputHost, RunOutput, Stream};
+use super::process::{install_process, lock_state, ProcessState};
 use super::request::{ExecOutcome, ExecRequest};
 use super::resolve::MODULE_EXTENSIONS;
 use super::shims::install_shims;
@@ -26,29 +27,21 @@ use crate::workspace::{AccessOp, EntryKind, Overlay};
 pub const BOOT_NAME: &str = "~/";
 
 struct ExecExtension {
-    files: SharedFiles,
-    state: SharedState,
+    output: OutputHost,
     boot: Boot,
-    cancel: CancelToken,
     argv: Vec<String>,
     env: Vec<(String, String)>,
 }
 
 impl RealmExtension for ExecExtension {
     fn configure_runtime(&self, rt: &Runtime) {
-        install_loader(rt, self.files.clone(), Some(self.boot.clone()));
+        install_loader(rt, self.output.files.clone(), Some(self.boot.clone()));
     }
 
     fn install(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-        install_shims(ctx, &self.files)?;
-        install_process(
-            ctx,
-            &self.files,
-            &self.state,
-            &self.cancel,
-            &self.argv,
-            &self.env,
-        )
+        install_shims(ctx, &self.output.files)?;
+        self.output.install_console(ctx)?;
+        install_process(ctx, &self.output, &self.argv, &self.env)
     }
 }
 
@@ -102,17 +95,19 @@ fn run_exec_unguarded(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken)
     };
     let files = RealmFiles::shared(FsHost::new(overlay));
     lock(&files).entry = Some(entry.clone());
-    let state = Arc::new(Mutex::new(ProcessState::default()));
+    let state = Arc::new(Mutex::new(ProcessState::new(req.limits.output_bytes)));
     let mut argv = vec!["quickrealm".to_string(), entry.clone()];
     argv.extend(req.argv.iter().cloned());
     let ext = ExecExtension {
-        files: files.clone(),
-        state: state.clone(),
+        output: OutputHost {
+            state: state.clone(),
+            files: files.clone(),
+            cancel: cancel.clone(),
+        },
         boot: Boot {
             name: BOOT_NAME.to_string(),
             entry: entry.clone(),
         },
-        cancel: cancel.clone(),
         argv,
         env: req.env.clone(),
     };
@@ -124,9 +119,9 @@ fn run_exec_unguarded(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken)
     run.console = ConsoleMode::Capture;
     run.extension = Some(Extension(Arc::new(ext)));
     let outcome = execute(&run, cancel);
-    let state = lock_state(&state);
+    let mut state = lock_state(&state);
     let files = lock(&files);
-    finish(req, entry, outcome, &state, &files)
+    finish(req, entry, outcome, &mut state, &files)
 }
 
 fn exit_error(message: String) -> ErrorInfo {
@@ -142,13 +137,31 @@ struct Ending {
     error_file: Option<String>,
 }
 
-/// How the run ended: through `process.exit()`, by completing (with `process.exitCode` or a
-/// promise rejection nobody handled), or with an error or a limit.
-fn ending(outcome: &RunOutcome, state: &ProcessState, files: &RealmFiles) -> Ending {
+/// How the run ended: by writing more than its output cap, through `process.exit()`, by
+/// completing (with `process.exitCode` or a promise rejection nobody handled), or with an error
+/// or a limit.
+fn ending(
+    req: &ExecRequest,
+    outcome: &RunOutcome,
+    state: &ProcessState,
+    files: &RealmFiles,
+) -> Ending {
     let engine_stopped = outcome
         .error
         .as_ref()
         .is_some_and(|e| e.code != ErrorCode::Cancelled);
+    if state.output.overflowed() && !engine_stopped {
+        return Ending {
+            ok: false,
+            exit_code: 1,
+            error: Some(ErrorInfo::new(
+                ErrorCode::OutputLimit,
+                "RangeError",
+                format!("output exceeded {} bytes", req.limits.output_bytes),
+            )),
+            error_file: None,
+        };
+    }
     match state.exit {
         Some(code) if !engine_stopped => Ending {
             ok: code == 0,
@@ -213,33 +226,31 @@ fn failed(mut error: Option<ErrorInfo>, files: &RealmFiles) -> Ending {
     }
 }
 
-/// The run's stdout and stderr: console lines by level, then unfinished stream lines.
-fn output(outcome: &RunOutcome, state: &ProcessState) -> (String, String) {
-    let mut stdout = outcome.output.clone();
-    let mut stderr = String::new();
+/// The run's stdout and stderr. What the engine reported itself (promise rejections nobody
+/// handled) is added as stderr lines, under the same cap; the guest's own writes went to
+/// `output` as they happened.
+fn output(outcome: &RunOutcome, mut output: RunOutput) -> (String, String) {
+    output.append(Stream::Stdout, &outcome.output);
     for l in &outcome.logs {
-        let target = if matches!(l.level, "warn" | "error") {
-            &mut stderr
+        let stream = if matches!(l.level, "warn" | "error") {
+            Stream::Stderr
         } else {
-            &mut stdout
+            Stream::Stdout
         };
-        target.push_str(&l.message);
-        target.push('\n');
+        output.line(stream, &l.message);
     }
-    stdout.push_str(&state.partial[0]);
-    stderr.push_str(&state.partial[1]);
-    (stdout, stderr)
+    output.finish()
 }
 
 fn finish(
     req: &ExecRequest,
     entry: String,
     outcome: RunOutcome,
-    state: &ProcessState,
+    state: &mut ProcessState,
     files: &RealmFiles,
 ) -> ExecOutcome {
-    let end = ending(&outcome, state, files);
-    let (stdout, stderr) = output(&outcome, state);
+    let end = ending(req, &outcome, state, files);
+    let (stdout, stderr) = output(&outcome, std::mem::take(&mut state.output));
     let changes = req.commit.commits(end.ok).then(|| files.fs.changes());
     ExecOutcome {
         ok: end.ok,

@@ -639,3 +639,110 @@ fn request_rules() {
     assert_eq!(CommitPolicy::from_name("never"), Some(CommitPolicy::Never));
     assert_eq!(CommitPolicy::from_name("sometimes"), None);
 }
+
+/// Runs `main.js` with an output cap of `cap` bytes.
+fn exec_capped(main: &str, cap: usize) -> ExecOutcome {
+    let w = workspace(&[("main.js", main)]);
+    let mut req = ExecRequest::new("main.js");
+    req.limits.output_bytes = cap;
+    req.commit = CommitPolicy::Always;
+    exec_req(&w, &req)
+}
+
+fn assert_output_limit(o: &ExecOutcome, cap: usize) {
+    assert_eq!((o.ok, o.exit_code), (false, 1), "{o:#?}");
+    let e = error_of(o);
+    assert_eq!(e.code, ErrorCode::OutputLimit, "{e:?}");
+    assert_eq!(e.message, format!("output exceeded {cap} bytes"));
+    assert!(o.stdout.len() + o.stderr.len() <= cap);
+}
+
+#[test]
+fn a_partial_line_counts_against_the_output_cap() {
+    let o = exec_capped(
+        "process.stdout.write('x'.repeat(8 << 20));\nconsole.log('never');\n",
+        4096,
+    );
+    assert_output_limit(&o, 4096);
+    assert_eq!(o.stdout, "x".repeat(4096));
+    assert_eq!(o.stderr, "");
+    let o = exec_capped(
+        "process.stderr.write(new Uint8Array(8 << 20).fill(121));\n",
+        100,
+    );
+    assert_output_limit(&o, 100);
+    assert_eq!(
+        (o.stdout.as_str(), o.stderr.as_str()),
+        ("", &*"y".repeat(100))
+    );
+}
+
+#[test]
+fn many_small_writes_stop_at_the_cap_quickly() {
+    let started = std::time::Instant::now();
+    let o = exec_capped(
+        "for (let i = 0; i < 1e7; i++) process.stdout.write('ab');\n",
+        4095,
+    );
+    assert!(started.elapsed().as_secs() < 3);
+    assert_output_limit(&o, 4095);
+    assert_eq!(o.stdout, format!("{}a", "ab".repeat(2047)));
+}
+
+#[test]
+fn streams_console_and_emit_share_one_cap() {
+    // Exactly the first bytes written are kept, across both streams and every writer.
+    let o = exec_capped(
+        "console.log('1234');\nprocess.stderr.write('ab');\nemit('EMIT');\nconsole.error('err');\nprocess.stdout.write('partial');\ntry { process.stdout.write('z'.repeat(50)); } catch (e) { console.log('caught'); }\nconsole.log('after');\n",
+        30,
+    );
+    assert_output_limit(&o, 30);
+    // 5 (1234\n) + 2 (ab) + 4 (EMIT) + 4 (err\n) + 7 (partial) = 22; 8 more z fit.
+    assert_eq!(o.stdout, "1234\nEMITpartialzzzzzzzz");
+    assert_eq!(o.stderr, "err\nab", "an unfinished line comes last");
+    // A final partial line within the cap is kept, at the end, and is no overflow.
+    let o = exec_capped("process.stdout.write('a\\nb');\nconsole.log('c');\n", 5);
+    assert!(o.ok, "{:#?}", o.error);
+    assert_eq!(o.stdout, "a\nc\nb");
+}
+
+#[test]
+fn the_output_cap_never_splits_a_character() {
+    // 'é' is two bytes: 3 + 2 + 2 > 6, so the cut falls before the second 'é'.
+    let o = exec_capped("process.stdout.write('abcéé');\n", 6);
+    assert_output_limit(&o, 6);
+    assert_eq!(o.stdout, "abcé");
+    let o = exec_capped("console.log('😀😀');\n", 7);
+    assert_output_limit(&o, 7);
+    assert_eq!(o.stdout, "😀");
+}
+
+#[test]
+fn an_output_overflow_ends_the_run_and_its_writes() {
+    let w = workspace(&[(
+        "main.js",
+        "import fs from 'fs';\nfs.writeFileSync('before.txt', '1');\nPromise.resolve().then(() => { fs.writeFileSync('later.txt', '1'); console.log('later'); });\nprocess.stdout.write('x'.repeat(100));\n",
+    )]);
+    let mut req = ExecRequest::new("main.js");
+    req.limits.output_bytes = 10;
+    let o = exec_req(&w, &req);
+    assert_output_limit(&o, 10);
+    assert_eq!(o.stdout, "x".repeat(10));
+    assert!(
+        o.changes.is_none(),
+        "a failed run commits nothing by default"
+    );
+    // With `always`, what was written before the overflow is kept, nothing after it.
+    req.commit = CommitPolicy::Always;
+    let o = exec_req(&w, &req);
+    let paths: Vec<String> = o
+        .changes
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| match c {
+            StagedOp::Write { path, .. } => Some(path),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(paths, vec!["before.txt"]);
+}

@@ -113,6 +113,17 @@ impl ZipWorkspace {
         })
     }
 
+    /// The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
+    /// `~/`). Takes every form the other methods take (`~/a`, `/a`, `a`, with `.` and `..`); a
+    /// path none of them accepts throws `PATH_INVALID`.
+    #[napi(js_name = "displayPath", catch_unwind, ts_args_type = "path: string")]
+    pub fn display_path(env: Env, path: Unknown) -> Result<String> {
+        run(env, |h| {
+            let path = string(h, path.raw(), "path")?;
+            crate::workspace::display_path(&path)
+        })
+    }
+
     /// Exports the workspace and its history as zip bytes (the same workspace always gives the
     /// same bytes).
     #[napi(js_name = "toZip", catch_unwind)]

@@ -38,6 +38,11 @@ pub enum WsCode {
     Quota,
     /// A history operation cannot be carried out (unknown id, nothing to undo, compacted).
     History,
+    /// An imported archive's history cannot be trusted: its ids leave no room to grow, or its
+    /// entries do not fit the archive's files (undoing or redoing them would not find the
+    /// states they expect, or would leave a file inside a file or without its folder). A log
+    /// that cannot be read at all is `ZIP_INVALID`.
+    HistoryInvalid,
     /// A file read as text is not valid UTF-8.
     NotText,
     /// The host file system failed (opening or saving an archive).
@@ -63,6 +68,7 @@ impl WsCode {
             WsCode::Range => "RANGE",
             WsCode::Quota => "QUOTA",
             WsCode::History => "HISTORY",
+            WsCode::HistoryInvalid => "HISTORY_INVALID",
             WsCode::NotText => "NOT_TEXT",
             WsCode::Io => "IO",
             WsCode::Internal => "INTERNAL",
@@ -149,6 +155,10 @@ impl WsError {
         Self::new(WsCode::History, message)
     }
 
+    pub(crate) fn history_invalid(message: impl Into<String>) -> Self {
+        Self::new(WsCode::HistoryInvalid, message)
+    }
+
     pub(crate) fn not_text(message: impl Into<String>) -> Self {
         Self::new(WsCode::NotText, message)
     }
@@ -198,6 +208,7 @@ mod tests {
             (WsError::range("x"), "RANGE"),
             (WsError::quota("x"), "QUOTA"),
             (WsError::history("x"), "HISTORY"),
+            (WsError::history_invalid("x"), "HISTORY_INVALID"),
             (WsError::not_text("x"), "NOT_TEXT"),
             (WsError::io("x"), "IO"),
             (WsError::internal("x"), "INTERNAL"),

@@ -13,7 +13,10 @@
 //!
 //! History is saved inside the workspace archive under `.time/`: `log.json` holds the
 //! entries and `pack-NNNNN.bin` files hold the contents they refer to (each distinct
-//! content stored once).
+//! content stored once). An archive is hostile input, so an imported history must belong to
+//! the files imported with it: every entry that keeps its contents is undone or redone from
+//! them once, on a copy, before the history is accepted (see [`HistoryState::from_archive`]),
+//! and every undo and redo also checks that the tree keeps its shape.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
@@ -21,15 +24,23 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::access;
+use super::bounds::MAX_EXACT;
 use super::error::{WsError, WsResult};
 use super::path::display;
-use super::text;
+use super::text::{self, DiffText};
 use super::vfs::{Content, Vfs};
 
 /// Path of the history log inside an archive.
 pub const LOG_FILE: &str = ".time/log.json";
 /// A compacted entry keeps at most this many of its paths (its `path_count` stays exact).
 pub const MAX_KEPT_PATHS: usize = 100;
+/// Highest `next_id` a history holds: ids stay far inside the integers a JavaScript number
+/// holds exactly ([`MAX_EXACT`], 2^53 - 1), with 2^32 to spare. An imported history past it
+/// is refused; a workspace that reaches it renumbers its entries (see
+/// [`HistoryState::record`]), so an exported history always imports again.
+pub const MAX_NEXT_ID: u64 = MAX_EXACT - (1 << 32);
+/// Longest diff [`HistoryState::diff`] returns, in bytes (the line saying it was cut aside).
+pub const MAX_DIFF_BYTES: usize = 1024 * 1024;
 const PACK_TARGET_BYTES: usize = 32 * 1024 * 1024;
 const LOG_FORMAT: u32 = 1;
 
@@ -74,6 +85,22 @@ impl Change {
     fn bytes(&self) -> u64 {
         self.before.as_ref().map_or(0, Content::size) + self.after.as_ref().map_or(0, Content::size)
     }
+
+    /// The state the path must hold before the change is applied in `direction`.
+    fn expected(&self, direction: Direction) -> &Option<Content> {
+        match direction {
+            Direction::Back => &self.after,
+            Direction::Forward => &self.before,
+        }
+    }
+
+    /// The state the path holds once the change is applied in `direction`.
+    fn target(&self, direction: Direction) -> &Option<Content> {
+        match direction {
+            Direction::Back => &self.before,
+            Direction::Forward => &self.after,
+        }
+    }
 }
 
 /// Public view of one history entry.
@@ -117,6 +144,30 @@ impl Record {
         self.paths.truncate(MAX_KEPT_PATHS);
     }
 
+    /// What the workspace itself never records: no change at all, a change that changes
+    /// nothing, numbers past [`MAX_EXACT`], kept paths out of order or more than
+    /// [`MAX_KEPT_PATHS`] of them. `HISTORY_INVALID`.
+    fn check(&self) -> WsResult<()> {
+        let refuse = |why: String| Err(untrusted(format!("entry #{} {why}", self.id)));
+        if self.time > MAX_EXACT || self.path_count as u64 > MAX_EXACT {
+            return refuse("has a time or path count past 2^53".into());
+        }
+        match &self.changes {
+            Some(changes) if changes.is_empty() => refuse("records no change".into()),
+            Some(changes) => match changes.iter().find(|c| c.before == c.after) {
+                Some(c) => refuse(format!("records no change at {}", display(&c.path))),
+                None => Ok(()),
+            },
+            None if self.paths.len() > MAX_KEPT_PATHS => {
+                refuse(format!("keeps more than {MAX_KEPT_PATHS} paths"))
+            }
+            None if self.paths.windows(2).any(|w| w[0] >= w[1]) => {
+                refuse("lists its paths out of order".into())
+            }
+            None => Ok(()),
+        }
+    }
+
     fn entry(&self) -> HistoryEntry {
         HistoryEntry {
             id: self.id,
@@ -135,35 +186,71 @@ enum Direction {
     Forward,
 }
 
-/// Applies one record to `vfs` in the given direction, after checking that every path
-/// holds the state the record expects. Nothing changes if the check fails.
-fn apply(vfs: &mut Vfs, record: &Record, direction: Direction) -> WsResult<()> {
-    let Some(changes) = &record.changes else {
-        return Err(WsError::history(format!(
-            "entry #{} was compacted; its contents are no longer kept",
-            record.id
-        )));
-    };
-    for c in changes {
-        let expected = match direction {
-            Direction::Back => &c.after,
-            Direction::Forward => &c.before,
-        };
-        if vfs.content(&c.path) != *expected {
-            return Err(WsError::history(format!(
+impl Direction {
+    /// What undoing (back) or redoing (forward) an entry is called in messages.
+    fn verb(self) -> &'static str {
+        match self {
+            Direction::Back => "undone",
+            Direction::Forward => "redone",
+        }
+    }
+}
+
+/// Why a record could not be applied.
+#[derive(Debug)]
+enum ApplyError {
+    /// The record's contents were dropped.
+    Compacted,
+    /// A path does not hold the state the record expects.
+    Mismatch(String),
+    /// Applying it would leave the tree out of shape (see [`Vfs::shape_error`]).
+    Shape(String),
+}
+
+impl ApplyError {
+    /// The error a history operation on the workspace reports.
+    fn into_ws(self, record: &Record, direction: Direction) -> WsError {
+        match self {
+            ApplyError::Compacted => WsError::history(format!(
+                "entry #{} was compacted; its contents are no longer kept",
+                record.id
+            )),
+            ApplyError::Mismatch(path) => WsError::history(format!(
                 "{} no longer matches entry #{} ({}); it was changed outside history",
-                display(&c.path),
+                display(&path),
                 record.id,
                 record.op
-            )));
+            )),
+            ApplyError::Shape(why) => WsError::history_invalid(format!(
+                "entry #{} ({}) cannot be {}: {why}",
+                record.id,
+                record.op,
+                direction.verb()
+            )),
+        }
+    }
+}
+
+/// Applies one record to `vfs` in the given direction, after checking that every path
+/// holds the state the record expects, and checks that the tree keeps its shape around every
+/// path it changed. Nothing changes if a check fails.
+fn apply(vfs: &mut Vfs, record: &Record, direction: Direction) -> Result<(), ApplyError> {
+    let Some(changes) = &record.changes else {
+        return Err(ApplyError::Compacted);
+    };
+    for c in changes {
+        if vfs.content(&c.path) != *c.expected(direction) {
+            return Err(ApplyError::Mismatch(c.path.clone()));
         }
     }
     for c in changes {
-        let target = match direction {
-            Direction::Back => &c.before,
-            Direction::Forward => &c.after,
-        };
-        vfs.set_content(&c.path, target.clone());
+        vfs.set_content(&c.path, c.target(direction).clone());
+    }
+    if let Some(why) = changes.iter().find_map(|c| vfs.shape_error(&c.path)) {
+        for c in changes {
+            vfs.set_content(&c.path, c.expected(direction).clone());
+        }
+        return Err(ApplyError::Shape(why));
     }
     Ok(())
 }
@@ -178,7 +265,7 @@ fn replay<'a>(
     let mut work = vfs.clone();
     let mut ids = Vec::new();
     for record in records {
-        apply(&mut work, record, direction)?;
+        apply(&mut work, record, direction).map_err(|e| e.into_ws(record, direction))?;
         ids.push(record.id);
     }
     *vfs = work;
@@ -253,7 +340,9 @@ impl HistoryState {
 
     /// Records an operation. Changes whose before and after states are equal are dropped;
     /// if none is left nothing is recorded and `None` is returned. Otherwise the new
-    /// entry's id is returned and the redo stack is cleared.
+    /// entry's id is returned and the redo stack is cleared. Should the ids reach
+    /// [`MAX_NEXT_ID`] (only a history imported that close to it can), the kept entries are
+    /// renumbered from 1 first.
     pub fn record(&mut self, changes: Vec<Change>, op: &str, time: u64) -> Option<u64> {
         let mut changes: Vec<Change> = changes
             .into_iter()
@@ -264,6 +353,9 @@ impl HistoryState {
         }
         changes.sort_by(|a, b| a.path.cmp(&b.path));
         changes.dedup_by(|later, earlier| later.path == earlier.path);
+        if self.next_id >= MAX_NEXT_ID {
+            self.renumber();
+        }
         let id = self.next_id;
         self.next_id += 1;
         self.done.push_back(Record {
@@ -277,6 +369,16 @@ impl HistoryState {
         self.redo.clear();
         self.compact();
         Some(id)
+    }
+
+    /// Gives the kept entries the ids 1, 2, ... in their order.
+    fn renumber(&mut self) {
+        let mut next = 1;
+        for record in self.done.iter_mut().chain(self.redo.iter_mut().rev()) {
+            record.id = next;
+            next += 1;
+        }
+        self.next_id = next;
     }
 
     fn compact(&mut self) {
@@ -326,7 +428,8 @@ impl HistoryState {
     }
 
     /// A unified diff of the text changes made by entry `id` (applied or undone).
-    /// Binary files and directories are summarized on one line each.
+    /// Binary files and directories are summarized on one line each. A diff longer than
+    /// [`MAX_DIFF_BYTES`] is cut at a line boundary and ends with a line saying so.
     pub fn diff(&self, id: u64) -> WsResult<String> {
         let record = self.find(id)?;
         let Some(changes) = &record.changes else {
@@ -335,11 +438,21 @@ impl HistoryState {
                 record.op
             )));
         };
-        let mut out = String::new();
+        let mut out = DiffText::new(MAX_DIFF_BYTES);
         for c in changes {
+            if out.is_cut() {
+                break;
+            }
             describe_change(c, &mut out);
         }
-        Ok(out)
+        let cut = out.is_cut();
+        let mut text = out.into_string();
+        if cut {
+            text.push_str(&format!(
+                "[diff cut off here: the diff of entry #{id} is longer than {MAX_DIFF_BYTES} bytes]\n"
+            ));
+        }
+        Ok(text)
     }
 
     /// Undoes the newest `n` entries (fewer if fewer can be undone) and returns their ids,
@@ -398,12 +511,14 @@ impl HistoryState {
         let mut touched: BTreeSet<String> = BTreeSet::new();
         if let Some(pos) = self.done.iter().position(|r| r.id == id) {
             for record in self.done.iter().skip(pos + 1).rev() {
-                apply(&mut work, record, Direction::Back).map_err(|e| restore_error(id, e))?;
+                apply(&mut work, record, Direction::Back)
+                    .map_err(|e| restore_error(id, e.into_ws(record, Direction::Back)))?;
                 touched.extend(record.paths.iter().cloned());
             }
         } else if let Some(pos) = self.redo.iter().position(|r| r.id == id) {
             for record in self.redo[pos..].iter().rev() {
-                apply(&mut work, record, Direction::Forward).map_err(|e| restore_error(id, e))?;
+                apply(&mut work, record, Direction::Forward)
+                    .map_err(|e| restore_error(id, e.into_ws(record, Direction::Forward)))?;
                 touched.extend(record.paths.iter().cloned());
             }
         } else {
@@ -446,10 +561,20 @@ impl HistoryState {
         files
     }
 
-    /// Reads history back from the `.time/` files of an archive (keyed by their path
-    /// inside the archive). Without a log the history is empty. Malformed history is
-    /// `ZIP_INVALID`.
-    pub fn from_files(files: &BTreeMap<String, Vec<u8>>) -> WsResult<Self> {
+    /// Reads history back from the `.time/` files of an archive (keyed by their path inside
+    /// the archive) and checks that it belongs to `tree`, the files imported with it (see
+    /// [`HistoryState::check_against`]). Without a log the history is empty. A log that cannot
+    /// be read (not JSON, unknown format, missing contents, invalid paths, ids out of order)
+    /// is `ZIP_INVALID`; one that reads but cannot be trusted is `HISTORY_INVALID`.
+    pub fn from_archive(files: &BTreeMap<String, Vec<u8>>, tree: &Vfs) -> WsResult<Self> {
+        let state = HistoryState::from_files(files)?;
+        state.check_against(tree)?;
+        Ok(state)
+    }
+
+    /// Reads history back from the `.time/` files of an archive, without comparing it with
+    /// the archive's files (see [`HistoryState::from_archive`]).
+    fn from_files(files: &BTreeMap<String, Vec<u8>>) -> WsResult<Self> {
         let Some(log) = files.get(LOG_FILE) else {
             return Ok(HistoryState::new());
         };
@@ -492,6 +617,25 @@ impl HistoryState {
         if log.next_id <= previous {
             return Err(invalid_log("next id is not above every entry id"));
         }
+        if log.next_id > MAX_NEXT_ID {
+            return Err(untrusted(format!(
+                "its next id {} leaves no room for new entries (the most is {MAX_NEXT_ID})",
+                log.next_id
+            )));
+        }
+        if let Some(r) = done
+            .iter()
+            .skip_while(|r| r.changes.is_none())
+            .find(|r| r.changes.is_none())
+        {
+            return Err(untrusted(format!(
+                "entry #{} dropped its contents while an older one kept them",
+                r.id
+            )));
+        }
+        for r in done.iter().chain(redo.iter()) {
+            r.check()?;
+        }
         let mut state = HistoryState {
             done,
             redo,
@@ -503,8 +647,54 @@ impl HistoryState {
     }
 }
 
+impl HistoryState {
+    /// Checks that this history belongs to `tree`, the files imported with it: from `tree`,
+    /// every applied entry that keeps its contents undoes (newest first) and every undone entry
+    /// redoes (next first), each finding the states it expects and leaving the tree in shape
+    /// (no file inside a file, nothing without its folder). `HISTORY_INVALID` otherwise.
+    pub fn check_against(&self, tree: &Vfs) -> WsResult<()> {
+        let back = self.done.iter().rev().take_while(|r| r.changes.is_some());
+        let forward = self.redo.iter().rev();
+        for (records, direction) in [
+            (back.collect::<Vec<_>>(), Direction::Back),
+            (forward.collect(), Direction::Forward),
+        ] {
+            let mut work = tree.clone();
+            for record in records {
+                apply(&mut work, record, direction).map_err(|e| {
+                    let why = match e {
+                        ApplyError::Compacted => "it keeps no contents".to_string(),
+                        ApplyError::Mismatch(path) => {
+                            format!("{} does not hold the state it expects", display(&path))
+                        }
+                        ApplyError::Shape(why) => why,
+                    };
+                    untrusted(format!(
+                        "entry #{} ({}) cannot be {}: {why}",
+                        record.id,
+                        record.op,
+                        direction.verb()
+                    ))
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn restore_error(id: u64, e: WsError) -> WsError {
-    WsError::history(format!("cannot restore to entry #{id}: {}", e.message))
+    WsError::new(
+        e.code,
+        format!("cannot restore to entry #{id}: {}", e.message),
+    )
+}
+
+/// A log that reads but cannot be trusted: `HISTORY_INVALID`.
+fn untrusted(why: impl std::fmt::Display) -> WsError {
+    WsError::history_invalid(format!(
+        "the workspace history in {LOG_FILE} does not fit this archive: {why}; \
+         import the archive without its .time/ folder to drop the history"
+    ))
 }
 
 fn invalid_log(why: impl std::fmt::Display) -> WsError {
@@ -521,24 +711,28 @@ fn text_of(content: &Option<Content>) -> Option<&str> {
     }
 }
 
-fn describe_change(c: &Change, out: &mut String) {
+fn describe_change(c: &Change, out: &mut DiffText) {
     let shown = display(&c.path);
     match (&c.before, &c.after) {
-        (Some(Content::Dir), None) => out.push_str(&format!("deleted directory {shown}\n")),
-        (None, Some(Content::Dir)) => out.push_str(&format!("created directory {shown}\n")),
+        (Some(Content::Dir), None) => {
+            out.line(&["deleted directory ", &shown]);
+        }
+        (None, Some(Content::Dir)) => {
+            out.line(&["created directory ", &shown]);
+        }
         (Some(Content::Dir), Some(Content::File(_))) => {
-            out.push_str(&format!("deleted directory {shown}\n"));
+            out.line(&["deleted directory ", &shown]);
             describe_file(c, out);
         }
         (Some(Content::File(_)), Some(Content::Dir)) => {
             describe_file(c, out);
-            out.push_str(&format!("created directory {shown}\n"));
+            out.line(&["created directory ", &shown]);
         }
         _ => describe_file(c, out),
     }
 }
 
-fn describe_file(c: &Change, out: &mut String) {
+fn describe_file(c: &Change, out: &mut DiffText) {
     let is_file = |s: &Option<Content>| matches!(s, Some(Content::File(_)));
     let old_name = if is_file(&c.before) {
         format!("a/{}", c.path)
@@ -552,19 +746,19 @@ fn describe_file(c: &Change, out: &mut String) {
     };
     match (text_of(&c.before), text_of(&c.after)) {
         (Some(old), Some(new)) => {
-            out.push_str(&text::unified_diff(&old_name, &new_name, old, new, 3));
+            text::write_unified_diff(out, &old_name, &new_name, old, new, 3);
         }
         _ => {
             let size = |s: &Option<Content>| match s {
                 Some(Content::File(d)) => d.len(),
                 _ => 0,
             };
-            out.push_str(&format!(
-                "binary file {} changed ({} -> {} bytes)\n",
+            out.line(&[&format!(
+                "binary file {} changed ({} -> {} bytes)",
                 display(&c.path),
                 size(&c.before),
                 size(&c.after)
-            ));
+            )]);
         }
     }
 }
@@ -969,6 +1163,40 @@ mod tests {
     }
 
     #[test]
+    fn long_diffs_are_cut_with_a_marker() -> WsResult<()> {
+        let mut h = HistoryState::new();
+        let mut v = Vfs::new();
+        let big = "\n".repeat(16 << 20);
+        let id = write(&mut h, &mut v, "big.txt", &big).unwrap_or_default();
+        write(&mut h, &mut v, "small.txt", "one\n");
+        let d = h.diff(id)?;
+        let (body, marker) = d.trim_end().rsplit_once('\n').unwrap_or_default();
+        assert!(body.len() < MAX_DIFF_BYTES, "{}", body.len());
+        assert!(body.starts_with("--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,16777216 @@\n+\n"));
+        assert!(body.ends_with("\n+"), "cut at a line boundary");
+        assert_eq!(
+            marker,
+            format!("[diff cut off here: the diff of entry #{id} is longer than {MAX_DIFF_BYTES} bytes]")
+        );
+        // A diff that fits has no marker.
+        let d = h.diff(id + 1)?;
+        assert_eq!(d, "--- /dev/null\n+++ b/small.txt\n@@ -0,0 +1 @@\n+one\n");
+        // An entry with many files stops at the cap too.
+        let changes: Vec<Change> = (0..3000)
+            .map(|i| Change {
+                path: format!("f{i:04}.txt"),
+                before: None,
+                after: file(&"line\n".repeat(100)),
+            })
+            .collect();
+        let id = h.record(changes, "batch", 1).unwrap_or_default();
+        let d = h.diff(id)?;
+        assert!(d.len() < MAX_DIFF_BYTES + 200);
+        assert!(d.ends_with("bytes]\n"));
+        Ok(())
+    }
+
+    #[test]
     fn restore_back_and_forward() -> WsResult<()> {
         let mut h = HistoryState::new();
         let mut v = Vfs::new();
@@ -1092,5 +1320,278 @@ mod tests {
                 Err(e) => assert_eq!(e.code, WsCode::ZipInvalid, "{label}: {e}"),
             }
         }
+    }
+
+    /// The files of a hand-written history: `log` as `.time/log.json` and `pack` as its
+    /// one pack.
+    fn crafted(log: &str, pack: &[u8]) -> BTreeMap<String, Vec<u8>> {
+        [
+            (LOG_FILE.to_string(), log.as_bytes().to_vec()),
+            (pack_name(0), pack.to_vec()),
+        ]
+        .into()
+    }
+
+    /// A log of `entries` and `redo` (JSON arrays) with `next_id`.
+    fn log(next_id: &str, entries: &str, redo: &str) -> String {
+        format!(r#"{{"format":1,"next_id":{next_id},"entries":{entries},"redo":{redo}}}"#)
+    }
+
+    /// One entry changing `changes` (a JSON array).
+    fn entry(id: u64, changes: &str) -> String {
+        format!(
+            r#"{{"id":{id},"op":"crafted","time":1,"path_count":0,"paths":[],"changes":{changes}}}"#
+        )
+    }
+
+    const ABSENT: &str = r#"{"kind":"absent"}"#;
+    const DIR: &str = r#"{"kind":"dir"}"#;
+    /// The first three bytes of the pack, `abc`.
+    const ABC: &str = r#"{"kind":"file","pack":0,"offset":0,"len":3}"#;
+
+    fn change(path: &str, before: &str, after: &str) -> String {
+        format!(r#"{{"path":"{path}","before":{before},"after":{after}}}"#)
+    }
+
+    fn tree(files: &[(&str, Option<&str>)]) -> Vfs {
+        let mut v = Vfs::new();
+        for (p, text) in files {
+            match text {
+                Some(t) => v.write_file(p, t.as_bytes(), true),
+                None => v.mkdir(p, true),
+            }
+            .unwrap_or_else(|e| panic!("{p}: {e}"));
+        }
+        v
+    }
+
+    fn refused(files: &BTreeMap<String, Vec<u8>>, v: &Vfs) -> WsError {
+        match HistoryState::from_archive(files, v) {
+            Ok(h) => panic!("should be refused: {h:?}"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn ids_without_headroom_are_refused() {
+        let v = tree(&[("a", Some("abc"))]);
+        let one = format!("[{}]", entry(1, &format!("[{}]", change("a", ABSENT, ABC))));
+        for next in [u64::MAX, MAX_NEXT_ID + 1, MAX_EXACT] {
+            let e = refused(&crafted(&log(&next.to_string(), &one, "[]"), b"abc"), &v);
+            assert_eq!(e.code, WsCode::HistoryInvalid, "{next}: {e}");
+            assert!(e.message.contains("leaves no room"), "{e}");
+        }
+        // Past u64 does not even read.
+        let e = refused(
+            &crafted(&log("18446744073709551616", &one, "[]"), b"abc"),
+            &v,
+        );
+        assert_eq!(e.code, WsCode::ZipInvalid);
+    }
+
+    #[test]
+    fn ids_renumber_before_they_run_out() -> WsResult<()> {
+        let mut v = tree(&[("a", Some("abc"))]);
+        let one = format!(
+            "[{}]",
+            entry(MAX_NEXT_ID - 1, &format!("[{}]", change("a", ABSENT, ABC)))
+        );
+        let files = crafted(&log(&MAX_NEXT_ID.to_string(), &one, "[]"), b"abc");
+        let mut h = HistoryState::from_archive(&files, &v)?;
+        assert_eq!(h.last_id(), Some(MAX_NEXT_ID - 1));
+        assert_eq!(write(&mut h, &mut v, "b", "x"), Some(2));
+        assert_eq!(write(&mut h, &mut v, "b", "y"), Some(3));
+        assert_eq!(
+            h.entries(5).iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![3, 2, 1]
+        );
+        assert_eq!(h.undo(&mut v, 3)?, vec![3, 2, 1]);
+        assert!(!v.exists("a") && !v.exists("b"));
+        assert_eq!(h.redo(&mut v, 1)?, vec![1]);
+        // What it exports imports again.
+        let back = HistoryState::from_archive(&h.to_files().into_iter().collect(), &v)?;
+        assert_eq!(back, h);
+        Ok(())
+    }
+
+    #[test]
+    fn a_folder_undone_into_a_file_under_its_entries_is_refused() {
+        // The tree has ~/d/ with ~/d/x.txt; the entry claims ~/d was a file before.
+        let v = tree(&[("d/x.txt", Some("abc"))]);
+        let one = format!("[{}]", entry(1, &format!("[{}]", change("d", ABC, DIR))));
+        let e = refused(&crafted(&log("2", &one, "[]"), b"abc"), &v);
+        assert_eq!(e.code, WsCode::HistoryInvalid);
+        assert!(
+            e.message
+                .contains("~/d would be a file while ~/d/x.txt is inside it"),
+            "{e}"
+        );
+        assert!(
+            e.message.contains("entry #1 (crafted) cannot be undone"),
+            "{e}"
+        );
+        // Deleting the folder under its file is refused the same way.
+        let one = format!("[{}]", entry(1, &format!("[{}]", change("d", ABSENT, DIR))));
+        let e = refused(&crafted(&log("2", &one, "[]"), b"abc"), &v);
+        assert!(
+            e.message
+                .contains("~/d would be gone while ~/d/x.txt is still inside it"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn files_without_their_folder_are_refused() {
+        // Undoing the deletion of ~/nodir/deep/f.js would bring it back without its folders.
+        let v = tree(&[]);
+        let one = format!(
+            "[{}]",
+            entry(1, &format!("[{}]", change("nodir/deep/f.js", ABC, ABSENT)))
+        );
+        let e = refused(&crafted(&log("2", &one, "[]"), b"abc"), &v);
+        assert_eq!(e.code, WsCode::HistoryInvalid);
+        assert!(
+            e.message
+                .contains("~/nodir/deep/f.js would exist without its folder ~/nodir/deep"),
+            "{e}"
+        );
+        // The same entry as an undone one: redoing it is refused.
+        let redo = format!(
+            "[{}]",
+            entry(1, &format!("[{}]", change("nodir/deep/f.js", ABSENT, ABC)))
+        );
+        let e = refused(&crafted(&log("2", "[]", &redo), b"abc"), &v);
+        assert!(e.message.contains("cannot be redone"), "{e}");
+        // Inside a file.
+        let v = tree(&[("f", Some("abc"))]);
+        let redo = format!(
+            "[{}]",
+            entry(1, &format!("[{}]", change("f/g", ABSENT, ABC)))
+        );
+        let e = refused(&crafted(&log("2", "[]", &redo), b"abc"), &v);
+        assert!(e.message.contains("~/f/g would lie inside ~/f"), "{e}");
+    }
+
+    #[test]
+    fn entries_that_do_not_fit_the_tree_are_refused() {
+        let v = tree(&[("a", Some("other"))]);
+        // The newest entry says ~/a holds "abc"; the tree disagrees.
+        let one = format!("[{}]", entry(1, &format!("[{}]", change("a", ABSENT, ABC))));
+        let e = refused(&crafted(&log("2", &one, "[]"), b"abc"), &v);
+        assert_eq!(e.code, WsCode::HistoryInvalid);
+        assert!(
+            e.message.contains("~/a does not hold the state it expects"),
+            "{e}"
+        );
+        // An older entry that stops fitting once the newer one is undone.
+        let v = tree(&[("a", Some("abc"))]);
+        let two = format!(
+            "[{},{}]",
+            entry(1, &format!("[{}]", change("b", ABSENT, ABC))),
+            entry(2, &format!("[{}]", change("a", ABSENT, ABC)))
+        );
+        let e = refused(&crafted(&log("3", &two, "[]"), b"abc"), &v);
+        assert!(e.message.contains("entry #1"), "{e}");
+        // The cursor: the next entry to redo must start from the tree as it is.
+        let redo = format!("[{}]", entry(2, &format!("[{}]", change("a", ABSENT, ABC))));
+        let e = refused(&crafted(&log("3", "[]", &redo), b"abc"), &v);
+        assert!(e.message.contains("cannot be redone"), "{e}");
+    }
+
+    #[test]
+    fn entries_the_workspace_never_writes_are_refused() {
+        let v = tree(&[("a", Some("abc"))]);
+        let cases = [
+            ("no change", entry(1, "[]")),
+            (
+                "a change to the same state",
+                entry(1, &format!("[{}]", change("a", ABC, ABC))),
+            ),
+            (
+                "a time past 2^53",
+                entry(1, &format!("[{}]", change("a", ABSENT, ABC)))
+                    .replace(r#""time":1"#, r#""time":18446744073709551615"#),
+            ),
+        ];
+        for (label, e) in &cases {
+            let err = refused(&crafted(&log("2", &format!("[{e}]"), "[]"), b"abc"), &v);
+            assert_eq!(err.code, WsCode::HistoryInvalid, "{label}: {err}");
+        }
+        let compacted = |id: u64, paths: &str| {
+            format!(r#"{{"id":{id},"op":"old","time":1,"path_count":3,"paths":{paths}}}"#)
+        };
+        let full = entry(2, &format!("[{}]", change("a", ABSENT, ABC)));
+        // A compacted entry newer than one that keeps its contents.
+        let e = refused(
+            &crafted(
+                &log("4", &format!("[{full},{}]", compacted(3, "[]")), "[]"),
+                b"abc",
+            ),
+            &v,
+        );
+        assert_eq!(e.code, WsCode::HistoryInvalid, "{e}");
+        assert!(e.message.contains("entry #3 dropped its contents"), "{e}");
+        for paths in [r#"["b","a"]"#, r#"["a","a"]"#] {
+            let e = refused(
+                &crafted(
+                    &log("3", &format!("[{},{full}]", compacted(1, paths)), "[]"),
+                    b"abc",
+                ),
+                &v,
+            );
+            assert!(e.message.contains("out of order"), "{e}");
+        }
+        let many: Vec<String> = (0..=MAX_KEPT_PATHS)
+            .map(|i| format!("\"p{i:04}\""))
+            .collect();
+        let e = refused(
+            &crafted(
+                &log(
+                    "3",
+                    &format!(
+                        "[{},{full}]",
+                        compacted(1, &format!("[{}]", many.join(",")))
+                    ),
+                    "[]",
+                ),
+                b"abc",
+            ),
+            &v,
+        );
+        assert!(e.message.contains("more than 100 paths"), "{e}");
+        // The same log with a valid compacted entry is accepted.
+        let ok = crafted(
+            &log(
+                "3",
+                &format!("[{},{full}]", compacted(1, r#"["a","b"]"#)),
+                "[]",
+            ),
+            b"abc",
+        );
+        assert!(HistoryState::from_archive(&ok, &v).is_ok());
+    }
+
+    #[test]
+    fn history_never_leaves_the_tree_out_of_shape() -> WsResult<()> {
+        // Entries that did not come through an import are checked when applied, too.
+        let mut h = HistoryState::new();
+        let mut v = tree(&[("d/x.txt", Some("x"))]);
+        h.record(
+            vec![Change {
+                path: "d".into(),
+                before: file("was a file"),
+                after: Some(Content::Dir),
+            }],
+            "bad",
+            1,
+        );
+        let before = v.clone();
+        let e = h.undo(&mut v, 1).map_err(|e| e.code);
+        assert_eq!(e, Err(WsCode::HistoryInvalid));
+        assert_eq!(v, before, "nothing changed");
+        assert_eq!(h.undo_depth(), 1);
+        let e = h.restore(&mut v, 0, 1).map_err(|e| e.code);
+        assert_eq!(e, Err(WsCode::History), "no entry #0");
+        Ok(())
     }
 }

@@ -47,6 +47,14 @@ use history::{Change, HistoryState};
 use path::display;
 use vfs::Content;
 
+/// The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
+/// `~/`). Takes every form the workspace takes (`~/a`, `/a`, `a`, with `.` and `..`); a path
+/// the workspace refuses whatever its access rules (an escape, the hidden history area, a NUL
+/// byte, too long or too deep) is `PATH_INVALID`.
+pub fn display_path(input: &str) -> WsResult<String> {
+    Ok(display(&access::normalize(input)?))
+}
+
 /// One staged operation of a batch applied by [`Workspace::apply_overlay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StagedOp {
@@ -837,5 +845,150 @@ mod tests {
             1
         );
         Ok(())
+    }
+
+    /// A small deterministic generator (xorshift), so the property test needs no crate.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    /// One random operation; failures (a missing path, a file in the way) are part of the game.
+    fn random_op(w: &mut Workspace, rng: &mut Rng) {
+        const PATHS: [&str; 8] = [
+            "a",
+            "a/b",
+            "a/b/c.txt",
+            "a/d.txt",
+            "e",
+            "e/f",
+            "g.txt",
+            "a/b/h",
+        ];
+        const TEXTS: [&str; 5] = ["", "one\n", "one\ntwo\n", "x\r\ny\r\n", "\0bin"];
+        let p = rng.pick(&PATHS);
+        let _ = match rng.below(12) {
+            0..=3 => w.write_file(p, rng.pick(&TEXTS).as_bytes(), true).map(drop),
+            4 => w.mkdir(p, true).map(drop),
+            5 => w.delete(p, true).map(drop),
+            6 | 7 => w.patch_lines(p, 1, 0, "top", None).map(drop),
+            8 => {
+                let batch = vec![
+                    StagedOp::Write {
+                        path: rng.pick(&PATHS).into(),
+                        data: rng.pick(&TEXTS).into(),
+                    },
+                    StagedOp::Delete {
+                        path: rng.pick(&PATHS).into(),
+                    },
+                    StagedOp::Mkdir {
+                        path: rng.pick(&PATHS).into(),
+                    },
+                ];
+                w.apply_overlay(&batch, "batch").map(drop)
+            }
+            9 => w.undo(1 + rng.below(3)).map(drop),
+            10 => w.redo(1 + rng.below(3)).map(drop),
+            _ => {
+                let ids: Vec<u64> = w.history(100).iter().map(|e| e.id).collect();
+                match ids.get(rng.below(ids.len().max(1))) {
+                    Some(&id) => w.restore(id).map(drop),
+                    None => Ok(()),
+                }
+            }
+        };
+    }
+
+    /// Undoes one entry at a time in both workspaces, which must agree all the way down.
+    fn undo_alike(a: &mut Workspace, b: &mut Workspace) -> WsResult<()> {
+        loop {
+            let (x, y) = (a.undo(1), b.undo(1));
+            assert_eq!(x, y);
+            assert_eq!(a.vfs(), b.vfs());
+            if x.is_err() {
+                return Ok(());
+            }
+        }
+    }
+
+    #[test]
+    fn every_export_imports_again_with_a_working_history() -> WsResult<()> {
+        let limits = ZipLimits::default();
+        for seed in 1..=40u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+            let mut w = ws();
+            // Little history kept, so compaction takes part too.
+            w.set_history_config(HistoryConfig {
+                keep_full: 8,
+                max_entries: 20,
+                max_full_bytes: u64::MAX,
+            });
+            for step in 0..60 {
+                random_op(&mut w, &mut rng);
+                if step % 10 != 9 {
+                    continue;
+                }
+                let zip = w.to_zip();
+                let mut back = Workspace::from_zip(&zip, &limits)
+                    .unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+                assert_eq!(back.to_zip(), zip, "seed {seed} step {step}");
+                assert_eq!(back.vfs(), w.vfs());
+                assert_eq!(back.history(100), w.history(100));
+                let mut copy = w.clone();
+                back.set_history_config(HistoryConfig {
+                    keep_full: 8,
+                    max_entries: 20,
+                    max_full_bytes: u64::MAX,
+                });
+                // Redo and undo agree with the original, all the way.
+                let (x, y) = (copy.redo(100), back.redo(100));
+                assert_eq!(x, y);
+                assert_eq!(copy.vfs(), back.vfs());
+                undo_alike(&mut copy, &mut back)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn paths_display_in_one_form() {
+        let shown = |p: &str| display_path(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+        for (input, want) in [
+            ("", "~/"),
+            ("~", "~/"),
+            ("~/", "~/"),
+            ("/", "~/"),
+            ("src/a.js", "~/src/a.js"),
+            ("~/src/a.js", "~/src/a.js"),
+            ("/src//a.js", "~/src/a.js"),
+            ("./src/./x/../a.js", "~/src/a.js"),
+            ("~foo", "~/~foo"),
+        ] {
+            assert_eq!(shown(input), want, "{input:?}");
+        }
+        for bad in [
+            "../x",
+            "~/a/../../x",
+            "a\\b",
+            "a\0b",
+            ".time/log.json",
+            "C:/x",
+        ] {
+            assert_eq!(
+                display_path(bad).map_err(|e| e.code),
+                Err(WsCode::PathInvalid),
+                "{bad:?}"
+            );
+        }
     }
 }

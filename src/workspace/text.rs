@@ -6,6 +6,8 @@
 //! - a final newline does not start an extra empty line: `"a\nb\n"` has two lines, and so
 //!   has `"a\nb"`; the empty file has none.
 
+use imara_diff::{Algorithm, Diff, Hunk, InternedInput, Token};
+
 use super::error::{WsError, WsResult};
 
 /// How many leading bytes are inspected to decide whether a file is binary.
@@ -388,66 +390,162 @@ pub fn search_text(
     true
 }
 
-/// Largest number of cells the line-matching table may use before the diff falls back to
-/// showing the changed middle as one block.
-const DIFF_CELL_BUDGET: usize = 4_000_000;
+/// Most lines the line matcher looks at for one diff (both texts, every file of it together).
+/// Its time grows faster than linearly on repetitive input (about 0.1 s for 10,000 random lines
+/// of a few kinds each side), and diffs run on the caller's thread. A changed region that
+/// does not fit in what is left is shown as one block: its old lines removed, then its new
+/// lines added.
+pub const MATCH_BUDGET_LINES: usize = 20_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Edit {
-    Same(usize, usize),
-    Del(usize),
-    Ins(usize),
+/// A diff being written, cut off at a byte limit. Lines are kept whole: the first line that
+/// does not fit, and everything after it, is dropped.
+#[derive(Debug)]
+pub struct DiffText {
+    out: String,
+    limit: usize,
+    cut: bool,
+    /// Lines the line matcher may still look at (see [`MATCH_BUDGET_LINES`]).
+    match_budget: usize,
 }
 
-fn edit_script(old: &[&str], new: &[&str]) -> Vec<Edit> {
-    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let suffix = old[prefix..]
-        .iter()
-        .rev()
-        .zip(new[prefix..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let (o, n) = (
-        &old[prefix..old.len() - suffix],
-        &new[prefix..new.len() - suffix],
-    );
-    let mut script: Vec<Edit> = (0..prefix).map(|i| Edit::Same(i, i)).collect();
-    if o.len().saturating_mul(n.len()) > DIFF_CELL_BUDGET {
-        script.extend((0..o.len()).map(|i| Edit::Del(prefix + i)));
-        script.extend((0..n.len()).map(|j| Edit::Ins(prefix + j)));
-    } else {
-        // lcs[i][j] = length of the longest common subsequence of o[i..] and n[j..].
-        let width = n.len() + 1;
-        let mut lcs = vec![0u32; (o.len() + 1) * width];
-        for i in (0..o.len()).rev() {
-            for j in (0..n.len()).rev() {
-                lcs[i * width + j] = if o[i] == n[j] {
-                    lcs[(i + 1) * width + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < o.len() || j < n.len() {
-            if i < o.len() && j < n.len() && o[i] == n[j] {
-                script.push(Edit::Same(prefix + i, prefix + j));
-                i += 1;
-                j += 1;
-            } else if i < o.len()
-                && (j == n.len() || lcs[(i + 1) * width + j] >= lcs[i * width + j + 1])
-            {
-                script.push(Edit::Del(prefix + i));
-                i += 1;
-            } else {
-                script.push(Edit::Ins(prefix + j));
-                j += 1;
-            }
+impl DiffText {
+    /// An empty diff that keeps at most `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        DiffText {
+            out: String::new(),
+            limit,
+            cut: false,
+            match_budget: MATCH_BUDGET_LINES,
         }
     }
-    let (old_tail, new_tail) = (old.len() - suffix, new.len() - suffix);
-    script.extend((0..suffix).map(|k| Edit::Same(old_tail + k, new_tail + k)));
-    script
+
+    /// Appends `parts` and a newline as one line. Returns false (and keeps nothing) once the
+    /// text is full.
+    pub fn line(&mut self, parts: &[&str]) -> bool {
+        if self.cut {
+            return false;
+        }
+        let len = parts.iter().map(|p| p.len()).sum::<usize>() + 1;
+        if self.out.len() + len > self.limit {
+            self.cut = true;
+            return false;
+        }
+        for p in parts {
+            self.out.push_str(p);
+        }
+        self.out.push('\n');
+        true
+    }
+
+    /// Whether a line was dropped for want of room.
+    pub fn is_cut(&self) -> bool {
+        self.cut
+    }
+
+    /// The text written, without any marker.
+    pub fn into_string(self) -> String {
+        self.out
+    }
+}
+
+/// Number of lines in `text` (see the module's conventions).
+fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.bytes().filter(|&b| b == b'\n').count() + 1
+}
+
+/// The lines of `text`, first to last, without terminators (no allocation).
+fn lines_of(text: &str) -> impl DoubleEndedIterator<Item = &str> {
+    let body = (!text.is_empty()).then(|| text.strip_suffix('\n').unwrap_or(text));
+    body.into_iter()
+        .flat_map(|b| b.split('\n'))
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+}
+
+/// `text` without its first `n` lines.
+fn skip_lines(text: &str, n: usize) -> &str {
+    if n == 0 {
+        return text;
+    }
+    let newlines = text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
+    match newlines.map(|(i, _)| i).nth(n - 1) {
+        Some(i) => &text[i + 1..],
+        None => "",
+    }
+}
+
+/// `text` without its last `n` lines.
+fn drop_lines(text: &str, n: usize) -> &str {
+    if n == 0 {
+        return text;
+    }
+    // The kept text ends at the `n`-th newline from the end, the final one aside.
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let newlines = body.bytes().enumerate().rev().filter(|&(_, b)| b == b'\n');
+    match newlines.map(|(i, _)| i).nth(n - 1) {
+        Some(i) => &text[..=i],
+        None => "",
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Head,
+    Tail,
+}
+
+/// How many bytes `a` and `b` share at their start (or end).
+fn common_bytes(a: &[u8], b: &[u8], direction: Direction) -> usize {
+    const CHUNK: usize = 4096;
+    let n = a.len().min(b.len());
+    let (a, b) = match direction {
+        Direction::Head => (&a[..n], &b[..n]),
+        Direction::Tail => (&a[a.len() - n..], &b[b.len() - n..]),
+    };
+    let at = |i: usize, len: usize| match direction {
+        Direction::Head => i..i + len,
+        Direction::Tail => n - i - len..n - i,
+    };
+    let mut same = 0;
+    while same + CHUNK <= n && a[at(same, CHUNK)] == b[at(same, CHUNK)] {
+        same += CHUNK;
+    }
+    while same < n && a[at(same, 1)] == b[at(same, 1)] {
+        same += 1;
+    }
+    same
+}
+
+/// How many lines `a` and `b` share at their start (or end), line endings aside. Equal bytes
+/// are skipped in bulk; only the lines after them are compared one by one.
+fn common_lines(a: &str, b: &str, direction: Direction) -> usize {
+    let same = common_bytes(a.as_bytes(), b.as_bytes(), direction);
+    match direction {
+        Direction::Head => {
+            // Whole lines of the equal bytes, then line by line.
+            let whole = a[..same].rfind('\n').map_or(0, |i| i + 1);
+            let rest = lines_of(&a[whole..])
+                .zip(lines_of(&b[whole..]))
+                .take_while(|(x, y)| x == y)
+                .count();
+            line_count(&a[..whole]) + rest
+        }
+        Direction::Tail => {
+            // The equal bytes from just after their first newline are whole lines in both
+            // texts; then line by line, backwards.
+            let tail = &a[a.len() - same..];
+            let whole = tail.find('\n').map_or(0, |i| same - i - 1);
+            let rest = lines_of(&a[..a.len() - whole])
+                .rev()
+                .zip(lines_of(&b[..b.len() - whole]).rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            line_count(&a[a.len() - whole..]) + rest
+        }
+    }
 }
 
 fn hunk_range(start: usize, len: usize) -> String {
@@ -460,10 +558,156 @@ fn hunk_range(start: usize, len: usize) -> String {
     }
 }
 
-/// A unified diff of two texts with `context` lines around each change.
+/// The part of two texts a diff has to look at: their changed middle with up to `context`
+/// unchanged lines either side. Everything outside it is the same in both texts.
+struct Window<'a> {
+    old: &'a str,
+    new: &'a str,
+    /// Lines of both texts before the window.
+    offset: usize,
+    old_lines: usize,
+    new_lines: usize,
+    /// Unchanged lines at the start and at the end of the window.
+    lead: usize,
+    trail: usize,
+}
+
+impl<'a> Window<'a> {
+    fn new(old: &'a str, new: &'a str, context: usize) -> Self {
+        let (old_total, new_total) = (line_count(old), line_count(new));
+        let prefix = common_lines(old, new, Direction::Head);
+        let suffix = common_lines(old, new, Direction::Tail).min(old_total.min(new_total) - prefix);
+        let (lead, trail) = (prefix.min(context), suffix.min(context));
+        let (skipped, dropped) = (prefix - lead, suffix - trail);
+        Window {
+            old: drop_lines(skip_lines(old, skipped), dropped),
+            new: drop_lines(skip_lines(new, skipped), dropped),
+            offset: skipped,
+            old_lines: old_total - skipped - dropped,
+            new_lines: new_total - skipped - dropped,
+            lead,
+            trail,
+        }
+    }
+
+    fn unchanged(&self) -> bool {
+        self.lead + self.trail == self.old_lines && self.old_lines == self.new_lines
+    }
+
+    fn header(&self, old: std::ops::Range<usize>, new: std::ops::Range<usize>) -> String {
+        format!(
+            "@@ -{} +{} @@",
+            hunk_range(self.offset + old.start, old.len()),
+            hunk_range(self.offset + new.start, new.len())
+        )
+    }
+
+    /// The whole window as one hunk: context, every old line removed, every new line added,
+    /// context. Streams the lines, so it needs no memory beyond the output.
+    fn write_block(&self, out: &mut DiffText) {
+        if !out.line(&[&self.header(0..self.old_lines, 0..self.new_lines)]) {
+            return;
+        }
+        let changed_end = self.old_lines - self.trail;
+        let old_part = lines_of(self.old)
+            .take(changed_end)
+            .enumerate()
+            .map(|(i, l)| (if i < self.lead { " " } else { "-" }, l));
+        let new_part = lines_of(self.new)
+            .take(self.new_lines - self.trail)
+            .skip(self.lead)
+            .map(|l| ("+", l));
+        let tail = lines_of(self.old).skip(changed_end).map(|l| (" ", l));
+        for (mark, l) in old_part.chain(new_part).chain(tail) {
+            if !out.line(&[mark, l]) {
+                return;
+            }
+        }
+    }
+
+    /// The window through the line matcher, as hunks with `context` lines around changes.
+    fn write_matched(&self, context: usize, out: &mut DiffText) {
+        let mut input: InternedInput<&str> = InternedInput::default();
+        input.update_before(lines_of(self.old));
+        input.update_after(lines_of(self.new));
+        let mut diff = Diff::compute(Algorithm::Myers, &input);
+        diff.postprocess_lines(&input);
+        let line = |tokens: &[Token], i: u32| input.interner[tokens[i as usize]];
+        let hunks: Vec<Hunk> = diff.hunks().collect();
+        let mut k = 0;
+        while k < hunks.len() {
+            // Hunks whose gap is at most twice the context share one printed hunk.
+            let first = k;
+            while k + 1 < hunks.len()
+                && (hunks[k + 1].before.start - hunks[k].before.end) as usize <= 2 * context
+            {
+                k += 1;
+            }
+            let (a, b) = (&hunks[first], &hunks[k]);
+            k += 1;
+            let lead = (a.before.start as usize).min(context) as u32;
+            let trail = (self.old_lines - b.before.end as usize).min(context) as u32;
+            let old = (a.before.start - lead) as usize..(b.before.end + trail) as usize;
+            let new = (a.after.start - lead) as usize..(b.after.end + trail) as usize;
+            if !out.line(&[&self.header(old, new)]) {
+                return;
+            }
+            let mut at = a.before.start - lead;
+            for h in &hunks[first..k] {
+                let context_lines = (at..h.before.start).map(|i| (" ", line(&input.before, i)));
+                let removed = h.before.clone().map(|i| ("-", line(&input.before, i)));
+                let added = h.after.clone().map(|i| ("+", line(&input.after, i)));
+                for (mark, l) in context_lines.chain(removed).chain(added) {
+                    if !out.line(&[mark, l]) {
+                        return;
+                    }
+                }
+                at = h.before.end;
+            }
+            for i in at..b.before.end + trail {
+                if !out.line(&[" ", line(&input.before, i)]) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Writes a unified diff of two texts, with `context` lines around each change, into `out`.
 ///
-/// `old_name`/`new_name` label the `---`/`+++` lines. Returns only the headers when the
-/// texts are equal line for line.
+/// `old_name`/`new_name` label the `---`/`+++` lines; only they are written when the texts are
+/// equal line for line. Lines the texts share at their start and end are skipped without being
+/// stored, and the changed middle is matched line by line with imara-diff's Myers algorithm
+/// (linear memory, heuristics that keep it near linear time on most input), so memory grows
+/// with the changed region, never with the whole files. A changed region larger than what is
+/// left of `out`'s matching budget ([`MATCH_BUDGET_LINES`]) is streamed as one block.
+pub fn write_unified_diff(
+    out: &mut DiffText,
+    old_name: &str,
+    new_name: &str,
+    old: &str,
+    new: &str,
+    context: usize,
+) {
+    if !out.line(&["--- ", old_name]) || !out.line(&["+++ ", new_name]) {
+        return;
+    }
+    let window = Window::new(old, new, context);
+    if window.unchanged() {
+        return;
+    }
+    let lines = window.old_lines + window.new_lines;
+    if lines > out.match_budget {
+        window.write_block(out);
+    } else {
+        out.match_budget -= lines;
+        window.write_matched(context, out);
+    }
+}
+
+/// A unified diff of two texts with `context` lines around each change (see
+/// [`write_unified_diff`]), whole.
+#[cfg(test)]
 pub fn unified_diff(
     old_name: &str,
     new_name: &str,
@@ -471,66 +715,9 @@ pub fn unified_diff(
     new: &str,
     context: usize,
 ) -> String {
-    let (a, b) = (text_lines(old), text_lines(new));
-    let script = edit_script(&a, &b);
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    let changed: Vec<usize> = script
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| !matches!(e, Edit::Same(..)))
-        .map(|(k, _)| k)
-        .collect();
-    let mut k = 0;
-    while k < changed.len() {
-        // Grow the hunk while the next change is close enough to share context.
-        let first = changed[k];
-        let mut last = first;
-        while k + 1 < changed.len() && changed[k + 1] - last <= 2 * context + 1 {
-            k += 1;
-            last = changed[k];
-        }
-        k += 1;
-        let window = around(first, last, context, script.len());
-        let lo = window.start;
-        let slice = &script[window];
-        // Position of the hunk in each text: count lines consumed before `lo`.
-        let (mut old_start, mut new_start) = (0, 0);
-        for e in &script[..lo] {
-            match e {
-                Edit::Same(..) => {
-                    old_start += 1;
-                    new_start += 1;
-                }
-                Edit::Del(_) => old_start += 1,
-                Edit::Ins(_) => new_start += 1,
-            }
-        }
-        let old_len = slice.iter().filter(|e| !matches!(e, Edit::Ins(_))).count();
-        let new_len = slice.iter().filter(|e| !matches!(e, Edit::Del(_))).count();
-        out.push_str(&format!(
-            "@@ -{} +{} @@\n",
-            hunk_range(old_start, old_len),
-            hunk_range(new_start, new_len)
-        ));
-        for e in slice {
-            match *e {
-                Edit::Same(i, _) => {
-                    out.push(' ');
-                    out.push_str(a[i]);
-                }
-                Edit::Del(i) => {
-                    out.push('-');
-                    out.push_str(a[i]);
-                }
-                Edit::Ins(j) => {
-                    out.push('+');
-                    out.push_str(b[j]);
-                }
-            }
-            out.push('\n');
-        }
-    }
-    out
+    let mut out = DiffText::new(usize::MAX);
+    write_unified_diff(&mut out, old_name, new_name, old, new, context);
+    out.into_string()
 }
 
 #[cfg(test)]
@@ -832,5 +1019,170 @@ mod tests {
                 .count(),
             3000
         );
+    }
+
+    /// Applies a unified diff to `old`'s lines, checking every context and removed line.
+    fn apply_diff(old: &str, diff: &str) -> Vec<String> {
+        let old_lines = text_lines(old);
+        let mut out: Vec<String> = Vec::new();
+        let mut at = 0;
+        for l in diff.lines().skip(2) {
+            if let Some(h) = l.strip_prefix("@@ -") {
+                let range = h.split(' ').next().unwrap_or_default();
+                let mut parts = range.split(',');
+                let first: usize = parts.next().unwrap_or("0").parse().unwrap_or(0);
+                let len: usize = parts.next().map_or(1, |n| n.parse().unwrap_or(0));
+                let start = if len == 0 { first } else { first - 1 };
+                assert!(start >= at, "hunks out of order in {diff}");
+                out.extend(old_lines[at..start].iter().map(|s| s.to_string()));
+                at = start;
+            } else if let Some(t) = l.strip_prefix(' ') {
+                assert_eq!(old_lines[at], t, "context line {at}");
+                out.push(t.to_string());
+                at += 1;
+            } else if let Some(t) = l.strip_prefix('-') {
+                assert_eq!(old_lines[at], t, "removed line {at}");
+                at += 1;
+            } else if let Some(t) = l.strip_prefix('+') {
+                out.push(t.to_string());
+            } else {
+                panic!("unexpected diff line {l:?}");
+            }
+        }
+        out.extend(old_lines[at..].iter().map(|s| s.to_string()));
+        out
+    }
+
+    /// A small deterministic generator (xorshift), so the property tests need no crate.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    #[test]
+    fn diffs_apply_back_to_the_new_text() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let words = ["a", "b", "c", "", "  x", "y\r"];
+        for round in 0..400 {
+            let text = |rng: &mut Rng| -> String {
+                let n = rng.below(30);
+                let mut t: String = (0..n)
+                    .map(|_| format!("{}\n", words[rng.below(words.len() as u64) as usize]))
+                    .collect();
+                if rng.below(4) == 0 {
+                    t.pop();
+                }
+                t
+            };
+            let old = text(&mut rng);
+            let new = text(&mut rng);
+            let context = rng.below(4) as usize;
+            let d = unified_diff("a", "b", &old, &new, context);
+            assert_eq!(
+                apply_diff(&old, &d),
+                text_lines(&new),
+                "round {round}, context {context}:\n{old:?}\n{new:?}\n{d}"
+            );
+            if text_lines(&old) == text_lines(&new) {
+                assert_eq!(d, "--- a\n+++ b\n");
+            }
+        }
+    }
+
+    #[test]
+    fn diff_line_conventions_match_the_editor() {
+        // Line endings and one final newline are not changes.
+        assert_eq!(
+            unified_diff("a", "b", "x\r\ny\r\n", "x\ny", 3),
+            "--- a\n+++ b\n"
+        );
+        assert_eq!(
+            unified_diff("a", "b", "x\n", "x\n\n", 3),
+            "--- a\n+++ b\n@@ -1 +1,2 @@\n x\n+\n"
+        );
+        assert_eq!(skip_lines("a\nb\nc", 2), "c");
+        assert_eq!(skip_lines("a\nb\n", 5), "");
+        assert_eq!(drop_lines("a\nb\nc\n", 1), "a\nb\n");
+        assert_eq!(drop_lines("a\nb\nc", 2), "a\n");
+        assert_eq!(drop_lines("a\nb\nc", 3), "");
+        assert_eq!(line_count(""), 0);
+        assert_eq!(line_count("\n"), 1);
+        assert_eq!(line_count("a\nb"), 2);
+        assert_eq!(lines_of("a\r\n\nb").collect::<Vec<_>>(), vec!["a", "", "b"]);
+        assert_eq!(lines_of("a\nb\n").rev().collect::<Vec<_>>(), vec!["b", "a"]);
+    }
+
+    #[test]
+    fn a_small_change_in_a_large_file_gives_a_small_hunk() {
+        let old = "\n".repeat(1 << 20);
+        let new = format!("{}x\n{}", "\n".repeat(1 << 19), "\n".repeat(1 << 19));
+        let d = unified_diff("a/f", "b/f", &old, &new, 3);
+        assert_eq!(
+            d,
+            "--- a/f\n+++ b/f\n@@ -524286,6 +524286,7 @@\n \n \n \n+x\n \n \n \n"
+        );
+    }
+
+    #[test]
+    fn a_huge_change_is_one_streamed_block() {
+        let n = MATCH_BUDGET_LINES / 2;
+        let old: String = "keep\n".to_string() + &"a\n".repeat(n) + "end\n";
+        let new: String = "keep\n".to_string() + &"b\n".repeat(n) + "end\n";
+        let d = unified_diff("a", "b", &old, &new, 3);
+        let header = format!("@@ -1,{} +1,{} @@", n + 2, n + 2);
+        assert_eq!(d.lines().nth(2), Some(header.as_str()));
+        assert_eq!(d.lines().filter(|l| *l == "-a").count(), n);
+        assert_eq!(d.lines().filter(|l| *l == "+b").count(), n);
+        assert_eq!(apply_diff(&old, &d), text_lines(&new));
+        // The budget is shared by every text of one diff: the first small change is
+        // matched, the second, once the budget is spent, is one block.
+        let mut out = DiffText::new(usize::MAX);
+        let small_old = "a\nb\nc\n";
+        write_unified_diff(&mut out, "a", "b", small_old, "a\nB\nc\n", 0);
+        out.match_budget = 2;
+        write_unified_diff(&mut out, "a", "b", small_old, "a\nB\nc\n", 0);
+        assert_eq!(
+            out.into_string(),
+            "--- a\n+++ b\n@@ -2 +2 @@\n-b\n+B\n--- a\n+++ b\n@@ -2 +2 @@\n-b\n+B\n"
+        );
+        let mut out = DiffText::new(usize::MAX);
+        out.match_budget = 5;
+        write_unified_diff(&mut out, "a", "b", "x\ny\nz\n", "y\nz\nx\n", 1);
+        assert_eq!(
+            out.into_string(),
+            "--- a\n+++ b\n@@ -1,3 +1,3 @@\n-x\n-y\n-z\n+y\n+z\n+x\n"
+        );
+        // Creating a huge file is streamed too, and the byte cap stops it early.
+        let mut out = DiffText::new(1000);
+        write_unified_diff(
+            &mut out,
+            "/dev/null",
+            "b/big",
+            "",
+            &"\n".repeat(16 << 20),
+            3,
+        );
+        assert!(out.is_cut());
+        let text = out.into_string();
+        assert!(text.len() <= 1000);
+        assert!(text.starts_with("--- /dev/null\n+++ b/big\n@@ -0,0 +1,16777216 @@\n+\n"));
+        assert!(text.ends_with("+\n"));
+    }
+
+    #[test]
+    fn diff_text_keeps_whole_lines_up_to_its_limit() {
+        let mut out = DiffText::new(10);
+        assert!(out.line(&["abc", "de"]));
+        assert!(!out.is_cut());
+        assert!(!out.line(&["12345"]), "6 + 6 bytes do not fit in 10");
+        assert!(out.is_cut());
+        assert!(!out.line(&["x"]), "nothing is kept after a cut");
+        assert_eq!(out.into_string(), "abcde\n");
     }
 }

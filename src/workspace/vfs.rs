@@ -589,6 +589,51 @@ impl Vfs {
         }
     }
 
+    /// Why the tree is out of shape at the normalized path `p`, if it is: something present
+    /// at `p` needs its parent folder, and nothing may lie below a `p` that is not a folder.
+    /// A tree whose every path passes this check is consistent, so after a direct change
+    /// ([`Vfs::set_content`]) checking the changed paths is enough.
+    pub(super) fn shape_error(&self, p: &str) -> Option<String> {
+        let node = self.nodes.get(p);
+        if node.is_some() {
+            let parent = path::parent(p).unwrap_or("");
+            match self.nodes.get(parent) {
+                _ if parent.is_empty() => {}
+                Some(Node::Dir { .. }) => {}
+                Some(Node::File { .. }) => {
+                    return Some(format!(
+                        "{} would lie inside {}, which would be a file",
+                        display(p),
+                        display(parent)
+                    ))
+                }
+                None => {
+                    return Some(format!(
+                        "{} would exist without its folder {}",
+                        display(p),
+                        display(parent)
+                    ))
+                }
+            }
+        }
+        if matches!(node, Some(Node::Dir { .. })) {
+            return None;
+        }
+        let below = self.children_keys(p).next()?;
+        Some(match node {
+            Some(_) => format!(
+                "{} would be a file while {} is inside it",
+                display(p),
+                display(below)
+            ),
+            None => format!(
+                "{} would be gone while {} is still inside it",
+                display(p),
+                display(below)
+            ),
+        })
+    }
+
     /// Every stored path with its state, in path order.
     pub(super) fn contents(&self) -> impl Iterator<Item = (&str, Content)> + '_ {
         self.nodes

@@ -184,8 +184,10 @@ pub fn from_zip(bytes: &[u8], limits: &ZipLimits) -> WsResult<(Vfs, HistoryState
         import.add_file(header.path, data);
     }
     import.check_folders()?;
-    let history = HistoryState::from_files(&import.hidden)?;
-    Ok((import.tree(), history))
+    let hidden = std::mem::take(&mut import.hidden);
+    let tree = import.tree();
+    let history = HistoryState::from_archive(&hidden, &tree)?;
+    Ok((tree, history))
 }
 
 /// Opens the archive and checks its entry count; duplicate names are refused.
