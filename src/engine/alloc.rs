@@ -11,7 +11,7 @@ const HEADER: usize = 16;
 
 /// Heap accounting shared between the allocator (owned by the runtime) and the run.
 #[derive(Debug, Default)]
-pub struct HeapMeter {
+pub(crate) struct HeapMeter {
     used: AtomicUsize,
     peak: AtomicUsize,
     limit: AtomicUsize,
@@ -19,23 +19,23 @@ pub struct HeapMeter {
 }
 
 impl HeapMeter {
-    pub fn new(limit: usize) -> Arc<Self> {
+    pub(crate) fn new(limit: usize) -> Arc<Self> {
         Arc::new(HeapMeter {
             limit: AtomicUsize::new(limit),
             ..Default::default()
         })
     }
-    pub fn used(&self) -> usize {
+    pub(crate) fn used(&self) -> usize {
         self.used.load(Ordering::Relaxed)
     }
-    pub fn peak(&self) -> usize {
+    pub(crate) fn peak(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
     }
     /// True once any allocation was refused because of the cap.
-    pub fn exhausted(&self) -> bool {
+    pub(crate) fn exhausted(&self) -> bool {
         self.exhausted.load(Ordering::Relaxed)
     }
-    pub fn set_limit(&self, limit: usize) {
+    pub(crate) fn set_limit(&self, limit: usize) {
         self.limit.store(limit, Ordering::Relaxed);
     }
 
@@ -63,30 +63,53 @@ impl HeapMeter {
     }
 }
 
-pub struct MeteredAllocator {
+pub(crate) struct MeteredAllocator {
     meter: Arc<HeapMeter>,
 }
 
 impl MeteredAllocator {
-    pub fn new(meter: Arc<HeapMeter>) -> Self {
+    pub(crate) fn new(meter: Arc<HeapMeter>) -> Self {
         MeteredAllocator { meter }
     }
 }
 
+/// `size` rounded up to the alignment; `None` on overflow.
 fn round_up(size: usize) -> Option<usize> {
     size.checked_add(ALIGN - 1).map(|s| s & !(ALIGN - 1))
 }
 
+/// The layout of a block with `size` usable bytes behind its header.
 fn layout_for(size: usize) -> Option<Layout> {
     Layout::from_size_align(size.checked_add(HEADER)?, ALIGN).ok()
 }
 
+/// The usable size recorded in a block's header.
+///
+/// # Safety
+/// `user` must be a pointer this allocator returned (header included) and not yet freed.
 unsafe fn stored_size(user: *mut u8) -> usize {
+    // SAFETY: per the contract `user` is `HEADER` bytes into a live block whose first, 16-byte
+    // aligned word holds the usable size, written when the block was handed out.
     unsafe { user.sub(HEADER).cast::<usize>().read() }
 }
 
-// SAFETY: every block carries a 16-byte header holding its usable size, returned pointers are
-// 16-byte aligned, and sizes handed to `dealloc`/`realloc` come from that header.
+/// Writes a block's header and returns the pointer handed to QuickJS.
+///
+/// # Safety
+/// `base` must be the non-null start of a live block allocated with `layout_for(size)`.
+unsafe fn finish_block(base: *mut u8, size: usize) -> *mut u8 {
+    // SAFETY: per the contract the block starts at `base`, is `ALIGN`-aligned and holds
+    // `HEADER + size` bytes, so the header word and the returned offset are inside it.
+    unsafe {
+        base.cast::<usize>().write(size);
+        base.add(HEADER)
+    }
+}
+
+// SAFETY: every block carries a `HEADER`-byte header holding its usable size; returned pointers
+// are `ALIGN` (16) aligned, more than `usize` needs, and address at least the requested size;
+// `usable_size`, `dealloc` and `realloc` read the size from that header, and free or resize with
+// the same layout the block was allocated with.
 unsafe impl Allocator for MeteredAllocator {
     fn alloc(&mut self, size: usize) -> *mut u8 {
         self.allocate(size, false)
@@ -103,12 +126,13 @@ unsafe impl Allocator for MeteredAllocator {
         if ptr.is_null() {
             return;
         }
-        unsafe {
-            let size = stored_size(ptr);
-            self.meter.release(size + HEADER);
-            if let Some(layout) = layout_for(size) {
-                alloc::dealloc(ptr.sub(HEADER), layout);
-            }
+        // SAFETY: the trait's contract: `ptr` is a live block of this allocator.
+        let size = unsafe { stored_size(ptr) };
+        self.meter.release(size + HEADER);
+        if let Some(layout) = layout_for(size) {
+            // SAFETY: the block starts `HEADER` bytes before `ptr` and was allocated with
+            // `layout_for(size)` by the global allocator.
+            unsafe { alloc::dealloc(ptr.sub(HEADER), layout) };
         }
     }
 
@@ -119,33 +143,36 @@ unsafe impl Allocator for MeteredAllocator {
         let Some(new_size) = round_up(new_size.max(1)) else {
             return std::ptr::null_mut();
         };
-        unsafe {
-            let old_size = stored_size(ptr);
-            if new_size > old_size && !self.meter.reserve(new_size - old_size) {
-                return std::ptr::null_mut();
-            }
-            let (Some(old_layout), Some(_)) = (layout_for(old_size), layout_for(new_size)) else {
-                return std::ptr::null_mut();
-            };
-            let base = alloc::realloc(ptr.sub(HEADER), old_layout, new_size + HEADER);
-            if base.is_null() {
-                if new_size > old_size {
-                    self.meter.release(new_size - old_size);
-                }
-                return std::ptr::null_mut();
-            }
-            if new_size < old_size {
-                self.meter.release(old_size - new_size);
-            }
-            base.cast::<usize>().write(new_size);
-            base.add(HEADER)
+        // SAFETY: the trait's contract: `ptr` is a live block of this allocator.
+        let old_size = unsafe { stored_size(ptr) };
+        if new_size > old_size && !self.meter.reserve(new_size - old_size) {
+            return std::ptr::null_mut();
         }
+        let (Some(old_layout), Some(_)) = (layout_for(old_size), layout_for(new_size)) else {
+            return std::ptr::null_mut();
+        };
+        // SAFETY: the block starts `HEADER` bytes before `ptr` and was allocated with
+        // `old_layout`; the new size is non-zero and, as `layout_for(new_size)` succeeded, a
+        // valid size for a layout of that alignment.
+        let base = unsafe { alloc::realloc(ptr.sub(HEADER), old_layout, new_size + HEADER) };
+        if base.is_null() {
+            if new_size > old_size {
+                self.meter.release(new_size - old_size);
+            }
+            return std::ptr::null_mut();
+        }
+        if new_size < old_size {
+            self.meter.release(old_size - new_size);
+        }
+        // SAFETY: `base` is the non-null start of the block, now of layout `layout_for(new_size)`.
+        unsafe { finish_block(base, new_size) }
     }
 
     unsafe fn usable_size(ptr: *mut u8) -> usize {
         if ptr.is_null() {
             0
         } else {
+            // SAFETY: the trait's contract: `ptr` is a live block of this allocator.
             unsafe { stored_size(ptr) }
         }
     }
@@ -162,7 +189,7 @@ impl MeteredAllocator {
         if !self.meter.reserve(size + HEADER) {
             return std::ptr::null_mut();
         }
-        // SAFETY: layout has non-zero size.
+        // SAFETY: `layout` has a non-zero size (at least `HEADER`).
         let base = unsafe {
             if zeroed {
                 alloc::alloc_zeroed(layout)
@@ -174,9 +201,62 @@ impl MeteredAllocator {
             self.meter.release(size + HEADER);
             return std::ptr::null_mut();
         }
+        // SAFETY: `base` is the non-null start of a block of layout `layout_for(size)`.
+        unsafe { finish_block(base, size) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_aligned_sized_and_metered() {
+        let meter = HeapMeter::new(1 << 20);
+        let mut a = MeteredAllocator::new(meter.clone());
+        let p = a.alloc(10);
+        assert!(!p.is_null());
+        assert_eq!(p as usize % ALIGN, 0);
+        // SAFETY: `p` is a live block of `a`.
+        assert_eq!(unsafe { MeteredAllocator::usable_size(p) }, 16);
+        assert_eq!(meter.used(), 16 + HEADER);
+        // SAFETY: `p` is a live block of `a`; the grown block replaces it.
+        let p = unsafe { a.realloc(p, 100) };
+        assert!(!p.is_null());
+        assert_eq!(meter.used(), 112 + HEADER);
+        // SAFETY: as above.
+        let p = unsafe { a.realloc(p, 1) };
+        assert_eq!(meter.used(), 16 + HEADER);
+        assert_eq!(meter.peak(), 112 + HEADER);
+        let z = a.calloc(4, 8);
+        // SAFETY: `z` is a live, zeroed block of at least 32 bytes.
+        assert!(unsafe { std::slice::from_raw_parts(z, 32) }
+            .iter()
+            .all(|b| *b == 0));
+        // SAFETY: both are live blocks of `a`, each freed once.
         unsafe {
-            base.cast::<usize>().write(size);
-            base.add(HEADER)
+            a.dealloc(p);
+            a.dealloc(z);
         }
+        assert_eq!(meter.used(), 0);
+        assert!(!meter.exhausted());
+    }
+
+    #[test]
+    fn the_cap_refuses_and_is_remembered() {
+        let meter = HeapMeter::new(256);
+        let mut a = MeteredAllocator::new(meter.clone());
+        let p = a.alloc(100);
+        assert!(!p.is_null());
+        // Growing past the cap fails and leaves the block and the count as they were.
+        // SAFETY: `p` is a live block of `a`.
+        assert!(unsafe { a.realloc(p, 1000) }.is_null());
+        assert_eq!(meter.used(), 112 + HEADER);
+        assert!(meter.exhausted());
+        assert!(a.alloc(200).is_null());
+        assert!(a.calloc(usize::MAX, 2).is_null());
+        // SAFETY: `p` is still live (the failed realloc kept it), freed once.
+        unsafe { a.dealloc(p) };
+        assert_eq!(meter.used(), 0);
     }
 }

@@ -1,6 +1,6 @@
 //! Error codes and model-friendly error reports (name, message, location, frame, guest stack).
 
-use super::marshal::text_of;
+use super::marshal::string_prop;
 use rquickjs::{Ctx, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,33 +74,25 @@ impl ErrorInfo {
 }
 
 /// Reads a guest exception into name, message and the guest-only stack.
-pub fn describe_exception<'js>(
+pub(crate) fn describe_exception<'js>(
     ctx: &Ctx<'js>,
     exc: &Value<'js>,
 ) -> (String, String, Option<String>) {
-    if let Some(obj) = exc.as_object() {
-        let read = |key: &str| {
-            obj.get::<_, Value>(key)
-                .ok()
-                .filter(|v| v.is_string())
-                .and_then(|v| text_of(ctx, &v))
-                .map(|t| t.to_lossy())
-        };
-        if super::raw::is_error(exc) {
-            let name = read("name").unwrap_or_else(|| "Error".into());
-            let message = read("message").unwrap_or_default();
-            return (name, message, read("stack"));
-        }
-        let shown = super::console::Formatter::new(ctx).inspect(exc);
-        let _ = ctx.catch();
-        return ("Error".into(), format!("Uncaught {shown}"), None);
+    if let Some(obj) = exc.as_object().filter(|_| super::raw::is_error(exc)) {
+        let name = string_prop(ctx, obj, "name").unwrap_or_else(|| "Error".into());
+        let message = string_prop(ctx, obj, "message").unwrap_or_default();
+        return (name, message, string_prop(ctx, obj, "stack"));
     }
     let shown = super::console::Formatter::new(ctx).inspect(exc);
+    if exc.is_object() {
+        // Inspecting an object may run guest getters; whatever they threw is not the error.
+        let _ = ctx.catch();
+    }
     ("Error".into(), format!("Uncaught {shown}"), None)
 }
 
 /// Keeps only frames that belong to guest code or engine built-ins, never host paths.
-pub fn guest_stack(stack: &str, filename: &str) -> String {
+pub(crate) fn guest_stack(stack: &str, filename: &str) -> String {
     stack
         .lines()
         .filter(|l| {
@@ -114,7 +106,7 @@ pub fn guest_stack(stack: &str, filename: &str) -> String {
 }
 
 /// Finds the first `filename:line:column` in a stack.
-pub fn first_location(stack: &str, filename: &str) -> Option<(u32, u32)> {
+pub(crate) fn first_location(stack: &str, filename: &str) -> Option<(u32, u32)> {
     let needle = format!("{filename}:");
     for line in stack.lines() {
         let Some(pos) = line.find(&needle) else {
@@ -132,7 +124,7 @@ pub fn first_location(stack: &str, filename: &str) -> Option<(u32, u32)> {
 }
 
 /// A compiler-style excerpt: up to two lines before, the failing line, a caret, one line after.
-pub fn code_frame(source: &str, line: u32, column: u32) -> Option<String> {
+pub(crate) fn code_frame(source: &str, line: u32, column: u32) -> Option<String> {
     let lines: Vec<&str> = source.split('\n').collect();
     let idx = (line as usize).checked_sub(1)?;
     if idx >= lines.len() {

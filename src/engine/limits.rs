@@ -1,27 +1,28 @@
 //! Run limits, their defaults and validation, and the shared deadline/cancel state.
 
+use super::marshal::listed_enum;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
+const DEFAULT_TIMEOUT_MS: u64 = 5_000;
 pub const DEFAULT_MEMORY_BYTES: usize = 64 << 20;
 /// Room for ordinary recursive code (about 12,000 frames of a small function); clamped to what
 /// the executing thread has (see `Realm::enter`).
-pub const DEFAULT_STACK_BYTES: usize = 8 << 20;
-pub const DEFAULT_OUTPUT_BYTES: usize = 64 << 10;
+const DEFAULT_STACK_BYTES: usize = 8 << 20;
+const DEFAULT_OUTPUT_BYTES: usize = 64 << 10;
 
-pub const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
-pub const MIN_MEMORY_BYTES: usize = 1 << 20;
-pub const MAX_MEMORY_BYTES: usize = 4 << 30;
-pub const MIN_STACK_BYTES: usize = 64 << 10;
+const MAX_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
+const MIN_MEMORY_BYTES: usize = 1 << 20;
+const MAX_MEMORY_BYTES: usize = 4 << 30;
+const MIN_STACK_BYTES: usize = 64 << 10;
 /// Worker threads are spawned with this much stack beyond the guest's allowance.
-pub const STACK_HEADROOM: usize = 2 << 20;
-pub const MAX_STACK_BYTES: usize = 64 << 20;
-pub const MAX_OUTPUT_BYTES: usize = 256 << 20;
-pub const MAX_SOURCE_BYTES: usize = 1 << 20;
-pub const DEFAULT_HOST_CALLS: u64 = 1_000_000;
-pub const MAX_HOST_CALLS: u64 = 1_000_000_000;
+pub(crate) const STACK_HEADROOM: usize = 2 << 20;
+pub(crate) const MAX_STACK_BYTES: usize = 64 << 20;
+const MAX_OUTPUT_BYTES: usize = 256 << 20;
+pub(crate) const MAX_SOURCE_BYTES: usize = 1 << 20;
+const DEFAULT_HOST_CALLS: u64 = 1_000_000;
+const MAX_HOST_CALLS: u64 = 1_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -105,15 +106,17 @@ impl LimitOverrides {
     }
 }
 
-/// Why the interrupt handler stopped the guest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum StopReason {
-    None = 0,
-    Timeout = 1,
-    Cancelled = 2,
-    Output = 3,
-    HostCalls = 4,
+listed_enum! {
+    /// Why the interrupt handler stopped the guest.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    #[repr(u8)]
+    pub enum StopReason {
+        None = 0,
+        Timeout = 1,
+        Cancelled = 2,
+        Output = 3,
+        HostCalls = 4,
+    }
 }
 
 /// Cancellation flag shared with the caller (AbortSignal) and the run.
@@ -163,13 +166,8 @@ impl Watchdog {
     }
 
     pub fn reason(&self) -> StopReason {
-        match self.reason.load(Ordering::SeqCst) {
-            1 => StopReason::Timeout,
-            2 => StopReason::Cancelled,
-            3 => StopReason::Output,
-            4 => StopReason::HostCalls,
-            _ => StopReason::None,
-        }
+        StopReason::from_discriminant(self.reason.load(Ordering::SeqCst).into())
+            .unwrap_or(StopReason::None)
     }
 
     /// Checks the clock and the cancel flag; true means the guest must stop now.
@@ -237,6 +235,15 @@ mod tests {
         w.stop(StopReason::Timeout);
         assert_eq!(w.reason(), StopReason::Output);
         assert!(w.should_stop());
+    }
+
+    #[test]
+    fn every_stop_reason_is_read_back() {
+        for reason in StopReason::ALL {
+            let w = Watchdog::new(Duration::from_secs(10), CancelToken::new());
+            w.stop(reason);
+            assert_eq!(w.reason(), reason);
+        }
     }
 
     #[test]

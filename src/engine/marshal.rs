@@ -5,7 +5,7 @@
 //! define-own-property semantics, so keys like `__proto__` are plain data on both sides.
 
 use super::{ffi, raw};
-use rquickjs::{Array, Ctx, Object, Value};
+use rquickjs::{qjs, Array, Ctx, Object, Value};
 
 /// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +21,7 @@ impl Text {
             Text::Utf16(u) => u.len() * 2,
         }
     }
-    pub fn to_lossy(&self) -> String {
+    pub(crate) fn to_lossy(&self) -> String {
         match self {
             Text::Utf8(s) => s.clone(),
             Text::Utf16(u) => String::from_utf16_lossy(u),
@@ -35,45 +35,56 @@ pub enum BytesKind {
     Typed(TypedArrayKind),
 }
 
-/// The typed array kinds; the discriminants are QuickJS's `JSTypedArrayEnum` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypedArrayKind {
-    Uint8Clamped = 0,
-    Int8 = 1,
-    Uint8 = 2,
-    Int16 = 3,
-    Uint16 = 4,
-    Int32 = 5,
-    Uint32 = 6,
-    BigInt64 = 7,
-    BigUint64 = 8,
-    Float16 = 9,
-    Float32 = 10,
-    Float64 = 11,
+/// Declares a fieldless enum whose variants carry explicit discriminants, together with `ALL`
+/// (every variant, in declaration order) and `from_discriminant`, so the variants are listed once.
+macro_rules! listed_enum {
+    (
+        $(#[$attr:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[$vattr:meta])* $variant:ident = $value:expr),+ $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        $vis enum $name {
+            $($(#[$vattr])* $variant = $value),+
+        }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// Every variant, in declaration order.
+            pub(crate) const ALL: [$name; [$(stringify!($variant)),+].len()] =
+                [$($name::$variant),+];
+
+            /// The variant whose discriminant is `value`.
+            pub(crate) fn from_discriminant(value: i64) -> Option<$name> {
+                Self::ALL.into_iter().find(|v| *v as i64 == value)
+            }
+        }
+    };
+}
+pub(crate) use listed_enum;
+
+listed_enum! {
+    /// The typed array kinds; the discriminants are QuickJS's `JSTypedArrayEnum` values.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TypedArrayKind {
+        Uint8Clamped = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8C as isize,
+        Int8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT8 as isize,
+        Uint8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8 as isize,
+        Int16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT16 as isize,
+        Uint16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT16 as isize,
+        Int32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT32 as isize,
+        Uint32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT32 as isize,
+        BigInt64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_INT64 as isize,
+        BigUint64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_UINT64 as isize,
+        Float16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT16 as isize,
+        Float32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT32 as isize,
+        Float64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT64 as isize,
+    }
 }
 
 impl TypedArrayKind {
-    pub const ALL: [TypedArrayKind; 12] = [
-        TypedArrayKind::Uint8Clamped,
-        TypedArrayKind::Int8,
-        TypedArrayKind::Uint8,
-        TypedArrayKind::Int16,
-        TypedArrayKind::Uint16,
-        TypedArrayKind::Int32,
-        TypedArrayKind::Uint32,
-        TypedArrayKind::BigInt64,
-        TypedArrayKind::BigUint64,
-        TypedArrayKind::Float16,
-        TypedArrayKind::Float32,
-        TypedArrayKind::Float64,
-    ];
-
-    /// The kind of QuickJS's `JSTypedArrayEnum` value `k`.
-    pub fn from_quickjs(k: i32) -> Option<TypedArrayKind> {
-        TypedArrayKind::ALL.into_iter().find(|t| *t as i32 == k)
-    }
-
-    pub fn constructor_name(self) -> &'static str {
+    pub(crate) fn constructor_name(self) -> &'static str {
         match self {
             TypedArrayKind::Uint8Clamped => "Uint8ClampedArray",
             TypedArrayKind::Int8 => "Int8Array",
@@ -119,7 +130,7 @@ pub enum Data {
 }
 
 impl Data {
-    pub fn str(s: impl Into<String>) -> Data {
+    pub(crate) fn str(s: impl Into<String>) -> Data {
         Data::String(Text::Utf8(s.into()))
     }
 }
@@ -195,7 +206,7 @@ pub fn child_path(path: &str, key: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Data -> guest
 
-pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>> {
+pub(crate) fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>> {
     Ok(match data {
         Data::Undefined => Value::new_undefined(ctx.clone()),
         Data::Null => Value::new_null(ctx.clone()),
@@ -273,7 +284,7 @@ pub fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>
 
 /// Why a guest value could not be copied out.
 #[derive(Debug)]
-pub enum CopyOutError {
+pub(crate) enum CopyOutError {
     /// A structural problem (cycle, caps); the message says where.
     Invalid(String),
     /// Guest code (a getter or proxy trap) threw, or the engine stopped it.
@@ -286,7 +297,8 @@ impl From<rquickjs::Error> for CopyOutError {
     }
 }
 
-pub fn text_of<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Text> {
+/// The text of a guest string (`None` for any other value).
+pub(crate) fn text_of<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Text> {
     let s = v.as_string()?;
     match s.to_string() {
         Ok(s) => Some(Text::Utf8(s)),
@@ -294,14 +306,21 @@ pub fn text_of<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Text> {
     }
 }
 
-pub struct Copier<'a, 'js> {
+/// Reads `obj[key]` as text when it is a string (lone surrogates replaced); `None` when it is
+/// not a string or reading it threw.
+pub(crate) fn string_prop<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> Option<String> {
+    let v: Value = obj.get(key).ok()?;
+    text_of(ctx, &v).map(|t| t.to_lossy())
+}
+
+pub(crate) struct Copier<'a, 'js> {
     ctx: &'a Ctx<'js>,
     budget: CopyBudget,
     stack: Vec<usize>,
 }
 
 impl<'a, 'js> Copier<'a, 'js> {
-    pub fn new(ctx: &'a Ctx<'js>, limits: CopyLimits) -> Self {
+    pub(crate) fn new(ctx: &'a Ctx<'js>, limits: CopyLimits) -> Self {
         Copier {
             ctx,
             budget: CopyBudget::new(limits),
@@ -310,7 +329,7 @@ impl<'a, 'js> Copier<'a, 'js> {
     }
 
     /// Copies a value; functions and symbols become `Undefined` (and are skipped as properties).
-    pub fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+    pub(crate) fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
         // Copying out is part of the run: the deadline and an abort stop it too.
         ffi::poll_interrupts(self.ctx, 1)?;
         let depth = self.stack.len();
@@ -378,21 +397,17 @@ impl<'a, 'js> Copier<'a, 'js> {
             let ms: f64 = get_time.call((rquickjs::function::This(obj.clone()),))?;
             return Ok(Data::Date(ms));
         }
-        if let Some(kind) = raw::typed_array_kind(v) {
+        let bytes_kind = match raw::typed_array_kind(v) {
+            Some(kind) => Some(BytesKind::Typed(kind)),
+            None => raw::is_array_buffer(v).then_some(BytesKind::ArrayBuffer),
+        };
+        if let Some(kind) = bytes_kind {
             let bytes = raw::view_bytes(ctx, v)
                 .ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
             self.budget
                 .node(bytes.len(), self.stack.len(), path)
                 .map_err(CopyOutError::Invalid)?;
-            return Ok(Data::Bytes(BytesKind::Typed(kind), bytes));
-        }
-        if raw::is_array_buffer(v) {
-            let bytes = raw::view_bytes(ctx, v)
-                .ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
-            self.budget
-                .node(bytes.len(), self.stack.len(), path)
-                .map_err(CopyOutError::Invalid)?;
-            return Ok(Data::Bytes(BytesKind::ArrayBuffer, bytes));
+            return Ok(Data::Bytes(kind, bytes));
         }
         if raw::is_map(v) || raw::is_set(v) {
             let is_map = raw::is_map(v);
@@ -415,22 +430,11 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::Set(out));
         }
         if raw::is_error(v) {
-            let name = obj
-                .get::<_, Value>("name")
-                .ok()
-                .and_then(|n| text_of(ctx, &n))
-                .map(|t| t.to_lossy());
-            let message = obj
-                .get::<_, Value>("message")
-                .ok()
-                .and_then(|n| text_of(ctx, &n))
-                .map(|t| t.to_lossy());
+            let name = string_prop(ctx, obj, "name").unwrap_or_else(|| "Error".into());
+            let message = string_prop(ctx, obj, "message").unwrap_or_default();
             return Ok(Data::Object(vec![
-                (
-                    "name".into(),
-                    Data::str(name.unwrap_or_else(|| "Error".into())),
-                ),
-                ("message".into(), Data::str(message.unwrap_or_default())),
+                ("name".into(), Data::str(name)),
+                ("message".into(), Data::str(message)),
             ]));
         }
         if v.is_array() || (v.is_proxy() && raw::is_array_value(ctx, v)) {

@@ -480,7 +480,7 @@ fn throw_failure<'js>(ctx: &Ctx<'js>, f: HostFailure) -> rquickjs::Error {
 
 /// Installs the membrane into a realm (before lockdown).
 /// Returns the handle host callbacks use to call back into the guest.
-pub fn install<'js>(
+pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
     bridge: Rc<dyn HostBridge>,
     slot: Rc<RunSlot>,

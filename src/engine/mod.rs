@@ -1,20 +1,20 @@
 //! The engine: one run is one fresh QuickJS runtime and context, with hard limits.
 
-pub mod alloc;
-pub mod bigint;
-pub mod console;
-pub mod errors;
-pub mod ffi;
-pub mod limits;
-pub mod live;
-pub mod marshal;
-pub mod membrane;
-pub mod raw;
-pub mod realm;
-pub mod realm_pool;
-pub mod run;
-pub mod settings;
-pub mod workers;
+pub(crate) mod alloc;
+pub(crate) mod bigint;
+pub(crate) mod console;
+pub(crate) mod errors;
+pub(crate) mod ffi;
+pub(crate) mod limits;
+pub(crate) mod live;
+pub(crate) mod marshal;
+pub(crate) mod membrane;
+pub(crate) mod raw;
+pub(crate) mod realm;
+pub(crate) mod realm_pool;
+pub(crate) mod run;
+pub(crate) mod settings;
+pub(crate) mod workers;
 
 pub use errors::{ErrorCode, ErrorInfo};
 pub use limits::{CancelToken, LimitOverrides, Limits};

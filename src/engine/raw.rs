@@ -1,9 +1,95 @@
 //! Small safe wrappers over QuickJS C calls that rquickjs does not expose.
+//!
+//! Why the wrappers can be safe: rquickjs hands out a `Ctx<'js>` only while its context is in
+//! use on the current thread, and every `Value<'js>`/`Object<'js>` passed next to it carries the
+//! same `'js` brand, so it is a counted reference of that same runtime, kept alive by the borrow
+//! for the whole call. The C calls below therefore always see a live context and live values of
+//! its runtime ("live context and value" in the `SAFETY` comments); what remains to be checked
+//! at each call is who owns the references going in and coming out, which those comments state.
 
+use super::marshal::TypedArrayKind;
+use super::workers::lock_unpoisoned;
 use rquickjs::{qjs, Ctx, Object, Value};
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::{Mutex, OnceLock};
 
-/// Own property keys of an object, as guest values (strings or symbols).
-pub fn own_keys<'js>(
+/// The raw context pointer of a live `Ctx`.
+fn raw_ctx(ctx: &Ctx<'_>) -> *mut qjs::JSContext {
+    ctx.as_raw().as_ptr()
+}
+
+/// Wraps a value that QuickJS handed over, or reports the exception it signals (left pending
+/// in the context, as rquickjs does).
+///
+/// # Safety
+/// `raw` must be an owned reference of `ctx`'s runtime: a value a QuickJS call returned to the
+/// caller (not one QuickJS still owns), not yet wrapped or freed elsewhere.
+unsafe fn take_owned<'js>(ctx: &Ctx<'js>, raw: qjs::JSValue) -> rquickjs::Result<Value<'js>> {
+    // SAFETY: per this function's contract the reference is ours to hand to `Value`, which
+    // frees it exactly once on drop.
+    let v = unsafe { Value::from_raw(ctx.clone(), raw) };
+    if v.is_exception() {
+        Err(rquickjs::Error::Exception)
+    } else {
+        Ok(v)
+    }
+}
+
+/// Like `take_owned`, but an exception is caught (cleared) and reported as `None`.
+///
+/// # Safety
+/// As for `take_owned`.
+unsafe fn take_owned_or_catch<'js>(ctx: &Ctx<'js>, raw: qjs::JSValue) -> Option<Value<'js>> {
+    // SAFETY: the caller's contract is `take_owned`'s.
+    match unsafe { take_owned(ctx, raw) } {
+        Ok(v) => Some(v),
+        Err(_) => {
+            let _ = ctx.catch();
+            None
+        }
+    }
+}
+
+/// An atom held for the length of one call and freed on drop.
+struct Atom<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    atom: qjs::JSAtom,
+}
+
+impl<'a, 'js> Atom<'a, 'js> {
+    /// The atom for a property name; `None` (exception pending) when QuickJS cannot make one.
+    fn from_str(ctx: &'a Ctx<'js>, key: &str) -> Option<Self> {
+        // SAFETY: live context (module docs); the pointer and length describe `key`'s bytes,
+        // which QuickJS only reads (and copies) during the call.
+        let atom = unsafe { qjs::JS_NewAtomLen(raw_ctx(ctx), key.as_ptr().cast(), key.len() as _) };
+        Self::held(ctx, atom)
+    }
+
+    /// The atom for a property key value (string, symbol or number); `None` on failure.
+    fn from_value(ctx: &'a Ctx<'js>, key: &Value<'js>) -> Option<Self> {
+        // SAFETY: live context and a live value of its runtime (module docs); QuickJS only
+        // borrows `key` and returns a new atom reference, which this guard then owns.
+        let atom = unsafe { qjs::JS_ValueToAtom(raw_ctx(ctx), key.as_raw()) };
+        Self::held(ctx, atom)
+    }
+
+    fn held(ctx: &'a Ctx<'js>, atom: qjs::JSAtom) -> Option<Self> {
+        (atom != qjs::JS_ATOM_NULL).then_some(Atom { ctx, atom })
+    }
+}
+
+impl Drop for Atom<'_, '_> {
+    fn drop(&mut self) {
+        // SAFETY: the guard owns one reference to a non-null atom made in this context (see the
+        // constructors), and drops it exactly once; the borrowed context outlives the guard.
+        unsafe { qjs::JS_FreeAtom(raw_ctx(self.ctx), self.atom) }
+    }
+}
+
+/// Own property keys of an object, as guest values (strings or symbols). `None` when the
+/// object refused (a proxy trap threw; the exception is left pending).
+pub(crate) fn own_keys<'js>(
     ctx: &Ctx<'js>,
     obj: &Object<'js>,
     include_symbols: bool,
@@ -16,56 +102,55 @@ pub fn own_keys<'js>(
     if enumerable_only {
         flags |= qjs::JS_GPN_ENUM_ONLY as i32;
     }
+    let c = raw_ctx(ctx);
     let mut tab: *mut qjs::JSPropertyEnum = std::ptr::null_mut();
     let mut len: u32 = 0;
-    // SAFETY: ctx and obj are live; the table is freed below with the matching call.
-    unsafe {
-        let rc = qjs::JS_GetOwnPropertyNames(
-            ctx.as_raw().as_ptr(),
-            &mut tab,
-            &mut len,
-            obj.as_raw(),
-            flags,
-        );
-        if rc < 0 {
-            return None;
-        }
-        let mut keys = Vec::with_capacity(len as usize);
-        for i in 0..len as usize {
-            let atom = (*tab.add(i)).atom;
-            let v = qjs::JS_AtomToValue(ctx.as_raw().as_ptr(), atom);
-            keys.push(Value::from_raw(ctx.clone(), v));
-        }
-        qjs::JS_FreePropertyEnum(ctx.as_raw().as_ptr(), tab, len);
-        Some(keys)
+    // SAFETY: live context and object (module docs); `tab` and `len` are locals QuickJS fills.
+    let rc = unsafe { qjs::JS_GetOwnPropertyNames(c, &mut tab, &mut len, obj.as_raw(), flags) };
+    if rc < 0 {
+        return None;
     }
+    let keys = (0..len as usize)
+        .map(|i| {
+            // SAFETY: on success `tab` holds `len` initialized entries, alive until the table is
+            // freed below; JS_AtomToValue returns a new reference (JS_EXCEPTION when out of
+            // memory), which `Value` takes over.
+            unsafe {
+                let atom = (*tab.add(i)).atom;
+                Value::from_raw(ctx.clone(), qjs::JS_AtomToValue(c, atom))
+            }
+        })
+        .collect();
+    // SAFETY: the table and its atoms were allocated by the call above and are freed once here;
+    // the keys hold their own references.
+    unsafe { qjs::JS_FreePropertyEnum(c, tab, len) };
+    Some(keys)
 }
 
 /// An own property descriptor's parts (value or accessor pair).
-pub struct Descriptor<'js> {
+pub(crate) struct Descriptor<'js> {
     pub value: Value<'js>,
     pub getter: Value<'js>,
     pub setter: Value<'js>,
 }
 
-pub fn own_descriptor<'js>(
+/// The own property `key` of `obj`, if it exists (`None` also when a proxy trap threw).
+pub(crate) fn own_descriptor<'js>(
     ctx: &Ctx<'js>,
     obj: &Object<'js>,
     key: &Value<'js>,
 ) -> Option<Descriptor<'js>> {
-    // SAFETY: the atom is created from a live value and freed; descriptor values are owned.
+    let atom = Atom::from_value(ctx, key)?;
+    let mut desc = std::mem::MaybeUninit::<qjs::JSPropertyDescriptor>::uninit();
+    // SAFETY: live context, object and atom; `desc` is writable storage for one descriptor.
+    let rc =
+        unsafe { qjs::JS_GetOwnProperty(raw_ctx(ctx), desc.as_mut_ptr(), obj.as_raw(), atom.atom) };
+    if rc <= 0 {
+        return None;
+    }
+    // SAFETY: a return of 1 means QuickJS set every field of `desc`: value, getter and setter
+    // are owned references (JS_UNDEFINED where absent), each wrapped exactly once here.
     unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let atom = qjs::JS_ValueToAtom(c, key.as_raw());
-        if atom == qjs::JS_ATOM_NULL {
-            return None;
-        }
-        let mut desc = std::mem::MaybeUninit::<qjs::JSPropertyDescriptor>::uninit();
-        let rc = qjs::JS_GetOwnProperty(c, desc.as_mut_ptr(), obj.as_raw(), atom);
-        qjs::JS_FreeAtom(c, atom);
-        if rc <= 0 {
-            return None;
-        }
         let desc = desc.assume_init();
         Some(Descriptor {
             value: Value::from_raw(ctx.clone(), desc.value),
@@ -75,179 +160,216 @@ pub fn own_descriptor<'js>(
     }
 }
 
+/// Defines an own property with the given `JS_PROP_*` flags, without invoking setters.
+fn define_value<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    key: &str,
+    value: Value<'js>,
+    flags: u32,
+) -> bool {
+    let Some(atom) = Atom::from_str(ctx, key) else {
+        return false;
+    };
+    let c = raw_ctx(ctx);
+    // SAFETY: live context, object and atom. JS_DefinePropertyValue takes ownership of the value
+    // it is given, so it gets a new reference (the dup) while `value` keeps and drops its own.
+    let rc = unsafe {
+        let raw = qjs::JS_DupValue(c, value.as_raw());
+        qjs::JS_DefinePropertyValue(c, obj.as_raw(), atom.atom, raw, flags as i32)
+    };
+    rc >= 0
+}
+
 /// Defines an own data property (writable, enumerable, configurable) without invoking setters,
 /// so a key such as `__proto__` stays plain data.
-pub fn define_data<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str, value: Value<'js>) -> bool {
-    // SAFETY: the value's reference is transferred to QuickJS (dup first, since `value` drops).
-    unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let atom = qjs::JS_NewAtomLen(c, key.as_ptr() as *const _, key.len() as _);
-        if atom == qjs::JS_ATOM_NULL {
-            return false;
-        }
-        let raw = qjs::JS_DupValue(c, value.as_raw());
-        let rc = qjs::JS_DefinePropertyValue(
-            c,
-            obj.as_raw(),
-            atom,
-            raw,
-            (qjs::JS_PROP_C_W_E | qjs::JS_PROP_THROW) as i32,
-        );
-        qjs::JS_FreeAtom(c, atom);
-        rc >= 0
-    }
+pub(crate) fn define_data<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    key: &str,
+    value: Value<'js>,
+) -> bool {
+    define_value(
+        ctx,
+        obj,
+        key,
+        value,
+        qjs::JS_PROP_C_W_E | qjs::JS_PROP_THROW,
+    )
 }
 
-/// Defines a read-only, non-configurable property on an object.
-pub fn define_frozen<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str, value: Value<'js>) -> bool {
-    unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let atom = qjs::JS_NewAtomLen(c, key.as_ptr() as *const _, key.len() as _);
-        if atom == qjs::JS_ATOM_NULL {
-            return false;
-        }
-        let raw = qjs::JS_DupValue(c, value.as_raw());
-        let rc = qjs::JS_DefinePropertyValue(c, obj.as_raw(), atom, raw, 0);
-        qjs::JS_FreeAtom(c, atom);
-        rc >= 0
-    }
+/// Defines a read-only, non-enumerable, non-configurable property on an object.
+pub(crate) fn define_frozen<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    key: &str,
+    value: Value<'js>,
+) -> bool {
+    define_value(ctx, obj, key, value, 0)
 }
 
-pub fn freeze<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> bool {
-    unsafe { qjs::JS_FreezeObject(ctx.as_raw().as_ptr(), obj.as_raw()) >= 0 }
+/// `Object.freeze(obj)`; false if the object refused (a proxy trap threw).
+pub(crate) fn freeze<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> bool {
+    // SAFETY: live context and object (module docs); the object is only borrowed.
+    unsafe { qjs::JS_FreezeObject(raw_ctx(ctx), obj.as_raw()) >= 0 }
 }
 
-pub fn is_date(v: &Value<'_>) -> bool {
+// The class checks below only read the tag of `v` and, for objects, the class id of the object
+// it points to, which is alive while the borrowed `Value` holds its reference.
+
+pub(crate) fn is_date(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
     unsafe { qjs::JS_IsDate(v.as_raw()) }
 }
-pub fn is_map(v: &Value<'_>) -> bool {
+pub(crate) fn is_map(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
     unsafe { qjs::JS_IsMap(v.as_raw()) }
 }
-pub fn is_set(v: &Value<'_>) -> bool {
+pub(crate) fn is_set(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
     unsafe { qjs::JS_IsSet(v.as_raw()) }
 }
-pub fn is_error(v: &Value<'_>) -> bool {
+pub(crate) fn is_error(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
     unsafe { qjs::JS_IsError(v.as_raw()) }
 }
-pub fn is_array_buffer(v: &Value<'_>) -> bool {
+pub(crate) fn is_array_buffer(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
     unsafe { qjs::JS_IsArrayBuffer(v.as_raw()) }
 }
 /// The typed array kind, if `v` is a typed array.
-pub fn typed_array_kind(v: &Value<'_>) -> Option<super::marshal::TypedArrayKind> {
+pub(crate) fn typed_array_kind(v: &Value<'_>) -> Option<TypedArrayKind> {
+    // SAFETY: see the note above the class checks (-1 for anything but a typed array).
     let k = unsafe { qjs::JS_GetTypedArrayType(v.as_raw()) };
-    super::marshal::TypedArrayKind::from_quickjs(k)
+    TypedArrayKind::from_discriminant(k.into())
 }
 
-/// Marks the pending exception uncatchable so guest `catch`/`finally` cannot intercept it.
+/// Marks an error object uncatchable, so that once thrown guest `catch`/`finally` cannot
+/// intercept it (no effect on other values).
 pub fn make_uncatchable<'js>(ctx: &Ctx<'js>, v: &Value<'js>) {
-    unsafe { qjs::JS_SetUncatchableError(ctx.as_raw().as_ptr(), v.as_raw()) }
+    // SAFETY: live context and value (module docs); QuickJS only sets a flag on the object.
+    unsafe { qjs::JS_SetUncatchableError(raw_ctx(ctx), v.as_raw()) }
 }
 
-/// Copies the bytes viewed by a typed array or held by an ArrayBuffer.
+/// Copies the bytes viewed by a typed array or held by an ArrayBuffer; `None` for anything
+/// else, or for a detached buffer.
 pub fn view_bytes<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Vec<u8>> {
-    unsafe {
-        let c = ctx.as_raw().as_ptr();
-        if is_array_buffer(v) {
-            let mut size = 0usize;
-            let p = qjs::JS_GetArrayBuffer(c, &mut size as *mut usize as *mut _, v.as_raw());
-            if p.is_null() {
-                return if size == 0 { Some(Vec::new()) } else { None };
-            }
-            return Some(std::slice::from_raw_parts(p, size).to_vec());
-        }
-        let mut offset = 0usize;
-        let mut length = 0usize;
-        let mut per = 0usize;
-        let buf = qjs::JS_GetTypedArrayBuffer(
-            c,
+    if is_array_buffer(v) {
+        return buffer_bytes(ctx, v, 0, None);
+    }
+    let mut offset: qjs::size_t = 0;
+    let mut length: qjs::size_t = 0;
+    let mut per: qjs::size_t = 0;
+    // SAFETY: live context and value (module docs); the out-pointers point to locals; the
+    // buffer comes back as a new reference (or JS_EXCEPTION), as `take_owned` needs.
+    let buffer = unsafe {
+        let raw = qjs::JS_GetTypedArrayBuffer(
+            raw_ctx(ctx),
             v.as_raw(),
-            &mut offset as *mut usize as *mut _,
-            &mut length as *mut usize as *mut _,
-            &mut per as *mut usize as *mut _,
+            &mut offset,
+            &mut length,
+            &mut per,
         );
-        let buf = Value::from_raw(ctx.clone(), buf);
-        if buf.is_exception() {
-            let _ = ctx.catch();
-            return None;
-        }
-        let mut size = 0usize;
-        let p = qjs::JS_GetArrayBuffer(c, &mut size as *mut usize as *mut _, buf.as_raw());
-        if p.is_null() {
-            return if length == 0 { Some(Vec::new()) } else { None };
-        }
-        let end = offset.checked_add(length)?;
-        if end > size {
-            return None;
-        }
-        Some(std::slice::from_raw_parts(p.add(offset), length).to_vec())
-    }
+        take_owned_or_catch(ctx, raw)?
+    };
+    buffer_bytes(ctx, &buffer, offset as usize, Some(length as usize))
 }
 
-/// A guest string as exact UTF-16 (lone surrogates preserved).
-pub fn string_utf16<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Vec<u16>> {
-    unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let mut len = 0usize;
-        let p = qjs::JS_ToCStringLenUTF16(c, &mut len as *mut usize as *mut _, v.as_raw());
-        if p.is_null() {
+/// Copies `length` bytes (all of them for `None`) from `offset` of an ArrayBuffer's data.
+fn buffer_bytes<'js>(
+    ctx: &Ctx<'js>,
+    buffer: &Value<'js>,
+    offset: usize,
+    length: Option<usize>,
+) -> Option<Vec<u8>> {
+    let mut size: qjs::size_t = 0;
+    // SAFETY: live context and value (module docs); `size` is a local QuickJS fills.
+    let data = unsafe { qjs::JS_GetArrayBuffer(raw_ctx(ctx), &mut size, buffer.as_raw()) };
+    let size = size as usize;
+    let length = length.unwrap_or(size);
+    if data.is_null() {
+        // A detached buffer throws; a live empty one may simply have no data.
+        // SAFETY: live context (module docs).
+        if unsafe { qjs::JS_HasException(raw_ctx(ctx)) } {
             let _ = ctx.catch();
             return None;
         }
-        let out = std::slice::from_raw_parts(p, len).to_vec();
-        qjs::JS_FreeCString(c, p as *const _);
-        Some(out)
+        return (length == 0).then(Vec::new);
     }
+    if offset.checked_add(length)? > size {
+        return None;
+    }
+    // SAFETY: `data` points to the buffer's `size` bytes, kept alive by `buffer`; no JS code runs
+    // between the call above and this copy, so nothing can detach or resize the buffer, and
+    // `offset + length <= size` keeps the slice inside it.
+    Some(unsafe { std::slice::from_raw_parts(data.add(offset), length) }.to_vec())
 }
 
-pub fn new_string_utf16<'js>(ctx: &Ctx<'js>, units: &[u16]) -> Option<Value<'js>> {
+/// A guest string as exact UTF-16 (lone surrogates preserved); `None` if it could not be read.
+pub(crate) fn string_utf16<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Vec<u16>> {
+    let c = raw_ctx(ctx);
+    let mut len: qjs::size_t = 0;
+    // SAFETY: live context and value (module docs); `len` is a local QuickJS fills.
+    let p = unsafe { qjs::JS_ToCStringLenUTF16(c, &mut len, v.as_raw()) };
+    if p.is_null() {
+        let _ = ctx.catch();
+        return None;
+    }
+    // SAFETY: a non-null result points to `len` code units owned by us until the matching free
+    // below, which happens once and after the copy.
+    let out = unsafe { std::slice::from_raw_parts(p, len as usize) }.to_vec();
+    // SAFETY: see above.
+    unsafe { qjs::JS_FreeCStringUTF16(c, p) };
+    Some(out)
+}
+
+/// A guest string from exact UTF-16 code units (lone surrogates allowed).
+pub(crate) fn new_string_utf16<'js>(ctx: &Ctx<'js>, units: &[u16]) -> Option<Value<'js>> {
+    // SAFETY: live context (module docs); QuickJS copies `units` (pointer and length of a live
+    // slice) into a new string and returns an owned reference or JS_EXCEPTION.
     unsafe {
-        let raw = qjs::JS_NewStringUTF16(ctx.as_raw().as_ptr(), units.as_ptr(), units.len() as _);
-        let v = Value::from_raw(ctx.clone(), raw);
-        if v.is_exception() {
-            let _ = ctx.catch();
-            None
-        } else {
-            Some(v)
-        }
+        let raw = qjs::JS_NewStringUTF16(raw_ctx(ctx), units.as_ptr(), units.len() as _);
+        take_owned_or_catch(ctx, raw)
     }
 }
 
 /// Converts any value with the engine's ToString (used for numbers and bigints).
-pub fn to_display_string<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<String> {
-    unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let mut len = 0usize;
-        let p = qjs::JS_ToCStringLen2(c, &mut len as *mut usize as *mut _, v.as_raw(), false);
-        if p.is_null() {
-            let _ = ctx.catch();
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(p as *const u8, len);
-        let s = String::from_utf8_lossy(bytes).into_owned();
-        qjs::JS_FreeCString(c, p);
-        Some(s)
+pub(crate) fn to_display_string<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<String> {
+    let c = raw_ctx(ctx);
+    let mut len: qjs::size_t = 0;
+    // SAFETY: live context and value (module docs); `len` is a local QuickJS fills.
+    let p = unsafe { qjs::JS_ToCStringLen2(c, &mut len, v.as_raw(), false) };
+    if p.is_null() {
+        let _ = ctx.catch();
+        return None;
     }
+    // SAFETY: a non-null result points to `len` bytes owned by us until the matching free below,
+    // which happens once and after the copy.
+    let s = String::from_utf8_lossy(unsafe {
+        std::slice::from_raw_parts(p.cast::<u8>(), len as usize)
+    })
+    .into_owned();
+    // SAFETY: see above.
+    unsafe { qjs::JS_FreeCString(c, p) };
+    Some(s)
 }
 
-pub fn new_date<'js>(ctx: &Ctx<'js>, ms: f64) -> Option<Value<'js>> {
-    unsafe {
-        let v = Value::from_raw(ctx.clone(), qjs::JS_NewDate(ctx.as_raw().as_ptr(), ms));
-        if v.is_exception() {
-            let _ = ctx.catch();
-            None
-        } else {
-            Some(v)
-        }
-    }
+/// A new `Date` for a time value in milliseconds.
+pub(crate) fn new_date<'js>(ctx: &Ctx<'js>, ms: f64) -> Option<Value<'js>> {
+    // SAFETY: live context (module docs); JS_NewDate returns an owned reference or JS_EXCEPTION.
+    unsafe { take_owned_or_catch(ctx, qjs::JS_NewDate(raw_ctx(ctx), ms)) }
 }
 
-/// A stable identity for an object while it is alive (used for cycle detection).
-pub fn identity(v: &Value<'_>) -> usize {
+/// A stable identity for an object while it is alive (used for cycle detection). Meaningful
+/// only for objects and other heap values; for numbers and the like it is an arbitrary number.
+pub(crate) fn identity(v: &Value<'_>) -> usize {
+    // SAFETY: reads the pointer member of the value's payload as plain bits; nothing is
+    // dereferenced, and any bit pattern is a valid raw pointer.
     unsafe { qjs::JS_VALUE_GET_PTR(v.as_raw()) as usize }
 }
 
 /// `Array.isArray` semantics, which see through proxies.
-pub fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
+pub(crate) fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
     let check = || -> rquickjs::Result<bool> {
         let array: Object = ctx.globals().get("Array")?;
         let is_array: rquickjs::Function = array.get("isArray")?;
@@ -256,90 +378,251 @@ pub fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
     check().unwrap_or(false)
 }
 
-/// Compiled bytecode of the host's own helper scripts, shared by every realm of the process.
-static BYTECODE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<usize, Vec<u8>>>> =
-    std::sync::OnceLock::new();
+/// Compiled bytecode of the host's own helper scripts, shared by every realm of the process,
+/// keyed by where the `'static` source lies (address and length).
+static BYTECODE: OnceLock<Mutex<BytecodeCache>> = OnceLock::new();
+
+/// Bytecode by the (address, length) of its `'static` source.
+type BytecodeCache = HashMap<(usize, usize), Vec<u8>>;
 
 /// Evaluates one of the host's helper scripts (a `'static` source), compiling it once per
 /// process and loading bytecode afterwards.
-pub fn eval_helper<'js>(
+pub(crate) fn eval_helper<'js>(
     ctx: &Ctx<'js>,
     source: &'static str,
-    filename: &'static std::ffi::CStr,
+    filename: &'static CStr,
 ) -> rquickjs::Result<Value<'js>> {
-    let key = source.as_ptr() as usize;
+    let key = (source.as_ptr() as usize, source.len());
     let cache = BYTECODE.get_or_init(Default::default);
-    let c = ctx.as_raw().as_ptr();
-    let cached = cache.lock().ok().and_then(|m| m.get(&key).cloned());
-    // SAFETY: bytecode comes from this same engine build; every value is owned and freed once.
-    unsafe {
-        let func = match cached {
-            Some(bytes) => {
+    let cached = lock_unpoisoned(cache).get(&key).cloned();
+    let func = match cached {
+        Some(bytes) => {
+            // SAFETY: live context (module docs); the bytes were written by JS_WriteObject in
+            // this process (same engine build, below), so they are well-formed bytecode; the
+            // result is an owned reference or JS_EXCEPTION.
+            unsafe {
                 let f = qjs::JS_ReadObject(
-                    c,
+                    raw_ctx(ctx),
                     bytes.as_ptr(),
                     bytes.len() as _,
                     qjs::JS_READ_OBJ_BYTECODE as i32,
                 );
-                Value::from_raw(ctx.clone(), f)
+                take_owned(ctx, f)?
             }
-            None => {
-                let src = std::ffi::CString::new(source).map_err(|_| rquickjs::Error::Unknown)?;
-                let flags = (qjs::JS_EVAL_TYPE_GLOBAL
-                    | qjs::JS_EVAL_FLAG_STRICT
-                    | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
-                let f = qjs::JS_Eval(c, src.as_ptr(), source.len() as _, filename.as_ptr(), flags);
-                let f = Value::from_raw(ctx.clone(), f);
-                if f.is_exception() {
-                    return Err(rquickjs::Error::Exception);
-                }
-                let mut size = 0usize;
-                let buf = qjs::JS_WriteObject(
-                    c,
-                    &mut size as *mut usize as *mut _,
-                    f.as_raw(),
-                    qjs::JS_WRITE_OBJ_BYTECODE as i32,
-                );
-                if !buf.is_null() {
-                    let bytes = std::slice::from_raw_parts(buf, size).to_vec();
-                    qjs::js_free(c, buf as *mut _);
-                    if let Ok(mut m) = cache.lock() {
-                        m.insert(key, bytes);
-                    }
-                }
-                f
-            }
-        };
-        if func.is_exception() {
-            return Err(rquickjs::Error::Exception);
         }
+        None => {
+            let f = compile_helper(ctx, source, filename)?;
+            if let Some(bytes) = bytecode_of(ctx, &f) {
+                lock_unpoisoned(cache).insert(key, bytes);
+            }
+            f
+        }
+    };
+    let c = raw_ctx(ctx);
+    // SAFETY: JS_EvalFunction consumes the function reference it is given, so it gets a new one
+    // (the dup) while `func` keeps its own; the result is an owned reference or JS_EXCEPTION.
+    unsafe {
         let r = qjs::JS_EvalFunction(c, qjs::JS_DupValue(c, func.as_raw()));
-        let r = Value::from_raw(ctx.clone(), r);
-        if r.is_exception() {
-            return Err(rquickjs::Error::Exception);
-        }
-        Ok(r)
+        take_owned(ctx, r)
     }
 }
 
-/// Reads a named property without creating a JS string for the key (lockdown replay fast path).
-/// Only used where the property is known to be a data property, so no getter runs.
-pub fn get_named<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> Option<Value<'js>> {
-    // SAFETY: the atom is freed after use; the returned value is owned.
+/// Compiles a helper script (strict, global code) without running it.
+fn compile_helper<'js>(
+    ctx: &Ctx<'js>,
+    source: &'static str,
+    filename: &'static CStr,
+) -> rquickjs::Result<Value<'js>> {
+    let src = std::ffi::CString::new(source).map_err(|_| rquickjs::Error::Unknown)?;
+    let flags = (qjs::JS_EVAL_TYPE_GLOBAL
+        | qjs::JS_EVAL_FLAG_STRICT
+        | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
+    // SAFETY: live context (module docs); `src` is NUL-terminated and `source.len()` long,
+    // `filename` is NUL-terminated, both outlive the call; the result is an owned reference or
+    // JS_EXCEPTION.
     unsafe {
-        let c = ctx.as_raw().as_ptr();
-        let atom = qjs::JS_NewAtomLen(c, key.as_ptr() as *const _, key.len() as _);
-        if atom == qjs::JS_ATOM_NULL {
+        let f = qjs::JS_Eval(
+            raw_ctx(ctx),
+            src.as_ptr(),
+            source.len() as _,
+            filename.as_ptr(),
+            flags,
+        );
+        take_owned(ctx, f)
+    }
+}
+
+/// Serializes a compiled function to bytecode; `None` if QuickJS cannot.
+fn bytecode_of<'js>(ctx: &Ctx<'js>, func: &Value<'js>) -> Option<Vec<u8>> {
+    let c = raw_ctx(ctx);
+    let mut size: qjs::size_t = 0;
+    // SAFETY: live context and value (module docs); `size` is a local QuickJS fills.
+    let buf = unsafe {
+        qjs::JS_WriteObject(
+            c,
+            &mut size,
+            func.as_raw(),
+            qjs::JS_WRITE_OBJ_BYTECODE as i32,
+        )
+    };
+    if buf.is_null() {
+        let _ = ctx.catch();
+        return None;
+    }
+    // SAFETY: a non-null result is a `size`-byte allocation of this context that we own; it is
+    // copied, then freed once with the context's allocator.
+    let bytes = unsafe { std::slice::from_raw_parts(buf, size as usize) }.to_vec();
+    // SAFETY: see above.
+    unsafe { qjs::js_free(c, buf.cast()) };
+    Some(bytes)
+}
+
+/// Reads a named property without creating a JS string for the key (lockdown replay fast path).
+/// A getter, if the property has one, runs; callers use it where the property is plain data.
+pub(crate) fn get_named<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> Option<Value<'js>> {
+    let Some(atom) = Atom::from_str(ctx, key) else {
+        let _ = ctx.catch();
+        return None;
+    };
+    // SAFETY: live context, object and atom; JS_GetProperty returns an owned reference or
+    // JS_EXCEPTION.
+    unsafe {
+        let v = qjs::JS_GetProperty(raw_ctx(ctx), obj.as_raw(), atom.atom);
+        take_owned_or_catch(ctx, v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rquickjs::{Context, Runtime};
+
+    fn with_ctx(f: impl FnOnce(&Ctx<'_>)) {
+        let rt = Runtime::new().unwrap();
+        let context = Context::full(&rt).unwrap();
+        context.with(|ctx| f(&ctx));
+    }
+
+    fn eval<'js>(ctx: &Ctx<'js>, src: &str) -> Value<'js> {
+        ctx.eval(src).unwrap()
+    }
+
+    fn no_pending_exception(ctx: &Ctx<'_>) -> bool {
+        // SAFETY: live context of this thread.
+        !unsafe { qjs::JS_HasException(raw_ctx(ctx)) }
+    }
+
+    #[test]
+    fn typed_array_kinds_match_quickjs() {
+        with_ctx(|ctx| {
+            for kind in TypedArrayKind::ALL {
+                let v = eval(ctx, &format!("new {}(3)", kind.constructor_name()));
+                assert_eq!(typed_array_kind(&v), Some(kind));
+                assert_eq!(
+                    view_bytes(ctx, &v).map(|b| b.len()),
+                    Some(3 * kind.element_bytes())
+                );
+            }
+            assert_eq!(typed_array_kind(&eval(ctx, "new ArrayBuffer(3)")), None);
+            assert_eq!(typed_array_kind(&eval(ctx, "[1, 2]")), None);
+        });
+    }
+
+    #[test]
+    fn view_bytes_reads_views_and_refuses_the_rest() {
+        with_ctx(|ctx| {
+            let view = eval(ctx, "new Uint8Array([1, 2, 3, 4, 5]).subarray(1, 4)");
+            assert_eq!(view_bytes(ctx, &view), Some(vec![2, 3, 4]));
+            let words = eval(ctx, "new Uint16Array([0x0102, 0x0304])");
+            assert_eq!(view_bytes(ctx, &words).map(|b| b.len()), Some(4));
+            let buffer = eval(ctx, "new Uint8Array([9, 8]).buffer");
+            assert_eq!(view_bytes(ctx, &buffer), Some(vec![9, 8]));
+            assert_eq!(
+                view_bytes(ctx, &eval(ctx, "new ArrayBuffer(0)")),
+                Some(vec![])
+            );
+            for src in [
+                "(() => { const b = new ArrayBuffer(8); b.transfer(); return b })()",
+                "(() => { const b = new ArrayBuffer(8), v = new Uint8Array(b); b.transfer(); return v })()",
+                "'bytes'",
+                "({ length: 2 })",
+            ] {
+                assert_eq!(view_bytes(ctx, &eval(ctx, src)), None, "{src}");
+                assert!(no_pending_exception(ctx), "{src}");
+            }
+        });
+    }
+
+    #[test]
+    fn properties_are_defined_and_read_without_setters() {
+        with_ctx(|ctx| {
+            let obj = Object::new(ctx.clone()).unwrap();
+            let one = Value::new_number(ctx.clone(), 1.0);
+            assert!(define_data(ctx, &obj, "__proto__", one.clone()));
+            assert!(define_frozen(ctx, &obj, "fixed", one));
+            let proto = obj.get_prototype().map(|p| p.into_value());
+            assert_eq!(
+                proto,
+                Some(eval(ctx, "Object.prototype")),
+                "prototype unchanged"
+            );
+            assert_eq!(
+                get_named(ctx, &obj, "__proto__").and_then(|v| v.as_number()),
+                Some(1.0)
+            );
+            let keys = own_keys(ctx, &obj, false, true).unwrap();
+            assert_eq!(keys.len(), 1, "the frozen property is not enumerable");
+            let key = rquickjs::String::from_str(ctx.clone(), "fixed")
+                .unwrap()
+                .into_value();
+            let d = own_descriptor(ctx, &obj, &key).unwrap();
+            assert_eq!(d.value.as_number(), Some(1.0));
+            assert!(d.getter.is_undefined() && d.setter.is_undefined());
+            assert!(!define_data(
+                ctx,
+                &obj,
+                "fixed",
+                Value::new_null(ctx.clone())
+            ));
             let _ = ctx.catch();
-            return None;
+            let missing = rquickjs::String::from_str(ctx.clone(), "nope")
+                .unwrap()
+                .into_value();
+            assert!(own_descriptor(ctx, &obj, &missing).is_none());
+        });
+    }
+
+    #[test]
+    fn strings_keep_lone_surrogates() {
+        with_ctx(|ctx| {
+            let units = [0xd800, u16::from(b'x')];
+            let v = new_string_utf16(ctx, &units).unwrap();
+            assert_eq!(string_utf16(ctx, &v), Some(units.to_vec()));
+            assert_eq!(
+                to_display_string(ctx, &eval(ctx, "2n ** 70n")).unwrap(),
+                "1180591620717411303424"
+            );
+            assert_eq!(to_display_string(ctx, &eval(ctx, "-1.5")).unwrap(), "-1.5");
+        });
+    }
+
+    #[test]
+    fn helpers_compile_once_and_run_in_every_runtime() {
+        static SOURCE: &str = "(() => ({ answer: 6 * 7 }))()";
+        let key = (SOURCE.as_ptr() as usize, SOURCE.len());
+        for _ in 0..2 {
+            with_ctx(|ctx| {
+                let v: Object = eval_helper(ctx, SOURCE, c"test:helper")
+                    .unwrap()
+                    .get()
+                    .unwrap();
+                assert_eq!(v.get::<_, i32>("answer").unwrap(), 42);
+            });
+            assert!(lock_unpoisoned(BYTECODE.get().unwrap()).contains_key(&key));
         }
-        let v = qjs::JS_GetProperty(c, obj.as_raw(), atom);
-        qjs::JS_FreeAtom(c, atom);
-        let v = Value::from_raw(ctx.clone(), v);
-        if v.is_exception() {
-            let _ = ctx.catch();
-            return None;
-        }
-        Some(v)
+        with_ctx(|ctx| {
+            assert!(eval_helper(ctx, "(() => { throw 1 })()", c"test:throws").is_err());
+            assert!(eval_helper(ctx, "syntax error here", c"test:bad").is_err());
+        });
     }
 }

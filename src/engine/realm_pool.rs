@@ -4,18 +4,38 @@
 
 use super::limits::DEFAULT_MEMORY_BYTES;
 use super::realm::{Realm, RealmSpec};
+use super::workers::{lock_unpoisoned, on_worker_thread};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
-/// A realm moved to another thread as a whole. Every `Rc` it holds is shared only with objects
-/// inside the same realm (its runtime's closures), so exactly one thread ever touches it.
+/// A standard realm moved to another thread as a whole. Only `Transfer::new` makes one.
 struct Transfer(Realm);
-// SAFETY: see above; the pool and the teardown thread only move realms, never share them.
+
+impl Transfer {
+    /// Wraps a realm for moving, if it is a standard one (see the `Send` impl); a realm with live
+    /// host values or an extension is handed back.
+    fn new(realm: Realm) -> Result<Transfer, Realm> {
+        if realm.standard {
+            Ok(Transfer(realm))
+        } else {
+            Err(realm)
+        }
+    }
+}
+
+// SAFETY: a `Realm` is not `Send` because of its `Rc`s and rquickjs's single-threaded runtime
+// handle. In a standard realm (no live host values, no extension: `Transfer::new` checks) every
+// one of those is shared only among the realm's own fields and the closures its runtime owns
+// (interrupt handler, rejection tracker, bindings), never with anything outside, and no run
+// holds guest values of it once it is retired. Moving the whole realm therefore moves every
+// owner at once, and the pool and the teardown thread only ever move it, never share it, so
+// exactly one thread touches it at a time. Whoever runs it next calls `Realm::begin`, which
+// records that thread's stack for QuickJS.
 unsafe impl Send for Transfer {}
 
-pub const DEFAULT_POOL_SIZE: usize = 2;
+const DEFAULT_POOL_SIZE: usize = 2;
 const TEARDOWN_QUEUE: usize = 4;
 
 struct Pool {
@@ -69,29 +89,26 @@ fn builder_loop() {
     let pool = pool();
     loop {
         {
-            let Ok(mut ready) = pool.ready.lock() else {
-                return;
-            };
+            let mut ready = lock_unpoisoned(&pool.ready);
             while ready.len() >= pool.wanted.load(Ordering::Relaxed) {
-                ready = match pool.refill.wait(ready) {
-                    Ok(r) => r,
-                    Err(_) => return,
-                };
+                ready = pool
+                    .refill
+                    .wait(ready)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
         }
         let built = std::panic::catch_unwind(build_standard).ok().flatten();
         match built {
             Some(realm) => {
                 pool.built.fetch_add(1, Ordering::Relaxed);
-                let surplus = match pool.ready.lock() {
-                    // The size may have shrunk while this realm was being built.
-                    Ok(mut ready) if ready.len() < pool.wanted.load(Ordering::Relaxed) => {
-                        ready.push(Transfer(realm));
-                        None
+                let mut ready = lock_unpoisoned(&pool.ready);
+                // The size may have shrunk while this realm was being built.
+                if ready.len() < pool.wanted.load(Ordering::Relaxed) {
+                    if let Ok(t) = Transfer::new(realm) {
+                        ready.push(t);
                     }
-                    _ => Some(realm),
-                };
-                if let Some(realm) = surplus {
+                } else {
+                    drop(ready);
                     retire(realm);
                 }
             }
@@ -102,10 +119,10 @@ fn builder_loop() {
 
 /// A prepared standard realm, or a freshly built one when the pool is empty (construction is
 /// then part of the run, as it would be without a pool).
-pub fn take_standard() -> Option<Realm> {
+pub(crate) fn take_standard() -> Option<Realm> {
     let pool = pool();
     pool.taken.fetch_add(1, Ordering::Relaxed);
-    let ready = pool.ready.lock().ok().and_then(|mut r| r.pop());
+    let ready = lock_unpoisoned(&pool.ready).pop();
     pool.refill.notify_one();
     match ready {
         Some(Transfer(realm)) => Some(realm),
@@ -115,18 +132,22 @@ pub fn take_standard() -> Option<Realm> {
 
 /// Hands a used realm to the teardown thread (never back to the pool). On a worker thread the
 /// realm is torn down in place: nobody waits on that thread, and the work stays on the core that
-/// the worker count accounts for.
-pub fn retire(realm: Realm) {
-    if super::workers::on_worker_thread() {
+/// the worker count accounts for. Only a standard realm leaves its thread.
+pub(crate) fn retire(realm: Realm) {
+    if on_worker_thread() {
         drop(realm);
         return;
     }
-    let rejected = match POOL.get().and_then(|p| p.teardown.lock().ok()) {
-        Some(tx) => match tx.try_send(Transfer(realm)) {
+    // Any other realm is dropped right here, on its own thread.
+    let Ok(transfer) = Transfer::new(realm) else {
+        return;
+    };
+    let rejected = match POOL.get() {
+        Some(pool) => match lock_unpoisoned(&pool.teardown).try_send(transfer) {
             Ok(()) => None,
             Err(TrySendError::Full(t)) | Err(TrySendError::Disconnected(t)) => Some(t),
         },
-        None => Some(Transfer(realm)),
+        None => Some(transfer),
     };
     drop(rejected);
 }
@@ -135,12 +156,13 @@ pub fn retire(realm: Realm) {
 pub fn set_pool_size(n: usize) {
     let pool = pool();
     pool.wanted.store(n, Ordering::Relaxed);
-    if let Ok(mut ready) = pool.ready.lock() {
-        while ready.len() > n {
-            if let Some(r) = ready.pop() {
-                retire(r.0);
-            }
-        }
+    let surplus: Vec<Transfer> = {
+        let mut ready = lock_unpoisoned(&pool.ready);
+        let keep = ready.len().min(n);
+        ready.split_off(keep)
+    };
+    for t in surplus {
+        retire(t.0);
     }
     pool.refill.notify_one();
 }
@@ -156,7 +178,7 @@ pub struct RealmPoolStats {
 pub fn pool_stats() -> RealmPoolStats {
     let pool = pool();
     RealmPoolStats {
-        ready: pool.ready.lock().map(|r| r.len()).unwrap_or(0),
+        ready: lock_unpoisoned(&pool.ready).len(),
         wanted: pool.wanted.load(Ordering::Relaxed),
         taken: pool.taken.load(Ordering::Relaxed),
         built: pool.built.load(Ordering::Relaxed),

@@ -4,7 +4,7 @@
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
-use super::membrane::{self, FromHost, GuestHandle};
+use super::membrane::{self, FromHost};
 use super::raw;
 pub use super::realm::LiveGlobals;
 use super::realm::{ConsoleMode, LogEntry};
@@ -13,7 +13,6 @@ use super::realm_pool;
 use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -292,11 +291,6 @@ impl ActiveRun {
         }
         self.namespace = namespace;
         self.early_error = error;
-    }
-
-    /// The guest handle for host callbacks (live runs only).
-    pub fn guest(&self) -> Option<Rc<GuestHandle>> {
-        self.realm.as_ref().and_then(|r| r.guest.clone())
     }
 
     pub fn watchdog(&self) -> &Arc<Watchdog> {

@@ -1,7 +1,7 @@
 //! Engine behaviour tests (run with `cargo test`).
 
 use super::limits::CancelToken;
-use super::marshal::{Data, Text};
+use super::marshal::{BytesKind, Data, Text, TypedArrayKind};
 use super::run::{execute, Mode, RunOutcome, RunRequest};
 use super::{ConsoleMode, ErrorCode};
 use std::time::Instant;
@@ -324,4 +324,24 @@ fn a_realm_is_never_reused() {
         let o = run("const seen = typeof globalThis.marker; globalThis.marker = 1; return seen");
         assert_eq!(o.value, Some(Data::str("undefined")));
     }
+}
+
+#[test]
+fn detached_buffers_in_results_are_errors() {
+    for src in [
+        "const b = new ArrayBuffer(4); b.transfer(); return b",
+        "const b = new ArrayBuffer(4), v = new Uint8Array(b); b.transfer(); return { v }",
+    ] {
+        let e = run(src).error.expect(src);
+        assert!(e.message.contains("detached buffer"), "{src}: {e:?}");
+    }
+    let o = run("return [new Uint8Array([1, 2]).subarray(1), new ArrayBuffer(0)]");
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![
+            Data::Bytes(BytesKind::Typed(TypedArrayKind::Uint8), vec![2]),
+            Data::Bytes(BytesKind::ArrayBuffer, vec![]),
+        ])),
+        "{o:?}"
+    );
 }

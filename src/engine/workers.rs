@@ -4,7 +4,7 @@
 use super::limits::{MAX_STACK_BYTES, STACK_HEADROOM};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -20,11 +20,11 @@ pub struct WorkerPool {
 }
 
 /// Stack for each worker: the largest guest stack a run may ask for, plus room for the engine.
-pub const WORKER_STACK_BYTES: usize = MAX_STACK_BYTES + STACK_HEADROOM;
+pub(crate) const WORKER_STACK_BYTES: usize = MAX_STACK_BYTES + STACK_HEADROOM;
 pub const MAX_WORKERS: usize = 256;
 
 impl WorkerPool {
-    pub fn new(workers: usize) -> std::io::Result<WorkerPool> {
+    pub(crate) fn new(workers: usize) -> std::io::Result<WorkerPool> {
         let (tx, rx) = channel();
         let pool = WorkerPool {
             sender: Mutex::new(tx),
@@ -36,16 +36,13 @@ impl WorkerPool {
     }
 
     pub fn workers(&self) -> usize {
-        self.workers.lock().map(|w| *w).unwrap_or(0)
+        *lock_unpoisoned(&self.workers)
     }
 
     /// Grows or shrinks the pool; shrinking lets the surplus workers finish their current job.
     pub fn resize(&self, target: usize) -> std::io::Result<()> {
         let target = target.clamp(1, MAX_WORKERS);
-        let mut current = self
-            .workers
-            .lock()
-            .map_err(|_| std::io::Error::other("pool lock poisoned"))?;
+        let mut current = lock_unpoisoned(&self.workers);
         while *current < target {
             let rx = self.receiver.clone();
             std::thread::Builder::new()
@@ -62,10 +59,7 @@ impl WorkerPool {
     }
 
     fn send(&self, m: Message) -> bool {
-        match self.sender.lock() {
-            Ok(tx) => tx.send(m).is_ok(),
-            Err(_) => false,
-        }
+        lock_unpoisoned(&self.sender).send(m).is_ok()
     }
 
     /// Queues a job; false if the pool is gone (the job is dropped).
@@ -74,22 +68,26 @@ impl WorkerPool {
     }
 }
 
+/// Locks a mutex, also after a panic on another thread while it held the lock: every critical
+/// section in the engine leaves its data consistent (a push, a pop, a counter, a send), so the
+/// data is still good to use.
+pub(crate) fn lock_unpoisoned<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 thread_local! {
     static ON_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// True on quickrealm's own worker threads, where blocking work costs no caller any latency.
-pub fn on_worker_thread() -> bool {
+pub(crate) fn on_worker_thread() -> bool {
     ON_WORKER.with(|w| w.get())
 }
 
 fn worker_loop(rx: Arc<Mutex<Receiver<Message>>>) {
     ON_WORKER.with(|w| w.set(true));
     loop {
-        let message = match rx.lock() {
-            Ok(guard) => guard.recv(),
-            Err(_) => return,
-        };
+        let message = lock_unpoisoned(&rx).recv();
         match message {
             Ok(Message::Run(job)) => {
                 // A job reports its own failures; a panic here must never take the process down.
@@ -100,7 +98,7 @@ fn worker_loop(rx: Arc<Mutex<Receiver<Message>>>) {
     }
 }
 
-pub fn default_workers() -> usize {
+fn default_workers() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)

@@ -12,9 +12,8 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::files::{lock, SharedFiles};
 use super::guest_errors::throw_uncatchable;
 use super::process::{lock_state, SharedState};
-use crate::engine::console::{Formatter, MAX_LINE};
+use crate::engine::console::{clip, Formatter, MAX_LINE};
 use crate::engine::limits::CancelToken;
-use crate::engine::realm::output::floor_boundary;
 
 /// Where text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,7 +83,7 @@ impl RunOutput {
             text
         } else {
             self.overflowed = true;
-            &text[..floor_boundary(text, room)]
+            clip(text, room)
         };
         self.used += kept.len();
         kept
@@ -182,7 +181,7 @@ impl OutputHost {
                 move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
                     // Formatting may run guest code, which may log: no lock is held meanwhile.
                     let mut line = Formatter::new(&ctx).format_args(&args.0);
-                    line.truncate(floor_boundary(&line, MAX_LINE));
+                    line.truncate(clip(&line, MAX_LINE).len());
                     host.write(&ctx, |out| out.line(Stream::of_level(level), &line))
                 },
             )?

@@ -1,12 +1,12 @@
 //! The N-API layer: converts arguments in and results out, owns host handles. No logic: what a
 //! run does, what a setting allows and when a live run is finished are the engine's decisions.
 
-pub mod convert;
-pub mod live;
-pub mod options;
-pub mod raw;
-pub mod results;
-pub mod workspace;
+pub(crate) mod convert;
+pub(crate) mod live;
+pub(crate) mod options;
+pub(crate) mod raw;
+pub(crate) mod results;
+pub(crate) mod workspace;
 
 use crate::engine::errors::ErrorInfo;
 use crate::engine::run::execute_on_worker;

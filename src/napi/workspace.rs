@@ -34,9 +34,8 @@ use args::{
     Options,
 };
 use results::{num, nums};
-pub use results::{
-    ExecErrorInfo, ExecResult, ExecStats, WorkspaceEntry, WorkspaceEntryKind,
-    WorkspaceHistoryEntry, WorkspaceLineRange, WorkspacePatchResult, WorkspaceSearchMatch,
+use results::{
+    ExecResult, WorkspaceEntry, WorkspaceHistoryEntry, WorkspaceLineRange, WorkspacePatchResult,
     WorkspaceSearchResult, WorkspaceStat,
 };
 

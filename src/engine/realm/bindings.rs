@@ -1,15 +1,15 @@
 //! Host bindings every realm gets: `emit`, `read_input` and (unless absent) `console`.
 
-use super::super::console::{Formatter, MAX_LINE};
+use super::super::console::Formatter;
 use super::super::limits::StopReason;
-use super::output::{floor_boundary, RunSlot};
+use super::output::RunSlot;
 use super::throw_uncatchable;
 use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Object, Value};
 use std::rc::Rc;
 
 /// Installs `emit`, `read_input` and (unless absent) `console`.
-pub fn install_bindings<'js>(
+pub(crate) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     slot: &Rc<RunSlot>,
     with_console: bool,
@@ -21,12 +21,7 @@ pub fn install_bindings<'js>(
         ctx.clone(),
         move |ctx: Ctx<'js>, text: rquickjs::Coerced<String>| -> rquickjs::Result<()> {
             let fits = emit_slot.sink.borrow_mut().emit(&text.0);
-            if fits {
-                Ok(())
-            } else {
-                emit_slot.stop(StopReason::Output);
-                Err(throw_uncatchable(&ctx, "output limit exceeded"))
-            }
+            within_cap(&ctx, &emit_slot, fits)
         },
     )?
     .with_name("emit")?;
@@ -58,15 +53,9 @@ pub fn install_bindings<'js>(
                 if !slot.capture.get() {
                     return Ok(());
                 }
-                let mut line = Formatter::new(&ctx).format_args(&args.0);
-                line.truncate(floor_boundary(&line, MAX_LINE));
+                let line = Formatter::new(&ctx).format_args(&args.0);
                 let fits = slot.sink.borrow_mut().log(level, line);
-                if fits {
-                    Ok(())
-                } else {
-                    slot.stop(StopReason::Output);
-                    Err(throw_uncatchable(&ctx, "output limit exceeded"))
-                }
+                within_cap(&ctx, &slot, fits)
             },
         )?
         .with_name(method)?;
@@ -74,4 +63,13 @@ pub fn install_bindings<'js>(
     }
     global.set("console", console)?;
     Ok(())
+}
+
+/// Stops the run with an uncatchable error once a write no longer fit in the output cap.
+fn within_cap(ctx: &Ctx<'_>, slot: &RunSlot, fits: bool) -> rquickjs::Result<()> {
+    if fits {
+        return Ok(());
+    }
+    slot.stop(StopReason::Output);
+    Err(throw_uncatchable(ctx, "output limit exceeded"))
 }

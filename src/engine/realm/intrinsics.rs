@@ -6,7 +6,7 @@ use super::INTERNAL_FILENAME_C;
 use rquickjs::function::Constructor;
 use rquickjs::{Ctx, Function, Object, Value};
 
-pub const CODEGEN_DISABLED: &str = "Code generation from strings is disabled in this sandbox";
+const CODEGEN_DISABLED: &str = "Code generation from strings is disabled in this sandbox";
 
 fn codegen_thrower<'js>(
     ctx: &Ctx<'js>,
@@ -31,7 +31,7 @@ fn codegen_thrower<'js>(
 
 /// Replaces `eval` and every function constructor reachable by guest code with throwers.
 /// The host still compiles source through the C API, which guest code cannot reach.
-pub fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+pub(crate) fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let global = ctx.globals();
     global.remove("eval")?;
     // Atomics.wait would block the thread where no interrupt can reach it; without threads
@@ -58,7 +58,7 @@ pub fn disable_codegen<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
 
 /// Turns `Error.prepareStackTrace` and `Error.stackTraceLimit` (engine accessors whose setters
 /// would survive freezing) into read-only data, so guest code cannot hook stack creation.
-pub fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+pub(crate) fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let error_ctor: Object = ctx.globals().get("Error")?;
     let limit: Value = error_ctor.get("stackTraceLimit")?;
     raw::define_frozen(ctx, &error_ctor, "stackTraceLimit", limit);
@@ -119,7 +119,10 @@ const ARRAY_GUARD: &str = r#"(function (max, names) {
 
 /// Guards the array methods above: a receiver (or concat argument) longer than any array that
 /// fits in the heap cannot be dense, so iterating it would only spin; refuse it up front.
-pub fn guard_unbounded_builtins<'js>(ctx: &Ctx<'js>, max_elements: f64) -> rquickjs::Result<()> {
+pub(crate) fn guard_unbounded_builtins<'js>(
+    ctx: &Ctx<'js>,
+    max_elements: f64,
+) -> rquickjs::Result<()> {
     let install: Function = raw::eval_helper(ctx, ARRAY_GUARD, INTERNAL_FILENAME_C)?.get()?;
     install.call::<_, ()>((max_elements, UNPOLLED_ARRAY_METHODS.to_vec()))?;
     Ok(())

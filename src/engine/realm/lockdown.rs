@@ -48,15 +48,11 @@ const WELL_KNOWN_SYMBOLS: &[&str] = &[
 /// object instead of reading every property descriptor again.
 static PLAN: std::sync::OnceLock<Option<Vec<Edge>>> = std::sync::OnceLock::new();
 
-fn key_of<'js>(
-    ctx: &Ctx<'js>,
-    k: &Value<'js>,
-    symbols: &[(Value<'js>, &'static str)],
-) -> Option<Key> {
+/// How a property key is recorded: by name, or as a well-known symbol (`None` otherwise).
+fn key_of<'js>(k: &Value<'js>, symbols: &[(Value<'js>, &'static str)]) -> Option<Key> {
     if let Some(s) = k.as_string() {
         return s.to_string().ok().map(Key::Name);
     }
-    let _ = ctx;
     symbols
         .iter()
         .find(|(v, _)| v == k)
@@ -123,7 +119,7 @@ fn discover<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>]) -> (Vec<Object<'js>>, Op
     }
     for key in raw::own_keys(ctx, &global, true, false).unwrap_or_default() {
         if let Some(d) = raw::own_descriptor(ctx, &global, &key) {
-            let k = key_of(ctx, &key, &symbols);
+            let k = key_of(&key, &symbols);
             add(
                 &d.value,
                 k.clone().map(Edge::Global),
@@ -142,7 +138,7 @@ fn discover<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>]) -> (Vec<Object<'js>>, Op
         let obj = objects[i].clone();
         for key in raw::own_keys(ctx, &obj, true, false).unwrap_or_default() {
             if let Some(d) = raw::own_descriptor(ctx, &obj, &key) {
-                let k = key_of(ctx, &key, &symbols);
+                let k = key_of(&key, &symbols);
                 add(
                     &d.value,
                     k.clone().map(|k| Edge::Value(i, k)),
@@ -211,12 +207,11 @@ fn replay<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>], plan: &[Edge]) -> Option<V
 ///
 /// Only realms of the standard shape (`standard`) record or replay the plan; any other realm
 /// (extra globals from an extension, no console) is walked in full.
-pub fn lockdown<'js>(ctx: &Ctx<'js>, standard: bool) -> rquickjs::Result<usize> {
+pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, standard: bool) -> rquickjs::Result<usize> {
     if !standard {
         return lockdown_by_walk(ctx);
     }
-    let hidden: Vec<Value> =
-        raw::eval_helper(ctx, HIDDEN_INTRINSICS, INTERNAL_FILENAME_C)?.get()?;
+    let hidden = hidden_intrinsics(ctx)?;
     let planned = PLAN
         .get()
         .and_then(|p| p.as_ref())
@@ -232,12 +227,15 @@ pub fn lockdown<'js>(ctx: &Ctx<'js>, standard: bool) -> rquickjs::Result<usize> 
     lockdown_objects(ctx, &objects)
 }
 
-/// The generic walk alone, without a recorded plan (used by tests to check the plan).
-pub fn lockdown_by_walk<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<usize> {
-    let hidden: Vec<Value> =
-        raw::eval_helper(ctx, HIDDEN_INTRINSICS, INTERNAL_FILENAME_C)?.get()?;
-    let (objects, _) = discover(ctx, &hidden);
+/// The generic walk alone, without a recorded plan.
+fn lockdown_by_walk<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<usize> {
+    let (objects, _) = discover(ctx, &hidden_intrinsics(ctx)?);
     lockdown_objects(ctx, &objects)
+}
+
+/// The intrinsics listed by `HIDDEN_INTRINSICS`, in this realm.
+fn hidden_intrinsics<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
+    raw::eval_helper(ctx, HIDDEN_INTRINSICS, INTERNAL_FILENAME_C)?.get()
 }
 
 fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::Result<usize> {
@@ -261,7 +259,7 @@ fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::R
 
 /// Intrinsics that no property path from the global object leads to: they are only reachable
 /// through syntax or by calling built-ins, so lockdown names them explicitly.
-pub const HIDDEN_INTRINSICS: &str = r#"(() => {
+const HIDDEN_INTRINSICS: &str = r#"(() => {
   'use strict';
   const P = Object.getPrototypeOf;
   const gen = function* () {};
@@ -284,10 +282,8 @@ pub const HIDDEN_INTRINSICS: &str = r#"(() => {
 /// Counts objects the generic walk reaches that are not frozen (tests use it to prove that the
 /// replayed plan misses nothing).
 #[cfg(test)]
-pub fn unfrozen_reachable<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<usize> {
-    let hidden: Vec<Value> =
-        raw::eval_helper(ctx, HIDDEN_INTRINSICS, INTERNAL_FILENAME_C)?.get()?;
-    let (objects, _) = discover(ctx, &hidden);
+pub(crate) fn unfrozen_reachable<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<usize> {
+    let (objects, _) = discover(ctx, &hidden_intrinsics(ctx)?);
     let object: Object = ctx.globals().get("Object")?;
     let is_frozen: rquickjs::Function = object.get("isFrozen")?;
     let mut n = 0;

@@ -16,7 +16,7 @@ pub(crate) use output::{OutputSink, RunSlot};
 
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, ErrorInfo};
-use super::limits::{CancelToken, Limits, StopReason, Watchdog, DEFAULT_MEMORY_BYTES};
+use super::limits::{CancelToken, Limits, Watchdog, DEFAULT_MEMORY_BYTES};
 use super::membrane::{self, FromHost, GuestHandle, HostBridge};
 use super::raw;
 use super::run::{Extension, MAX_UNHANDLED_REPORTED};
@@ -75,7 +75,7 @@ impl From<BuildError> for ErrorInfo {
 }
 
 /// Throws an error the guest cannot catch; the watchdog already records why.
-pub fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
+pub(crate) fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
     // Built through the constructor: after lockdown, assigning `message` to a fresh error would
     // hit the frozen Error.prototype and throw a catchable TypeError instead.
     let build = || -> rquickjs::Result<Value<'js>> {
@@ -94,7 +94,7 @@ pub fn throw_uncatchable<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error 
     }
 }
 
-pub struct Unhandled {
+pub(crate) struct Unhandled {
     pub entries: Vec<(usize, String)>,
     pub dropped: usize,
 }
@@ -107,7 +107,7 @@ pub struct LiveGlobals {
 }
 
 /// What shapes a realm before lockdown.
-pub struct RealmSpec<'a> {
+pub(crate) struct RealmSpec<'a> {
     pub with_console: bool,
     /// Arrays longer than this are refused by the guarded built-ins.
     pub max_elements: f64,
@@ -123,20 +123,20 @@ impl RealmSpec<'_> {
 }
 
 /// A built, frozen realm, used by exactly one run.
-pub struct Realm {
+pub(crate) struct Realm {
     // Field order is drop order: the context goes before its runtime.
-    pub context: Context,
-    pub rt: Runtime,
-    pub slot: Rc<RunSlot>,
-    pub meter: Arc<HeapMeter>,
-    pub unhandled: Rc<RefCell<Unhandled>>,
-    pub guest: Option<Rc<GuestHandle>>,
+    pub(crate) context: Context,
+    pub(crate) rt: Runtime,
+    pub(crate) slot: Rc<RunSlot>,
+    pub(crate) meter: Arc<HeapMeter>,
+    pub(crate) unhandled: Rc<RefCell<Unhandled>>,
+    pub(crate) guest: Option<Rc<GuestHandle>>,
     /// Built with the shape every pooled realm has (console present, default memory cap).
-    pub standard: bool,
+    pub(crate) standard: bool,
 }
 
 impl Realm {
-    pub fn build(spec: RealmSpec<'_>) -> Result<Realm, BuildError> {
+    pub(crate) fn build(spec: RealmSpec<'_>) -> Result<Realm, BuildError> {
         let meter = HeapMeter::new(Limits::default().memory_bytes);
         let rt = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone()))
             .map_err(|e| BuildError::Engine(format!("runtime creation failed: {e}")))?;
@@ -252,7 +252,7 @@ impl Realm {
 
     /// Prepares the realm for the run that takes it: limits, output budget, input, console mode.
     /// Must be called on the thread that executes the run.
-    pub fn begin(
+    pub(crate) fn begin(
         &self,
         limits: &Limits,
         watchdog: Arc<Watchdog>,
@@ -275,7 +275,7 @@ impl Realm {
     /// Measures the stack from the current frame; call at every top-level entry into the realm.
     /// The guest gets `stack_bytes`, but never more than this thread has left (see
     /// [`stack_allowance`]): a limit past the real stack would let QuickJS overflow it.
-    pub fn enter(&self, stack_bytes: usize) {
+    pub(crate) fn enter(&self, stack_bytes: usize) {
         let rt = self.context.with(|ctx| {
             // SAFETY: `ctx` is this realm's live context, entered on the current thread.
             unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) }
@@ -284,10 +284,6 @@ impl Realm {
         unsafe { qjs::JS_UpdateStackTop(rt) };
         self.rt
             .set_max_stack_size(stack_allowance(stack_bytes, stacker::remaining_stack()));
-    }
-
-    pub fn stop_reason(&self) -> StopReason {
-        self.slot.watchdog.borrow().reason()
     }
 }
 

@@ -1,6 +1,7 @@
 //! What a run writes: `emit()` output and captured console lines under one byte cap, and the
 //! per-run slot that a realm's bindings and interrupt handler read.
 
+use super::super::console::clip;
 use super::super::limits::{StopReason, Watchdog};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -24,24 +25,16 @@ pub struct LogEntry {
 
 /// Output shared by `emit()` and console capture, bounded by one byte cap.
 #[derive(Debug)]
-pub struct OutputSink {
-    pub output: String,
-    pub logs: Vec<LogEntry>,
+pub(crate) struct OutputSink {
+    pub(crate) output: String,
+    pub(crate) logs: Vec<LogEntry>,
     used: usize,
     cap: usize,
-    pub overflowed: bool,
-}
-
-pub(crate) fn floor_boundary(s: &str, max: usize) -> usize {
-    let mut end = max.min(s.len());
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    end
+    pub(crate) overflowed: bool,
 }
 
 impl OutputSink {
-    pub fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         OutputSink {
             output: String::new(),
             logs: Vec::new(),
@@ -52,21 +45,21 @@ impl OutputSink {
     }
 
     /// Appends to the emitted output; false once the cap is exceeded (the rest is dropped).
-    pub fn emit(&mut self, s: &str) -> bool {
+    pub(crate) fn emit(&mut self, s: &str) -> bool {
         let room = self.cap - self.used;
         if s.len() <= room {
             self.output.push_str(s);
             self.used += s.len();
             return true;
         }
-        let end = floor_boundary(s, room);
-        self.output.push_str(&s[..end]);
-        self.used += end;
+        let kept = clip(s, room);
+        self.output.push_str(kept);
+        self.used += kept.len();
         self.overflowed = true;
         false
     }
 
-    pub fn log(&mut self, level: &'static str, message: String) -> bool {
+    pub(crate) fn log(&mut self, level: &'static str, message: String) -> bool {
         let room = self.cap - self.used;
         let cost = message.len();
         if cost <= room {
@@ -74,11 +67,11 @@ impl OutputSink {
             self.logs.push(LogEntry { level, message });
             return true;
         }
-        let end = floor_boundary(&message, room);
-        self.used += end;
+        let kept = clip(&message, room);
+        self.used += kept.len();
         self.logs.push(LogEntry {
             level,
-            message: message[..end].to_string(),
+            message: kept.to_string(),
         });
         self.overflowed = true;
         false
@@ -87,15 +80,15 @@ impl OutputSink {
 
 /// Per-run state read by a realm's host bindings and interrupt handler, so a realm prepared
 /// ahead of time can be handed to the run that takes it.
-pub struct RunSlot {
-    pub input: RefCell<String>,
-    pub capture: Cell<bool>,
-    pub sink: RefCell<OutputSink>,
-    pub watchdog: RefCell<Arc<Watchdog>>,
+pub(crate) struct RunSlot {
+    pub(crate) input: RefCell<String>,
+    pub(crate) capture: Cell<bool>,
+    pub(crate) sink: RefCell<OutputSink>,
+    pub(crate) watchdog: RefCell<Arc<Watchdog>>,
 }
 
 impl RunSlot {
-    pub fn new(watchdog: Arc<Watchdog>) -> Rc<RunSlot> {
+    pub(crate) fn new(watchdog: Arc<Watchdog>) -> Rc<RunSlot> {
         Rc::new(RunSlot {
             input: RefCell::new(String::new()),
             capture: Cell::new(true),
@@ -106,5 +99,26 @@ impl RunSlot {
 
     pub(crate) fn stop(&self, reason: StopReason) {
         self.watchdog.borrow().stop(reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emit_and_logs_share_one_cap_and_never_split_a_character() {
+        let mut sink = OutputSink::new(8);
+        assert!(sink.emit("ab"));
+        assert!(sink.log("log", "cd".into()));
+        assert!(sink.emit("é"));
+        assert!(!sink.overflowed);
+        // 3 bytes with 2 left: the 'x' fits, half an 'é' would not.
+        assert!(!sink.emit("xé"));
+        assert_eq!(sink.output, "abéx");
+        assert!(sink.overflowed);
+        assert!(!sink.log("warn", "é".into()));
+        assert_eq!(sink.logs.last().unwrap().message, "");
+        assert_eq!(sink.used, 7);
     }
 }
