@@ -7,6 +7,29 @@
 use super::{ffi, raw};
 use rquickjs::{qjs, Array, Ctx, Object, Value};
 
+/// Largest bigint copied between realm and host (64 Kibit magnitude).
+pub const MAX_BIGINT_BITS: usize = 65_536;
+
+/// A guest bigint's decimal digits for the host, refusing sizes past [`MAX_BIGINT_BITS`]: the
+/// host builds the bigint from them in quadratic time on its own thread (the guest's conversion
+/// runs under the run's deadline).
+pub(crate) fn bigint_digits<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Result<String, String> {
+    // Sized before the quadratic decimal conversion: `BigInt.asIntN` is linear, and the realm's
+    // `BigInt` is frozen, so no guest code runs here.
+    let fits = || -> rquickjs::Result<bool> {
+        let bigint: Object = ctx.globals().get("BigInt")?;
+        let as_int_n: rquickjs::Function = bigint.get("asIntN")?;
+        let clipped: Value = as_int_n.call((MAX_BIGINT_BITS as f64 + 1.0, v.clone()))?;
+        Ok(raw::strict_equal(ctx, &clipped, v))
+    };
+    match fits() {
+        Ok(true) => {}
+        Ok(false) => return Err(format!("is a bigint of more than {MAX_BIGINT_BITS} bits")),
+        Err(_) => return Err("is an unreadable bigint".into()),
+    }
+    raw::to_display_string(ctx, v).ok_or_else(|| "is an unreadable bigint".into())
+}
+
 /// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Text {
@@ -361,9 +384,8 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::String(t));
         }
         if v.is_big_int() {
-            let digits = raw::to_display_string(self.ctx, v).ok_or(CopyOutError::Invalid(
-                format!("unreadable bigint at {path}"),
-            ))?;
+            let digits = bigint_digits(self.ctx, v)
+                .map_err(|why| CopyOutError::Invalid(format!("{path} {why}")))?;
             self.budget
                 .node(digits.len(), depth, path)
                 .map_err(CopyOutError::Invalid)?;

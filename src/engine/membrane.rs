@@ -5,7 +5,7 @@
 use super::limits::StopReason;
 use super::marshal::{text_of, to_guest, Data};
 use super::realm::{throw_uncatchable, RunSlot};
-use rquickjs::{Array, Ctx, Function, Object, Persistent, Value};
+use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
 use std::rc::Rc;
@@ -439,7 +439,9 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
         )));
     }
     if v.is_big_int() {
-        let digits = super::raw::to_display_string(ctx, v).ok_or(rquickjs::Error::Unknown)?;
+        let digits = super::marshal::bigint_digits(ctx, v).map_err(|why| {
+            Exception::throw_range(ctx, &format!("a value passed to the host {why}"))
+        })?;
         return Ok(ToHost::Prim(Data::BigInt(digits)));
     }
     Ok(ToHost::Prim(Data::Undefined))

@@ -368,6 +368,12 @@ pub(crate) fn identity(v: &Value<'_>) -> usize {
     unsafe { qjs::JS_VALUE_GET_PTR(v.as_raw()) as usize }
 }
 
+/// `a === b` (no guest code runs: strict equality has no hooks).
+pub(crate) fn strict_equal<'js>(ctx: &Ctx<'js>, a: &Value<'js>, b: &Value<'js>) -> bool {
+    // SAFETY: live context and values (module docs); the call only compares them.
+    unsafe { qjs::JS_IsStrictEqual(raw_ctx(ctx), a.as_raw(), b.as_raw()) }
+}
+
 /// `Array.isArray` semantics, which see through proxies.
 pub(crate) fn is_array_value<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> bool {
     let check = || -> rquickjs::Result<bool> {

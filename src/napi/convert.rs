@@ -7,9 +7,9 @@ use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
 use napi::sys;
 
-/// Largest bigint copied from the host (64 Kibit, about 20,000 decimal digits): the copy goes
-/// through decimal digits, whose conversion is quadratic in the size.
-pub const MAX_BIGINT_WORDS: usize = 1024;
+/// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit): the copy
+/// goes through decimal digits, whose conversion is quadratic in the size.
+pub const MAX_BIGINT_WORDS: usize = crate::engine::marshal::MAX_BIGINT_BITS / 64;
 
 /// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
 const NAPI_TYPED_ARRAYS: [(sys::napi_typedarray_type, TypedArrayKind); 11] = [
