@@ -57,8 +57,9 @@ function hasGlobals(options) {
 }
 
 /**
- * Drives a run with live host values on the main thread: pump until the run finishes, pumping
- * again whenever a host promise it awaits settles, or when its deadline arrives.
+ * Drives a run with live host values on the main thread, in time slices of a few milliseconds:
+ * pump again after each slice (once the event loop had a turn), whenever a host promise the run
+ * awaits settles, or when its deadline arrives.
  * `exposeWake` receives the function that asks for another pump before the first one runs: the
  * caller calls it after cancelling, so a run waiting for a host promise notices at once.
  * Every run is finished, however it ends: `finish()` releases the host values it holds.
@@ -88,18 +89,21 @@ function runLive(source, options, handle, exposeWake) {
     const step = () => {
       scheduled = false;
       if (finished) return;
-      let done = true;
+      /** @type {string} */
+      let state = 'finished';
       try {
-        done = live.pump();
+        state = live.pump();
       } catch {
         // An internal failure: finishing reports the run's state and releases it.
       }
-      if (done) {
+      if (state === 'finished') {
         end();
-        return;
+      } else if (state === 'paused') {
+        wake();
+      } else {
+        clearTimeout(timer);
+        timer = setTimeout(wake, Math.ceil(live.remainingMs()) + 1);
       }
-      clearTimeout(timer);
-      timer = setTimeout(wake, Math.ceil(live.remainingMs()) + 1);
     };
     const wake = () => {
       if (!scheduled && !finished) {
@@ -159,8 +163,8 @@ function inheritConsole(result, options) {
 }
 
 /**
- * Runs guest code on a quickrealm worker thread (on the main thread, pumped, with live
- * `globals`). Never rejects for guest errors.
+ * Runs guest code on a quickrealm worker thread (with live `globals`, on the main thread in time
+ * slices, so the event loop keeps turning). Never rejects for guest errors.
  * @param {string} source
  * @param {RunOptions} [options]
  * @returns {Promise<RunResult>}

@@ -17,14 +17,15 @@ export declare class CancelHandle {
 }
 
 /**
- * A run with live host values, driven from JavaScript: `pump()` until it reports completion,
- * calling it again whenever `wake` fires (a host promise settled), then `finish()`.
+ * A run with live host values, driven from JavaScript in time slices on the main thread:
+ * `pump()` until it reports `finished` (again at once after `paused`, when `wake` fires after
+ * `waiting`), then `finish()`.
  */
 export declare class LiveRun {
-  /** Starts a run with live `globals` on the main thread. */
+  /** Prepares a run with live `globals` on the main thread; it starts at the first `pump()`. */
   static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void): LiveRun
-  /** Advances the run; true when it has finished (call `finish`), false while it waits. */
-  pump(): boolean
+  /** Runs the guest for one time slice at most. */
+  pump(): LiveStep
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
   remainingMs(): number
   /** Ends the run and returns its result; every host handle is released. */
@@ -166,6 +167,9 @@ export interface ExecStats {
   wallMs: number
   heapBytes: number
 }
+
+/** Where a live run stands after `pump()`. */
+export type LiveStep = 'finished' | 'waiting' | 'paused'
 
 /** One captured console line. */
 export interface LogLine {

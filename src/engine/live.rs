@@ -5,12 +5,17 @@
 
 use super::errors::ErrorInfo;
 use super::limits::CancelToken;
+use super::limits::MAX_STACK_BYTES;
 use super::membrane::{FromHost, HostFailure};
+use super::membrane::{GuestHandle, HostBridge, HostResult, Key, ToHost};
 use super::run::{guarded, ActiveRun, LiveGlobals, Pump, RunOutcome, RunRequest};
+use super::stack;
+use corosensei::stack::{DefaultStack, Stack};
+use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A settled host promise on its way to the guest: the settle id and the outcome.
 type Settlement = (u32, Result<FromHost, HostFailure>);
@@ -46,120 +51,387 @@ impl HostPromises {
     }
 }
 
-/// One live run, from start to its outcome.
-pub struct LiveRun {
-    active: Option<ActiveRun>,
-    promises: Rc<HostPromises>,
-    outcome: Option<RunOutcome>,
+/// Runs a live run to its end on the calling thread, without waiting for host promises
+/// (`runSync`): host values are read and called directly, with no time slices.
+pub fn run_to_end(
+    request: RunRequest,
+    cancel: &CancelToken,
+    live: LiveGlobals,
+    promises: &HostPromises,
+) -> RunOutcome {
+    let mut active = match ActiveRun::start(request, cancel, Some(live)) {
+        Ok(active) => active,
+        Err(outcome) => return outcome,
+    };
+    while let Some((settle, outcome)) = promises.next() {
+        active.settle(settle, outcome);
+    }
+    let mut waiting = false;
+    if active.pump(true) == Pump::Waiting {
+        waiting = promises.any_pending();
+        if !waiting {
+            active.pump(false);
+        }
+    }
+    let mut outcome = guarded(|| active.finish());
+    // Still waiting means the guest awaits a host promise: finishing now reports it as a
+    // promise that can never settle, but the real cause is the caller's choice of runSync.
+    if waiting {
+        outcome.ok = false;
+        outcome.value = None;
+        outcome.error = Some(ErrorInfo::invalid(
+            "the code awaits a host promise, which runSync cannot wait for; use run()",
+        ));
+    }
+    outcome
 }
 
-impl LiveRun {
-    /// Starts the guest code; a run that cannot start has its outcome already.
+/// How long a time-sliced run holds the thread before it hands it back to the host's event loop.
+const SLICE: Duration = Duration::from_millis(4);
+/// Stack a time-sliced run gets beyond its guest allowance: the margin [`stack`] keeps free,
+/// and room for the run's own frames above the guest.
+const RUN_STACK_EXTRA: usize = stack::STACK_MARGIN + (256 << 10);
+
+/// Where a time-sliced run stands after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The run has its outcome: take it with `finish`.
+    Finished,
+    /// The guest awaits a host promise: step again when one settles (or at the deadline).
+    Waiting,
+    /// The run's time slice is spent: step again soon, after the host's event loop had a turn.
+    Paused,
+}
+
+/// What the driver tells the run when it resumes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resume {
+    Continue,
+    /// The driver is going away: stop as soon as possible.
+    Abandon,
+}
+
+type RunCoroutine = Coroutine<Resume, Step, RunOutcome, DefaultStack>;
+
+/// The state a time-sliced run shares with its realm's interrupt handler and host bridge.
+///
+/// The guest runs on a stack of its own (a coroutine), so that a pause between slices can
+/// leave it in the middle of anything. Host code must run on the thread's own stack (the host
+/// engine checks it is there), so every crossing into the host switches back for its duration.
+pub(crate) struct Slicer {
+    yielder: Cell<*const Yielder<Resume, Step>>,
+    /// True while the run's own stack executes (not a host call made from it).
+    on_run_stack: Cell<bool>,
+    paused: Cell<bool>,
+    slice_end: Cell<Instant>,
+    /// The lowest usable address of the run's stack.
+    floor: usize,
+    /// The stack floor in force where the run was resumed (see `engine::stack`).
+    parent_floor: Cell<Option<usize>>,
+}
+
+/// Hands a closure to `Yielder::on_parent_stack`, which asks for `Send` only to keep the
+/// yielder itself from escaping to the parent stack; the closure runs on the same thread.
+struct OnThisThread<F>(F);
+
+// SAFETY: the closure never leaves this thread (it runs on another stack of the same thread),
+// and the closures wrapped here do not capture the yielder.
+unsafe impl<F> Send for OnThisThread<F> {}
+
+impl<F: FnOnce() -> R, R> OnThisThread<F> {
+    fn run(self) -> R {
+        (self.0)()
+    }
+}
+
+impl Slicer {
+    /// Called by the interrupt handler: pauses the run when its slice is spent. True when it
+    /// paused (and has now been resumed).
+    pub(crate) fn pause_if_due(&self) -> bool {
+        if !self.on_run_stack.get() || Instant::now() < self.slice_end.get() {
+            return false;
+        }
+        let yielder = self.yielder.get();
+        if yielder.is_null() {
+            return false;
+        }
+        self.paused.set(true);
+        // SAFETY: the yielder is set for the coroutine's whole life and cleared before it
+        // returns; `on_run_stack` says this code runs on the coroutine's own stack.
+        // An abandoning driver cancelled the run first: the caller's next check stops it.
+        let _ = unsafe { &*yielder }.suspend(Step::Paused);
+        self.paused.set(false);
+        true
+    }
+
+    pub(crate) fn is_paused(&self) -> bool {
+        self.paused.get()
+    }
+
+    /// Runs host code on the thread's own stack when called from the run's stack.
+    fn on_host<R>(&self, f: impl FnOnce() -> R) -> R {
+        let yielder = self.yielder.get();
+        if !self.on_run_stack.get() || yielder.is_null() {
+            return f();
+        }
+        self.on_run_stack.set(false);
+        let mine = stack::set_run_stack_floor(self.parent_floor.get());
+        let job = OnThisThread(f);
+        // SAFETY: as in `pause_if_due`: the yielder is live while the coroutine runs.
+        let result = unsafe { &*yielder }.on_parent_stack(move || job.run());
+        stack::set_run_stack_floor(mine);
+        self.on_run_stack.set(true);
+        result
+    }
+}
+
+/// The host bridge of a time-sliced run: every crossing runs on the thread's own stack.
+struct OnHostStack {
+    inner: Rc<dyn HostBridge>,
+    slicer: Rc<Slicer>,
+}
+
+impl HostBridge for OnHostStack {
+    fn get(&self, id: u32, key: &Key) -> HostResult<FromHost> {
+        self.slicer.on_host(|| self.inner.get(id, key))
+    }
+    fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
+        self.slicer.on_host(|| self.inner.set(id, key, value))
+    }
+    fn has(&self, id: u32, key: &Key) -> HostResult<bool> {
+        self.slicer.on_host(|| self.inner.has(id, key))
+    }
+    fn delete(&self, id: u32, key: &str) -> HostResult<bool> {
+        self.slicer.on_host(|| self.inner.delete(id, key))
+    }
+    fn own_keys(&self, id: u32) -> HostResult<Vec<String>> {
+        self.slicer.on_host(|| self.inner.own_keys(id))
+    }
+    fn describe(&self, id: u32, key: &str) -> HostResult<Option<bool>> {
+        self.slicer.on_host(|| self.inner.describe(id, key))
+    }
+    fn call(&self, id: u32, this: Option<u32>, args: Vec<ToHost>) -> HostResult<FromHost> {
+        self.slicer.on_host(|| self.inner.call(id, this, args))
+    }
+    fn construct(&self, id: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+        self.slicer.on_host(|| self.inner.construct(id, args))
+    }
+    fn call_method(&self, method: u32, this: u32, args: Vec<ToHost>) -> HostResult<FromHost> {
+        self.slicer
+            .on_host(|| self.inner.call_method(method, this, args))
+    }
+    fn then(&self, id: u32, settle: u32) -> HostResult<()> {
+        self.slicer.on_host(|| self.inner.then(id, settle))
+    }
+    fn attach(&self, guest: &Rc<GuestHandle>) {
+        self.slicer.on_host(|| self.inner.attach(guest))
+    }
+}
+
+/// A run with live host values that shares the host's thread in slices (`run()`): each step
+/// runs the guest for at most about [`SLICE`], so the host's event loop keeps turning, and an
+/// abort takes effect at the next slice.
+pub struct SlicedRun {
+    coroutine: Option<RunCoroutine>,
+    slicer: Option<Rc<Slicer>>,
+    cancel: CancelToken,
+    deadline: Instant,
+    outcome: Option<RunOutcome>,
+    stepping: bool,
+}
+
+impl SlicedRun {
+    /// Prepares the run; nothing of it runs before the first `step`.
     pub fn start(
         request: RunRequest,
         cancel: &CancelToken,
         live: LiveGlobals,
         promises: Rc<HostPromises>,
-    ) -> LiveRun {
-        match ActiveRun::start(request, cancel, Some(live)) {
-            Ok(active) => LiveRun {
-                active: Some(active),
-                promises,
-                outcome: None,
-            },
-            Err(outcome) => LiveRun::ended(outcome),
+    ) -> SlicedRun {
+        let deadline = Instant::now() + Duration::from_millis(request.limits.timeout_ms);
+        let size = request.limits.stack_bytes.min(MAX_STACK_BYTES) + RUN_STACK_EXTRA;
+        let stack = match DefaultStack::new(size) {
+            Ok(stack) => stack,
+            Err(e) => {
+                return SlicedRun::ended(RunOutcome::failed(ErrorInfo::internal(format!(
+                    "could not allocate the run's stack: {e}"
+                ))))
+            }
+        };
+        let slicer = Rc::new(Slicer {
+            yielder: Cell::new(std::ptr::null()),
+            on_run_stack: Cell::new(false),
+            paused: Cell::new(false),
+            slice_end: Cell::new(Instant::now()),
+            floor: stack.limit().get(),
+            parent_floor: Cell::new(None),
+        });
+        let shared = slicer.clone();
+        let token = cancel.clone();
+        let coroutine = Coroutine::with_stack(stack, move |yielder, first: Resume| {
+            shared.yielder.set(yielder);
+            if first == Resume::Abandon {
+                token.cancel();
+            }
+            let live = LiveGlobals {
+                bridge: Rc::new(OnHostStack {
+                    inner: live.bridge,
+                    slicer: shared.clone(),
+                }),
+                slicer: Some(shared.clone()),
+                ..live
+            };
+            let outcome = guarded(|| drive_sliced(yielder, request, &token, live, &promises));
+            shared.yielder.set(std::ptr::null());
+            outcome
+        });
+        SlicedRun {
+            coroutine: Some(coroutine),
+            slicer: Some(slicer),
+            cancel: cancel.clone(),
+            deadline,
+            outcome: None,
+            stepping: false,
         }
     }
 
     /// A run that ended before it started (bad input, a failed setup).
-    pub fn ended(outcome: RunOutcome) -> LiveRun {
-        LiveRun {
-            active: None,
-            promises: Rc::default(),
+    pub fn ended(outcome: RunOutcome) -> SlicedRun {
+        SlicedRun {
+            coroutine: None,
+            slicer: None,
+            cancel: CancelToken::new(),
+            deadline: Instant::now(),
             outcome: Some(outcome),
+            stepping: false,
         }
     }
 
-    /// Delivers settled host promises and runs the guest's jobs. True when the run has
-    /// finished (take its outcome with `finish`), false while it waits for a host promise.
-    pub fn step(&mut self) -> bool {
-        self.advance(true)
+    /// Runs the guest for one slice at most.
+    pub fn step(&mut self) -> Step {
+        self.resume(Resume::Continue)
     }
 
-    fn advance(&mut self, can_wait: bool) -> bool {
-        let Some(active) = self.active.as_mut() else {
-            return true;
+    fn resume(&mut self, input: Resume) -> Step {
+        // Stepping from inside a step (host code the guest called) would resume a running run.
+        if self.stepping {
+            return Step::Waiting;
+        }
+        let (Some(coroutine), Some(slicer)) = (self.coroutine.as_mut(), self.slicer.as_ref())
+        else {
+            return Step::Finished;
         };
-        while let Some((settle, outcome)) = self.promises.next() {
+        self.stepping = true;
+        slicer.slice_end.set(Instant::now() + SLICE);
+        slicer
+            .parent_floor
+            .set(stack::set_run_stack_floor(Some(slicer.floor)));
+        slicer.on_run_stack.set(true);
+        let result = coroutine.resume(input);
+        slicer.on_run_stack.set(false);
+        stack::set_run_stack_floor(slicer.parent_floor.get());
+        self.stepping = false;
+        match result {
+            CoroutineResult::Yield(step) => step,
+            CoroutineResult::Return(outcome) => {
+                self.outcome = Some(outcome);
+                self.coroutine = None;
+                Step::Finished
+            }
+        }
+    }
+
+    /// Milliseconds until the run's deadline.
+    pub fn remaining_ms(&self) -> f64 {
+        self.deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64()
+            * 1000.0
+    }
+
+    /// The run's outcome, once a step returned `Finished`; a run still in progress is
+    /// cancelled and run to its end first.
+    pub fn finish(&mut self) -> RunOutcome {
+        self.stop();
+        self.outcome
+            .take()
+            .unwrap_or_else(|| RunOutcome::failed(ErrorInfo::internal("the run already finished")))
+    }
+
+    /// Cancels a run in progress and resumes it until it has ended: a coroutine suspended in
+    /// the middle of the guest must never be dropped (unwinding it would cross the engine's C
+    /// frames).
+    fn stop(&mut self) {
+        if self.coroutine.is_none() || self.stepping {
+            return;
+        }
+        self.cancel.cancel();
+        while self.coroutine.is_some() {
+            self.resume(Resume::Abandon);
+        }
+    }
+}
+
+impl Drop for SlicedRun {
+    fn drop(&mut self) {
+        self.stop();
+        if self.coroutine.is_some() {
+            // Dropped from inside its own step (which cannot happen through the public API):
+            // leaking the stack is the only safe choice left.
+            std::mem::forget(self.coroutine.take());
+        }
+    }
+}
+
+/// The body of a time-sliced run, on its own stack.
+fn drive_sliced(
+    yielder: &Yielder<Resume, Step>,
+    request: RunRequest,
+    cancel: &CancelToken,
+    live: LiveGlobals,
+    promises: &HostPromises,
+) -> RunOutcome {
+    let mut active = match ActiveRun::start(request, cancel, Some(live)) {
+        Ok(active) => active,
+        Err(outcome) => return outcome,
+    };
+    loop {
+        while let Some((settle, outcome)) = promises.next() {
             active.settle(settle, outcome);
         }
-        // Whether anything could still settle the result is known only after the queued jobs
-        // ran: resuming after one host promise may await the next.
-        match active.pump(can_wait) {
-            Pump::Finished => true,
-            Pump::Waiting if self.promises.any_pending() => false,
-            Pump::Waiting => active.pump(false) == Pump::Finished,
-        }
-    }
-
-    /// Milliseconds until the run's deadline (0 once it has ended).
-    pub fn remaining_ms(&self) -> f64 {
-        match &self.active {
-            Some(active) => {
-                active
-                    .watchdog()
-                    .deadline
-                    .saturating_duration_since(Instant::now())
-                    .as_secs_f64()
-                    * 1000.0
+        match active.pump(true) {
+            Pump::Finished => break,
+            Pump::Waiting if promises.any_pending() => {
+                if yielder.suspend(Step::Waiting) == Resume::Abandon {
+                    cancel.cancel();
+                }
             }
-            None => 0.0,
+            Pump::Waiting => {
+                active.pump(false);
+                break;
+            }
         }
     }
-
-    /// Ends the run: copies the result out and releases the realm.
-    pub fn finish(&mut self) -> RunOutcome {
-        if let Some(outcome) = self.outcome.take() {
-            return outcome;
-        }
-        match self.active.take() {
-            Some(active) => guarded(|| active.finish()),
-            None => RunOutcome::failed(ErrorInfo::internal("the run already finished")),
-        }
-    }
-
-    /// Runs to the end on the calling thread, without waiting for host promises (`runSync`).
-    pub fn run_to_end(mut self) -> RunOutcome {
-        let waiting = !self.advance(true);
-        let mut outcome = self.finish();
-        // Still waiting means the guest awaits a host promise: finishing now reports it as a
-        // promise that can never settle, but the real cause is the caller's choice of runSync.
-        if waiting {
-            outcome.ok = false;
-            outcome.value = None;
-            outcome.error = Some(ErrorInfo::invalid(
-                "the code awaits a host promise, which runSync cannot wait for; use run()",
-            ));
-        }
-        outcome
-    }
+    active.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::membrane::{HostBridge, HostResult, Key, RefKind, ToHost};
-    use crate::engine::ErrorCode;
+    use crate::engine::membrane::RefKind;
+    use crate::engine::{Data, ErrorCode};
 
     /// A host with one global: a promise (handle 1) whose settlement the test controls.
     struct PromiseHost {
         promises: Rc<HostPromises>,
         asked: Cell<Option<u32>>,
+        /// Where on the stack the last host function call ran.
+        calls_from: Cell<Option<usize>>,
     }
 
     impl HostBridge for PromiseHost {
         fn get(&self, _: u32, _: &Key) -> HostResult<FromHost> {
-            Ok(FromHost::Prim(crate::engine::Data::Undefined))
+            Ok(FromHost::Prim(Data::Undefined))
         }
         fn set(&self, _: u32, _: &Key, _: ToHost) -> HostResult<()> {
             Ok(())
@@ -177,10 +449,11 @@ mod tests {
             Ok(None)
         }
         fn call(&self, _: u32, _: Option<u32>, _: Vec<ToHost>) -> HostResult<FromHost> {
-            Ok(FromHost::Prim(crate::engine::Data::Undefined))
+            self.calls_from.set(Some(position()));
+            Ok(FromHost::Prim(Data::Undefined))
         }
         fn construct(&self, _: u32, _: Vec<ToHost>) -> HostResult<FromHost> {
-            Ok(FromHost::Prim(crate::engine::Data::Undefined))
+            Ok(FromHost::Prim(Data::Undefined))
         }
         fn then(&self, _: u32, settle: u32) -> HostResult<()> {
             self.promises.awaiting();
@@ -189,72 +462,102 @@ mod tests {
         }
     }
 
-    fn start(source: &str) -> (LiveRun, Rc<PromiseHost>, Rc<HostPromises>) {
+    fn start(source: &str) -> (SlicedRun, Rc<PromiseHost>, Rc<HostPromises>) {
         start_with(
-            source,
+            RunRequest::new(source),
             vec![("later".into(), FromHost::Ref(1, RefKind::Promise))],
+            &CancelToken::new(),
         )
     }
 
-    fn start_with(
-        source: &str,
+    fn live_globals(
         globals: Vec<(String, FromHost)>,
-    ) -> (LiveRun, Rc<PromiseHost>, Rc<HostPromises>) {
+    ) -> (LiveGlobals, Rc<PromiseHost>, Rc<HostPromises>) {
         let promises = Rc::new(HostPromises::default());
         let host = Rc::new(PromiseHost {
             promises: promises.clone(),
             asked: Cell::new(None),
+            calls_from: Cell::new(None),
         });
         let live = LiveGlobals {
             bridge: host.clone(),
             globals,
-            budget: 1000,
+            budget: 1_000_000,
+            slicer: None,
         };
-        let run = LiveRun::start(
-            RunRequest::new(source),
-            &CancelToken::new(),
-            live,
-            promises.clone(),
-        );
+        (live, host, promises)
+    }
+
+    fn start_with(
+        request: RunRequest,
+        globals: Vec<(String, FromHost)>,
+        cancel: &CancelToken,
+    ) -> (SlicedRun, Rc<PromiseHost>, Rc<HostPromises>) {
+        let (live, host, promises) = live_globals(globals);
+        let run = SlicedRun::start(request, cancel, live, promises.clone());
         (run, host, promises)
+    }
+
+    /// Steps until the run finishes; returns how many times it paused.
+    fn step_to_end(run: &mut SlicedRun) -> usize {
+        let mut pauses = 0;
+        loop {
+            match run.step() {
+                Step::Finished => return pauses,
+                Step::Paused => pauses += 1,
+                Step::Waiting => panic!("nothing to wait for"),
+            }
+        }
+    }
+
+    fn position() -> usize {
+        let marker = 0u8;
+        std::hint::black_box(&marker) as *const u8 as usize
     }
 
     #[test]
     fn waits_for_a_host_promise_and_resumes_when_it_settles() {
         let (mut run, host, promises) = start("return (await later) + 1");
-        assert!(!run.step(), "the run waits while the host promise is out");
-        let settle = host.asked.get().expect("the guest asked for the promise");
-        promises.settled(
-            settle,
-            Ok(FromHost::Prim(crate::engine::Data::Number(41.0))),
+        assert_eq!(
+            run.step(),
+            Step::Waiting,
+            "the run waits while the promise is out"
         );
-        assert!(run.step(), "the run finishes once the promise settled");
+        let settle = host.asked.get().expect("the guest asked for the promise");
+        promises.settled(settle, Ok(FromHost::Prim(Data::Number(41.0))));
+        assert_eq!(run.step(), Step::Finished);
         let outcome = run.finish();
         assert!(outcome.ok, "{:?}", outcome.error);
-        assert_eq!(outcome.value, Some(crate::engine::Data::Number(42.0)));
+        assert_eq!(outcome.value, Some(Data::Number(42.0)));
     }
 
     #[test]
     fn a_host_rejection_reaches_the_guest_as_an_error() {
         let (mut run, host, promises) =
             start("try { await later } catch (e) { return e.name + ': ' + e.message }");
-        assert!(!run.step());
+        assert_eq!(run.step(), Step::Waiting);
         let settle = host.asked.get().expect("asked");
         promises.settled(settle, Err(HostFailure::new("RangeError", "no")));
-        assert!(run.step());
+        assert_eq!(run.step(), Step::Finished);
         let outcome = run.finish();
         assert_eq!(
             outcome.value,
-            Some(crate::engine::Data::String(
-                crate::engine::marshal::Text::Utf8("RangeError: no".into())
-            ))
+            Some(Data::String(crate::engine::marshal::Text::Utf8(
+                "RangeError: no".into()
+            )))
         );
     }
 
     #[test]
     fn run_to_end_refuses_to_wait_for_a_host_promise() {
-        let (run, _, _) = start("return await later");
-        let outcome = run.run_to_end();
+        let (live, _, promises) =
+            live_globals(vec![("later".into(), FromHost::Ref(1, RefKind::Promise))]);
+        let outcome = run_to_end(
+            RunRequest::new("return await later"),
+            &CancelToken::new(),
+            live,
+            &promises,
+        );
         let error = outcome.error.expect("an error");
         assert_eq!(error.code, ErrorCode::InvalidInput);
         assert!(error.message.contains("use run()"), "{}", error.message);
@@ -262,9 +565,14 @@ mod tests {
 
     #[test]
     fn a_run_that_awaits_nothing_pending_finishes_at_once() {
-        let (mut run, _, _) = start_with("await new Promise(() => {}); return 1", Vec::new());
-        assert!(
+        let (mut run, _, _) = start_with(
+            RunRequest::new("await new Promise(() => {}); return 1"),
+            Vec::new(),
+            &CancelToken::new(),
+        );
+        assert_eq!(
             run.step(),
+            Step::Finished,
             "nothing could ever settle the guest's own promise"
         );
         let error = run.finish().error.expect("an error");
@@ -272,21 +580,110 @@ mod tests {
     }
 
     #[test]
-    fn an_abandoned_run_releases_its_realm() {
+    fn an_abandoned_waiting_run_releases_its_realm() {
         let (mut run, _, _) = start("return await later");
-        assert!(!run.step());
-        // Dropped while waiting: the runtime must still be freed cleanly (no leaked objects).
+        assert_eq!(run.step(), Step::Waiting);
+        // Dropped while waiting: the run is stopped and its runtime freed cleanly.
         drop(run);
     }
 
     #[test]
-    fn an_ended_run_reports_its_outcome_once() {
-        let mut run = LiveRun::ended(RunOutcome::failed(ErrorInfo::invalid("bad")));
-        assert!(run.step());
-        assert_eq!(run.finish().error.map(|e| e.message), Some("bad".into()));
+    fn a_busy_run_hands_the_thread_back_in_slices() {
+        let (mut run, _, _) = start_with(
+            RunRequest::new("let n = 0; const end = Date.now() + 60; while (Date.now() < end) n++; return n > 0"),
+            Vec::new(),
+            &CancelToken::new(),
+        );
+        let mut longest = Duration::ZERO;
+        let mut pauses = 0;
+        loop {
+            let began = Instant::now();
+            let step = run.step();
+            longest = longest.max(began.elapsed());
+            match step {
+                Step::Paused => pauses += 1,
+                Step::Finished => break,
+                Step::Waiting => panic!("nothing to wait for"),
+            }
+        }
+        assert!(
+            pauses >= 5,
+            "60 ms of work in 4 ms slices paused {pauses} times"
+        );
+        // The first step also builds the realm; none may hold the thread for long.
+        assert!(longest < Duration::from_millis(40), "{longest:?}");
+        assert_eq!(run.finish().value, Some(Data::Bool(true)));
+    }
+
+    #[test]
+    fn a_run_cancelled_between_slices_stops_at_the_next_one() {
+        let cancel = CancelToken::new();
+        let (mut run, _, _) = start_with(RunRequest::new("for (;;) {}"), Vec::new(), &cancel);
+        assert_eq!(run.step(), Step::Paused);
+        cancel.cancel();
+        assert_eq!(run.step(), Step::Finished);
         assert_eq!(
             run.finish().error.map(|e| e.code),
-            Some(ErrorCode::Internal)
+            Some(ErrorCode::Cancelled)
         );
+    }
+
+    #[test]
+    fn a_run_dropped_in_the_middle_of_the_guest_is_stopped_cleanly() {
+        let (mut run, _, _) = start_with(
+            RunRequest::new("const a = []; for (;;) a.push({ x: [1, 2, 3] })"),
+            Vec::new(),
+            &CancelToken::new(),
+        );
+        assert_eq!(run.step(), Step::Paused);
+        drop(run);
+        // The thread goes on: a new run works.
+        let (mut next, _, _) =
+            start_with(RunRequest::new("return 7"), Vec::new(), &CancelToken::new());
+        step_to_end(&mut next);
+        assert_eq!(next.finish().value, Some(Data::Number(7.0)));
+    }
+
+    #[test]
+    fn host_calls_run_on_the_threads_own_stack() {
+        let (mut run, host, _) = start_with(
+            RunRequest::new("f(); return 1"),
+            vec![("f".into(), FromHost::Ref(2, RefKind::Function))],
+            &CancelToken::new(),
+        );
+        let here = position();
+        step_to_end(&mut run);
+        assert!(run.finish().ok);
+        let there = host.calls_from.get().expect("the host function was called");
+        // The run's own stack is a separate mapping; the host call ran near this frame.
+        assert!(here.abs_diff(there) < (1 << 20), "{here:#x} vs {there:#x}");
+    }
+
+    #[test]
+    fn deep_recursion_on_the_run_stack_fails_cleanly() {
+        for stack_bytes in [256 << 10, 8 << 20, 32 << 20] {
+            let mut request = RunRequest::new(
+                "let depth = 0; const f = (n) => { depth = n; return f(n + 1) + 1 };
+                 try { f(0) } catch (e) { return [e.name, depth] }",
+            );
+            request.limits.stack_bytes = stack_bytes;
+            let (mut run, _, _) = start_with(request, Vec::new(), &CancelToken::new());
+            step_to_end(&mut run);
+            let outcome = run.finish();
+            let Some(Data::Array(items)) = outcome.value else {
+                panic!("{outcome:?}")
+            };
+            assert_eq!(
+                items[0],
+                Data::String(crate::engine::marshal::Text::Utf8("RangeError".into()))
+            );
+            let Data::Number(depth) = items[1] else {
+                panic!("{items:?}")
+            };
+            assert!(
+                depth > (stack_bytes / 2048) as f64,
+                "{stack_bytes}: {depth}"
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@
 use super::limits::StopReason;
 use super::marshal::{text_of, to_guest, Data};
 use super::realm::{throw_uncatchable, RunSlot};
+use super::stack;
 use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
@@ -287,12 +288,41 @@ impl GuestHandle {
                 "a sandbox callback was called after its run ended",
             ));
         };
+        if self.slot.paused() {
+            return Err(HostFailure::new(
+                "Error",
+                "a sandbox callback cannot be called while its run is paused between time slices; call it from a host function the sandbox calls, or while the sandbox awaits",
+            ));
+        }
         if let Err(why) = self.cross() {
             return Err(HostFailure::new(
                 "Error",
                 format!("the sandbox run stopped: {why}"),
             ));
         }
+        // The callback may run on another stack than the guest code that handed it out (the
+        // host's own, for a time-sliced run): QuickJS must check the stack it runs on.
+        // SAFETY: the context is alive (checked above) and used only by this thread.
+        let rt = unsafe { rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) };
+        let outer = self.slot.stack_limit.get();
+        // SAFETY: as above.
+        let inner = unsafe { stack::limit_here(rt, self.slot.stack_bytes.get()) };
+        self.slot.stack_limit.set(inner);
+        let result = self.invoke_here(&ctx, callback, this, args);
+        self.slot.stack_limit.set(outer);
+        // SAFETY: as above; the runtime outlives every callback into it.
+        unsafe { stack::restore_limit(rt, outer) };
+        result
+    }
+
+    fn invoke_here(
+        &self,
+        ctx: &Ctx<'_>,
+        callback: u32,
+        this: FromHost,
+        args: Vec<FromHost>,
+    ) -> HostResult<ToHost> {
+        let ctx = ctx.clone();
         let api = self.api.borrow().clone();
         let Some(api) = api else {
             return Err(HostFailure::new(
@@ -623,7 +653,7 @@ pub fn bind_globals<'js>(
 mod tests {
     use super::*;
     use crate::engine::limits::CancelToken;
-    use crate::engine::live::{HostPromises, LiveRun};
+    use crate::engine::live::{run_to_end, HostPromises};
     use crate::engine::marshal::Text;
     use crate::engine::run::{LiveGlobals, RunRequest};
 
@@ -675,14 +705,14 @@ mod tests {
             bridge: host,
             globals: vec![("obj".into(), FromHost::Ref(1, RefKind::Object))],
             budget: 1000,
+            slicer: None,
         };
-        LiveRun::start(
+        run_to_end(
             RunRequest::new(source),
             &CancelToken::new(),
             live,
-            Rc::new(HostPromises::default()),
+            &HostPromises::default(),
         )
-        .run_to_end()
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub(crate) mod realm;
 pub(crate) mod realm_pool;
 pub(crate) mod run;
 pub(crate) mod settings;
+pub(crate) mod stack;
 pub(crate) mod workers;
 
 pub use errors::{ErrorCode, ErrorInfo};

@@ -293,10 +293,6 @@ impl ActiveRun {
         self.early_error = error;
     }
 
-    pub fn watchdog(&self) -> &Arc<Watchdog> {
-        &self.watchdog
-    }
-
     /// Delivers a host promise settlement, then the caller pumps.
     pub fn settle(&mut self, settle: u32, outcome: Result<FromHost, membrane::HostFailure>) {
         let Some(realm) = self.realm.as_ref() else {

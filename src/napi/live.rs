@@ -7,12 +7,12 @@ use super::raw::{callback_info, Host, Raw, RawRef};
 use super::results::NativeRunResult;
 use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
-use crate::engine::live::{HostPromises, LiveRun as EngineLiveRun};
+use crate::engine::live::{self as engine_live, HostPromises, SlicedRun, Step};
 use crate::engine::marshal::Data;
 use crate::engine::membrane::{
     FromHost, GuestHandle, HostBridge, HostFailure, HostResult, Key, RefKind, ToHost,
 };
-use crate::engine::run::LiveGlobals;
+use crate::engine::run::{LiveGlobals, RunRequest};
 use crate::engine::{CancelToken, RunOutcome};
 use napi::bindgen_prelude::{Env, JsValue, Unknown};
 use napi::sys;
@@ -737,84 +737,99 @@ impl HostBridge for NapiBridge {
     }
 }
 
-/// A run with live host values, driven from JavaScript: `pump()` until it reports completion,
-/// calling it again whenever `wake` fires (a host promise settled), then `finish()`.
+/// Where a live run stands after `pump()`.
+#[napi(string_enum)]
+pub enum LiveStep {
+    /// Call `finish()` for the result.
+    #[napi(value = "finished")]
+    Finished,
+    /// The guest awaits a host promise: pump again when `wake` fires, or at the deadline.
+    #[napi(value = "waiting")]
+    Waiting,
+    /// The run's time slice is spent: pump again after the event loop had a turn.
+    #[napi(value = "paused")]
+    Paused,
+}
+
+impl From<Step> for LiveStep {
+    fn from(step: Step) -> Self {
+        match step {
+            Step::Finished => LiveStep::Finished,
+            Step::Waiting => LiveStep::Waiting,
+            Step::Paused => LiveStep::Paused,
+        }
+    }
+}
+
+/// A run's request with its live globals, ready to start.
+struct Prepared {
+    request: RunRequest,
+    live: LiveGlobals,
+    bridge: Rc<NapiBridge>,
+}
+
+fn prepare(h: Host, parsed: ParsedRun, wake: Option<Raw>) -> Result<Prepared, ErrorInfo> {
+    if parsed.wants_workspace {
+        return Err(ErrorInfo::invalid(
+            "workspace and globals cannot be combined in one run",
+        ));
+    }
+    let bridge = NapiBridge::new(h).map_err(ErrorInfo::internal)?;
+    if let Some(w) = wake {
+        let r = bridge
+            .host
+            .create_weak_reference(w)
+            .map_err(ErrorInfo::internal)?;
+        *bridge.wake.borrow_mut() = Some(r);
+    }
+    let mut globals = Vec::new();
+    for (name, raw) in &parsed.globals {
+        match bridge.incoming(*raw, false) {
+            Ok(v) => globals.push((name.clone(), v)),
+            Err(f) => {
+                bridge.release();
+                return Err(ErrorInfo::invalid(format!("globals.{name}: {}", f.message)));
+            }
+        }
+    }
+    let live = LiveGlobals {
+        bridge: bridge.clone(),
+        globals,
+        budget: parsed.request.limits.host_calls,
+        slicer: None,
+    };
+    Ok(Prepared {
+        request: parsed.request,
+        live,
+        bridge,
+    })
+}
+
+/// Runs a live run to completion on the calling thread (runSync with globals).
+pub fn run_to_end(h: Host, parsed: ParsedRun, cancel: CancelToken) -> RunOutcome {
+    match prepare(h, parsed, None) {
+        Ok(p) => {
+            let promises = p.bridge.promises.clone();
+            let outcome = engine_live::run_to_end(p.request, &cancel, p.live, &promises);
+            p.bridge.release();
+            outcome
+        }
+        Err(e) => RunOutcome::failed(e),
+    }
+}
+
+/// A run with live host values, driven from JavaScript in time slices on the main thread:
+/// `pump()` until it reports `finished` (again at once after `paused`, when `wake` fires after
+/// `waiting`), then `finish()`.
 #[napi]
 pub struct LiveRun {
-    run: EngineLiveRun,
+    run: SlicedRun,
     bridge: Option<Rc<NapiBridge>>,
 }
 
-impl LiveRun {
-    fn ended(outcome: RunOutcome) -> LiveRun {
-        LiveRun {
-            run: EngineLiveRun::ended(outcome),
-            bridge: None,
-        }
-    }
-
-    fn start_parsed(h: Host, parsed: ParsedRun, cancel: CancelToken, wake: Option<Raw>) -> LiveRun {
-        let failed = |e: ErrorInfo| LiveRun::ended(RunOutcome::failed(e));
-        if parsed.wants_workspace {
-            return failed(ErrorInfo::invalid(
-                "workspace and globals cannot be combined in one run",
-            ));
-        }
-        let bridge = match NapiBridge::new(h) {
-            Ok(b) => b,
-            Err(e) => return failed(ErrorInfo::internal(e)),
-        };
-        if let Some(w) = wake {
-            match bridge.host.create_weak_reference(w) {
-                Ok(r) => *bridge.wake.borrow_mut() = Some(r),
-                Err(e) => return failed(ErrorInfo::internal(e)),
-            }
-        }
-        let mut globals = Vec::new();
-        for (name, raw) in &parsed.globals {
-            match bridge.incoming(*raw, false) {
-                Ok(v) => globals.push((name.clone(), v)),
-                Err(f) => {
-                    bridge.release();
-                    return failed(ErrorInfo::invalid(format!("globals.{name}: {}", f.message)));
-                }
-            }
-        }
-        let live = LiveGlobals {
-            bridge: bridge.clone(),
-            globals,
-            budget: parsed.request.limits.host_calls,
-        };
-        let run = EngineLiveRun::start(parsed.request, &cancel, live, bridge.promises.clone());
-        LiveRun {
-            run,
-            bridge: Some(bridge),
-        }
-    }
-
-    /// The run's outcome; every host handle is released.
-    fn outcome(&mut self) -> RunOutcome {
-        let outcome = self.run.finish();
-        if let Some(b) = self.bridge.take() {
-            b.release();
-        }
-        outcome
-    }
-
-    /// Runs a live run to completion on the calling thread (runSync with globals).
-    pub fn run_to_end(h: Host, parsed: ParsedRun, cancel: CancelToken) -> RunOutcome {
-        let LiveRun { run, bridge } = LiveRun::start_parsed(h, parsed, cancel, None);
-        let outcome = run.run_to_end();
-        if let Some(b) = bridge {
-            b.release();
-        }
-        outcome
-    }
-}
-
 #[napi]
 impl LiveRun {
-    /// Starts a run with live `globals` on the main thread.
+    /// Prepares a run with live `globals` on the main thread; it starts at the first `pump()`.
     #[napi(
         factory,
         catch_unwind,
@@ -829,16 +844,27 @@ impl LiveRun {
     ) -> LiveRun {
         let h = Host::of(&env);
         let token = cancel.map(|c| c.token()).unwrap_or_default();
-        match options::parse_run(h, source.raw(), Some(options.raw())) {
-            Ok(parsed) => LiveRun::start_parsed(h, parsed, token, Some(wake.raw())),
-            Err(e) => LiveRun::ended(RunOutcome::failed(e)),
+        let prepared = options::parse_run(h, source.raw(), Some(options.raw()))
+            .and_then(|parsed| prepare(h, parsed, Some(wake.raw())));
+        match prepared {
+            Ok(p) => {
+                let promises = p.bridge.promises.clone();
+                LiveRun {
+                    run: SlicedRun::start(p.request, &token, p.live, promises),
+                    bridge: Some(p.bridge),
+                }
+            }
+            Err(e) => LiveRun {
+                run: SlicedRun::ended(RunOutcome::failed(e)),
+                bridge: None,
+            },
         }
     }
 
-    /// Advances the run; true when it has finished (call `finish`), false while it waits.
+    /// Runs the guest for one time slice at most.
     #[napi(catch_unwind)]
-    pub fn pump(&mut self) -> bool {
-        self.run.step()
+    pub fn pump(&mut self) -> LiveStep {
+        self.run.step().into()
     }
 
     /// Milliseconds until the run's deadline (for the wrapper's timer).
@@ -850,6 +876,10 @@ impl LiveRun {
     /// Ends the run and returns its result; every host handle is released.
     #[napi(catch_unwind)]
     pub fn finish(&mut self) -> NativeRunResult {
-        self.outcome().into()
+        let outcome = self.run.finish();
+        if let Some(b) = self.bridge.take() {
+            b.release();
+        }
+        outcome.into()
     }
 }

@@ -103,9 +103,7 @@ pub fn run_sync(
     let h = Host::of(&env);
     let outcome = match parse(h, &source, options.as_ref(), workspace) {
         Err(e) => RunOutcome::failed(e),
-        Ok(parsed) if !parsed.globals.is_empty() => {
-            live::LiveRun::run_to_end(h, parsed, token_of(cancel))
-        }
+        Ok(parsed) if !parsed.globals.is_empty() => live::run_to_end(h, parsed, token_of(cancel)),
         Ok(parsed) => execute(&parsed.request, &token_of(cancel)),
     };
     outcome.into()

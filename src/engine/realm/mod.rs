@@ -17,9 +17,11 @@ pub(crate) use output::{OutputSink, RunSlot};
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, ErrorInfo};
 use super::limits::{CancelToken, Limits, Watchdog, DEFAULT_MEMORY_BYTES};
+use super::live::Slicer;
 use super::membrane::{self, FromHost, GuestHandle, HostBridge};
 use super::raw;
 use super::run::{Extension, MAX_UNHANDLED_REPORTED};
+use super::stack;
 use rquickjs::function::Constructor;
 use rquickjs::{qjs, Context, Ctx, Runtime, Value};
 use std::cell::RefCell;
@@ -104,6 +106,8 @@ pub struct LiveGlobals {
     pub bridge: Rc<dyn HostBridge>,
     pub globals: Vec<(String, FromHost)>,
     pub budget: u64,
+    /// Set for a run that is time-sliced on the host's thread.
+    pub slicer: Option<Rc<Slicer>>,
 }
 
 /// What shapes a realm before lockdown.
@@ -148,7 +152,7 @@ impl Realm {
             let slot = slot.clone();
             let meter = meter.clone();
             rt.set_interrupt_handler(Some(Box::new(move || {
-                meter.exhausted() || slot.watchdog.borrow().should_stop()
+                meter.exhausted() || slot.should_interrupt()
             })));
         }
         let unhandled = Rc::new(RefCell::new(Unhandled {
@@ -202,6 +206,7 @@ impl Realm {
                 }
                 let live_globals = match spec.live {
                     Some(live) => {
+                        *slot.slicer.borrow_mut() = live.slicer;
                         guest = Some(membrane::install(
                             &ctx,
                             live.bridge,
@@ -273,34 +278,18 @@ impl Realm {
     }
 
     /// Measures the stack from the current frame; call at every top-level entry into the realm.
-    /// The guest gets `stack_bytes`, but never more than this thread has left (see
-    /// [`stack_allowance`]): a limit past the real stack would let QuickJS overflow it.
+    /// The guest gets `stack_bytes`, but never more than the stack in use has left (see
+    /// [`stack::stack_allowance`]): a limit past the real stack would let QuickJS overflow it.
     pub(crate) fn enter(&self, stack_bytes: usize) {
         let rt = self.context.with(|ctx| {
             // SAFETY: `ctx` is this realm's live context, entered on the current thread.
             unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) }
         });
+        self.slot.stack_bytes.set(stack_bytes);
         // SAFETY: the runtime is alive and used only by this thread.
-        unsafe { qjs::JS_UpdateStackTop(rt) };
-        self.rt
-            .set_max_stack_size(stack_allowance(stack_bytes, stacker::remaining_stack()));
+        let limit = unsafe { stack::limit_here(rt, stack_bytes) };
+        self.slot.stack_limit.set(limit);
     }
-}
-
-/// Stack kept free below the guest's limit: QuickJS checks the stack only at its own calls, and
-/// native frames (built-ins, copying, host code the guest calls) go deeper than the last check.
-const STACK_MARGIN: usize = 1 << 20;
-/// Smallest limit ever set: QuickJS reads 0 as "no limit".
-const MIN_STACK_LIMIT: usize = 4 << 10;
-
-/// The guest's stack allowance: what was asked, clamped to the stack the thread has left below
-/// the current frame (`left`, when the platform tells) less [`STACK_MARGIN`].
-fn stack_allowance(requested: usize, left: Option<usize>) -> usize {
-    let fits = match left {
-        Some(left) => requested.min(left.saturating_sub(STACK_MARGIN)),
-        None => requested,
-    };
-    fits.max(MIN_STACK_LIMIT)
 }
 
 /// Bytes one fresh, frozen realm of the standard shape holds, as its allocator counts them.
@@ -327,7 +316,6 @@ impl Drop for Realm {
 
 #[cfg(test)]
 mod tests {
-    use super::{stack_allowance, MIN_STACK_LIMIT, STACK_MARGIN};
     use crate::engine::limits::CancelToken;
     use crate::engine::run::{execute, RunRequest};
 
@@ -370,21 +358,6 @@ mod tests {
             .iter()
             .find(|l| l.message.contains("more unhandled rejections"));
         assert!(more.is_some(), "{:?}", outcome.logs);
-    }
-
-    #[test]
-    fn the_stack_allowance_never_exceeds_what_the_thread_has() {
-        let mib = 1 << 20;
-        assert_eq!(stack_allowance(8 * mib, Some(64 * mib)), 8 * mib);
-        assert_eq!(
-            stack_allowance(64 * mib, Some(8 * mib)),
-            8 * mib - STACK_MARGIN
-        );
-        assert_eq!(stack_allowance(8 * mib, None), 8 * mib);
-        assert_eq!(
-            stack_allowance(8 * mib, Some(STACK_MARGIN / 2)),
-            MIN_STACK_LIMIT
-        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::super::console::clip;
 use super::super::limits::{StopReason, Watchdog};
+use super::super::live::Slicer;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -85,6 +86,11 @@ pub(crate) struct RunSlot {
     pub(crate) capture: Cell<bool>,
     pub(crate) sink: RefCell<OutputSink>,
     pub(crate) watchdog: RefCell<Arc<Watchdog>>,
+    /// The guest's stack allowance and the absolute limit in force (see `engine::stack`).
+    pub(crate) stack_bytes: Cell<usize>,
+    pub(crate) stack_limit: Cell<usize>,
+    /// Set for a time-sliced run: the interrupt handler hands the thread back through it.
+    pub(crate) slicer: RefCell<Option<Rc<Slicer>>>,
 }
 
 impl RunSlot {
@@ -94,11 +100,35 @@ impl RunSlot {
             capture: Cell::new(true),
             sink: RefCell::new(OutputSink::new(0)),
             watchdog: RefCell::new(watchdog),
+            stack_bytes: Cell::new(0),
+            stack_limit: Cell::new(0),
+            slicer: RefCell::new(None),
         })
     }
 
     pub(crate) fn stop(&self, reason: StopReason) {
         self.watchdog.borrow().stop(reason);
+    }
+
+    /// The interrupt handler's answer: true stops the guest. A time-sliced run whose slice is
+    /// spent pauses here, and is checked again when it resumes.
+    pub(crate) fn should_interrupt(&self) -> bool {
+        if self.watchdog.borrow().should_stop() {
+            return true;
+        }
+        let slicer = self.slicer.borrow().clone();
+        if let Some(slicer) = slicer {
+            if slicer.pause_if_due() {
+                return self.watchdog.borrow().should_stop();
+            }
+        }
+        false
+    }
+
+    /// Whether guest code may be entered now: not while a time-sliced run is paused between
+    /// slices, in the middle of whatever it was doing.
+    pub(crate) fn paused(&self) -> bool {
+        self.slicer.borrow().as_ref().is_some_and(|s| s.is_paused())
     }
 }
 
