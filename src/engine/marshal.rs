@@ -424,8 +424,9 @@ impl<'a, 'js> Copier<'a, 'js> {
             None => raw::is_array_buffer(v).then_some(BytesKind::ArrayBuffer),
         };
         if let Some(kind) = bytes_kind {
-            let bytes = raw::view_bytes(ctx, v)
-                .ok_or(CopyOutError::Invalid(format!("detached buffer at {path}")))?;
+            let bytes = raw::view_bytes(ctx, v).ok_or(CopyOutError::Invalid(format!(
+                "detached or out-of-bounds buffer at {path}"
+            )))?;
             self.budget
                 .node(bytes.len(), self.stack.len(), path)
                 .map_err(CopyOutError::Invalid)?;

@@ -547,7 +547,19 @@ mod tests {
                 view_bytes(ctx, &eval(ctx, "new ArrayBuffer(0)")),
                 Some(vec![])
             );
+            // A length-tracking view reads what its resizable buffer holds now.
+            let grown = eval(
+                ctx,
+                "(() => { const b = new ArrayBuffer(2, { maxByteLength: 8 }); const v = new Uint8Array(b, 1); b.resize(6); v[4] = 9; return v })()",
+            );
+            assert_eq!(view_bytes(ctx, &grown), Some(vec![0, 0, 0, 0, 9]));
+            let shrunk = eval(
+                ctx,
+                "(() => { const b = new ArrayBuffer(8, { maxByteLength: 8 }); const v = new Uint16Array(b); b.resize(4); return v })()",
+            );
+            assert_eq!(view_bytes(ctx, &shrunk).map(|b| b.len()), Some(4));
             for src in [
+                "(() => { const b = new ArrayBuffer(8, { maxByteLength: 8 }); const v = new Uint8Array(b, 0, 4); b.resize(2); return v })()",
                 "(() => { const b = new ArrayBuffer(8); b.transfer(); return b })()",
                 "(() => { const b = new ArrayBuffer(8), v = new Uint8Array(b); b.transfer(); return v })()",
                 "'bytes'",
