@@ -1,5 +1,5 @@
 //! The deadline holds inside native operations: every guest-triggerable family of long native
-//! loops (vendor/rquickjs-sys/patches/0002-0006) stops close to the deadline or an abort.
+//! loops (vendor/rquickjs-sys/patches/0002-0006 and 0008) stops close to the deadline or an abort.
 //!
 //! Each case runs a reproducer under a short timeout and checks that the run ends with
 //! `TIMEOUT` (or `CANCELLED`) well within the deadline plus a generous margin for noisy
@@ -246,5 +246,29 @@ fn console_output_of_huge_values_stops() {
         // Room for every line: the deadline, not the output cap, has to stop these.
         req.limits.output_bytes = 256 << 20;
         assert_times_out(&req);
+    }
+}
+
+/// One bulk pass over a 1 GiB typed array (patch 0008): it takes half a second or more here
+/// when it runs to its end (the first touch of every page), so ending within a fraction of
+/// that shows the pass itself was interrupted.
+#[test]
+fn typed_array_bulk_passes_stop_in_slices() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for src in [
+        "const a = new Uint8Array(2 ** 30); a.fill(1); return 1",
+        "const a = new Uint32Array(2 ** 28); a.fill(7); return 1",
+        "const a = new Uint8Array(2 ** 30); a.set(new Uint8Array(2 ** 30 - 1)); return 1",
+        "const a = new Uint8Array(2 ** 30); a.copyWithin(1, 0); return 1",
+        "const a = new Uint8Array(2 ** 30); a.slice(); return 1",
+        "new ArrayBuffer(2 ** 30).slice(0); return 1",
+        "const a = new Float64Array(2 ** 27); a.reverse(); return 1",
+    ] {
+        let mut req = RunRequest::new(src);
+        req.limits.timeout_ms = 20;
+        req.limits.memory_bytes = 4 << 30;
+        let (o, ms) = timed(&req, &CancelToken::new());
+        assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::Timeout), "{src}");
+        assert!(ms < 250, "{src} ran {ms} ms under a 20 ms deadline");
     }
 }

@@ -348,3 +348,43 @@ fn detached_buffers_in_results_are_errors() {
         "{o:?}"
     );
 }
+
+#[test]
+fn sliced_typed_array_passes_give_the_same_results_across_slice_boundaries() {
+    // 3 MiB + 5 elements: several 1 MiB slices and a ragged end, in every direction.
+    let mut request = RunRequest::new(
+            "const n = 3 * 2 ** 20 + 5;
+             const src = new Uint8Array(n); for (let i = 0; i < n; i++) src[i] = (i * 7) % 251;
+             const plain = (a) => Array.prototype.slice.call(a);
+             const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+             const checks = [];
+             const r = src.slice(); r.reverse();
+             checks.push(same(plain(r), plain(src).reverse()));
+             const w = new Uint16Array(src.buffer.slice(0, n - 1)); const wr = plain(w).reverse(); w.reverse();
+             checks.push(same(plain(w), wr));
+             for (const [to, from] of [[1, 0], [0, 1], [2 ** 20 + 3, 5], [5, 2 ** 20 + 3]]) {
+               const a = src.slice(); a.copyWithin(to, from);
+               const b = plain(src); const moved = b.slice(from, from + (n - Math.max(to, from)));
+               for (let i = 0; i < moved.length; i++) b[to + i] = moved[i];
+               checks.push(same(plain(a), b));
+             }
+             const f = new Uint32Array(2 ** 19 + 3); f.fill(0xdeadbeef, 1, f.length - 1);
+             checks.push(f[0] === 0 && f[1] === 0xdeadbeef && f[f.length - 2] === 0xdeadbeef && f[f.length - 1] === 0);
+             const s = new Uint8Array(n + 10); s.set(src, 10);
+             checks.push(same(plain(s.subarray(10)), plain(src)));
+             checks.push(same(plain(new Uint8Array(src.buffer.slice(3))), plain(src).slice(3)));
+             return checks",
+    );
+    // Plain-array copies of every check: far beyond the default heap.
+    request.limits.memory_bytes = 2 << 30;
+    request.limits.timeout_ms = 60_000;
+    let outcome = execute(&request, &CancelToken::new());
+    assert!(outcome.ok, "{:?}", outcome.error);
+    let Some(Data::Array(items)) = outcome.value else {
+        panic!("{:?}", outcome.value)
+    };
+    assert_eq!(items.len(), 9);
+    for (i, item) in items.iter().enumerate() {
+        assert_eq!(item, &Data::Bool(true), "check {i}");
+    }
+}

@@ -8726,6 +8726,105 @@ int JS_PollInterrupts(JSContext *ctx, size_t units)
     return js_poll_interrupts_n(ctx, units);
 }
 
+/* Bulk copies, fills and reversals of buffer data run in slices with a poll
+   of the interrupt handler after each, so one pass over a buffer of
+   gigabytes does not hold up a deadline or an abort. Each returns -1 with
+   the uncatchable error pending when the handler asks to stop; the data is
+   then partly written, which only a stopped run could observe. */
+#define JS_POLLED_SLICE ((size_t)1 << 20)
+
+static inline size_t js_min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static int js_memmove_polled(JSContext *ctx, uint8_t *dst, const uint8_t *src,
+                             size_t n)
+{
+    size_t done, step;
+    if (dst <= src) {
+        /* forwards: a slice never overwrites source bytes still to come */
+        for (done = 0; done < n; done += step) {
+            step = js_min_size(n - done, JS_POLLED_SLICE);
+            memmove(dst + done, src + done, step);
+            if (js_poll_interrupts_n(ctx, step >> 10))
+                return -1;
+        }
+    } else {
+        for (done = n; done > 0; done -= step) {
+            step = js_min_size(done, JS_POLLED_SLICE);
+            memmove(dst + done - step, src + done - step, step);
+            if (js_poll_interrupts_n(ctx, step >> 10))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* stores the low (1 << shift) bytes of v64 into elements [k, final) */
+static int js_fill_elements_polled(JSContext *ctx, uint8_t *base, int shift,
+                                   size_t k, size_t final, uint64_t v64)
+{
+    size_t stop;
+    while (k < final) {
+        stop = k + js_min_size(final - k, JS_POLLED_SLICE >> shift);
+        switch (shift) {
+        case 0:
+            memset(base + k, (int)v64, stop - k);
+            k = stop;
+            break;
+        case 1:
+            for (; k < stop; k++)
+                ((uint16_t *)base)[k] = v64;
+            break;
+        case 2:
+            for (; k < stop; k++)
+                ((uint32_t *)base)[k] = v64;
+            break;
+        case 3:
+            for (; k < stop; k++)
+                ((uint64_t *)base)[k] = v64;
+            break;
+        default:
+            abort();
+        }
+        if (js_poll_interrupts_n(ctx, JS_POLLED_SLICE >> 10))
+            return -1;
+    }
+    return 0;
+}
+
+/* reverses the order of the len elements of (1 << shift) bytes at base */
+static int js_reverse_elements_polled(JSContext *ctx, uint8_t *base, int shift,
+                                      size_t len)
+{
+    size_t i, j, stop;
+    if (len < 2)
+        return 0;
+    for (i = 0, j = len - 1; i < j;) {
+        stop = i + js_min_size((j - i + 1) / 2, JS_POLLED_SLICE >> shift);
+        switch (shift) {
+#define REVERSE_SLICE(type)                                  \
+        for (; i < stop; i++, j--) {                         \
+            type v = ((type *)base)[i];                      \
+            ((type *)base)[i] = ((type *)base)[j];           \
+            ((type *)base)[j] = v;                           \
+        }                                                    \
+        break;
+        case 0: REVERSE_SLICE(uint8_t)
+        case 1: REVERSE_SLICE(uint16_t)
+        case 2: REVERSE_SLICE(uint32_t)
+        case 3: REVERSE_SLICE(uint64_t)
+#undef REVERSE_SLICE
+        default:
+            abort();
+        }
+        if (js_poll_interrupts_n(ctx, JS_POLLED_SLICE >> 10))
+            return -1;
+    }
+    return 0;
+}
+
 /* return -1 (exception) or true/false */
 static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
                                    JSValueConst proto_val, bool throw_flag)
@@ -59956,7 +60055,8 @@ static JSValue js_array_buffer_slice(JSContext *ctx,
             JS_ThrowTypeErrorDetachedArrayBuffer(ctx);
         goto fail;
     }
-    memcpy(new_abuf->data, abuf->data + start, new_len);
+    if (js_memmove_polled(ctx, new_abuf->data, abuf->data + start, new_len))
+        goto fail;
     new_abuf->immutable = immutable;
     return new_obj;
  fail:
@@ -60254,9 +60354,11 @@ static JSValue js_typed_array_set_internal(JSContext *ctx,
         /* copying between typed objects */
         if (src_p->class_id == p->class_id) {
             /* same type, use memmove */
-            memmove(dest_abuf->data + dest_ta->offset + (offset << shift),
-                    src_abuf->data + src_ta->offset, src_len << shift);
-            js_charge_interrupts_bytes(ctx, src_len << shift);
+            if (js_memmove_polled(ctx,
+                                  dest_abuf->data + dest_ta->offset + (offset << shift),
+                                  src_abuf->data + src_ta->offset,
+                                  src_len << shift))
+                goto fail;
             goto done;
         }
         if (dest_abuf->data == src_abuf->data) {
@@ -60676,10 +60778,10 @@ static JSValue js_typed_array_copyWithin(JSContext *ctx, JSValueConst this_val,
     count = min_int(count, space);
     if (count > 0) {
         shift = typed_array_size_log2(p->class_id);
-        memmove(p->u.array.u.uint8_ptr + (to << shift),
-                p->u.array.u.uint8_ptr + (from << shift),
-                count << shift);
-        js_charge_interrupts_bytes(ctx, (size_t)count << shift);
+        if (js_memmove_polled(ctx, p->u.array.u.uint8_ptr + (to << shift),
+                              p->u.array.u.uint8_ptr + (from << shift),
+                              (size_t)count << shift))
+            return JS_EXCEPTION;
     }
     return js_dup(this_val);
 }
@@ -60752,32 +60854,9 @@ static JSValue js_typed_array_fill(JSContext *ctx, JSValueConst this_val,
     // RAB may have been resized by evil .valueOf method
     final = min_int(final, p->u.array.count);
     shift = typed_array_size_log2(p->class_id);
-    if (k < final)
-        js_charge_interrupts_bytes(ctx, (size_t)(final - k) << shift);
-    switch(shift) {
-    case 0:
-        if (k < final) {
-            memset(p->u.array.u.uint8_ptr + k, v64, final - k);
-        }
-        break;
-    case 1:
-        for(; k < final; k++) {
-            p->u.array.u.uint16_ptr[k] = v64;
-        }
-        break;
-    case 2:
-        for(; k < final; k++) {
-            p->u.array.u.uint32_ptr[k] = v64;
-        }
-        break;
-    case 3:
-        for(; k < final; k++) {
-            p->u.array.u.uint64_ptr[k] = v64;
-        }
-        break;
-    default:
-        abort();
-    }
+    if (k < final &&
+        js_fill_elements_polled(ctx, p->u.array.u.uint8_ptr, shift, k, final, v64))
+        return JS_EXCEPTION;
     return js_dup(this_val);
 }
 
@@ -61244,57 +61323,9 @@ static JSValue js_typed_array_reverse(JSContext *ctx, JSValueConst this_val,
     p = JS_VALUE_GET_OBJ(this_val);
     if (typed_array_is_immutable(p))
         return JS_ThrowTypeErrorImmutableArrayBuffer(ctx);
-    if (len > 0) {
-        js_charge_interrupts(ctx, len);
-        switch (typed_array_size_log2(p->class_id)) {
-        case 0:
-            {
-                uint8_t *p1 = p->u.array.u.uint8_ptr;
-                uint8_t *p2 = p1 + len - 1;
-                while (p1 < p2) {
-                    uint8_t v = *p1;
-                    *p1++ = *p2;
-                    *p2-- = v;
-                }
-            }
-            break;
-        case 1:
-            {
-                uint16_t *p1 = p->u.array.u.uint16_ptr;
-                uint16_t *p2 = p1 + len - 1;
-                while (p1 < p2) {
-                    uint16_t v = *p1;
-                    *p1++ = *p2;
-                    *p2-- = v;
-                }
-            }
-            break;
-        case 2:
-            {
-                uint32_t *p1 = p->u.array.u.uint32_ptr;
-                uint32_t *p2 = p1 + len - 1;
-                while (p1 < p2) {
-                    uint32_t v = *p1;
-                    *p1++ = *p2;
-                    *p2-- = v;
-                }
-            }
-            break;
-        case 3:
-            {
-                uint64_t *p1 = p->u.array.u.uint64_ptr;
-                uint64_t *p2 = p1 + len - 1;
-                while (p1 < p2) {
-                    uint64_t v = *p1;
-                    *p1++ = *p2;
-                    *p2-- = v;
-                }
-            }
-            break;
-        default:
-            abort();
-        }
-    }
+    if (js_reverse_elements_polled(ctx, p->u.array.u.uint8_ptr,
+                                   typed_array_size_log2(p->class_id), len))
+        return JS_EXCEPTION;
     return js_dup(this_val);
 }
 
@@ -61372,8 +61403,8 @@ static JSValue js_typed_array_slice(JSContext *ctx, JSValueConst this_val,
                    overlaps the source ahead of it */
                 for (n = 0; n < nbytes; n++)
                     dst[n] = src[n];
-            } else {
-                memmove(dst, src, nbytes);
+            } else if (js_memmove_polled(ctx, dst, src, nbytes)) {
+                goto exception;
             }
         } else {
         slow_path:
