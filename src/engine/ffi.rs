@@ -10,6 +10,17 @@ extern "C" {
     /// calls the handler once that budget is spent. Returns -1 with an uncatchable
     /// "interrupted" error pending when the handler asks to stop, 0 otherwise.
     fn JS_PollInterrupts(ctx: *mut qjs::JSContext, units: usize) -> c_int;
+    /// Patch 0009: marks a frozen intrinsic, so that assigning a property an object inherits
+    /// from it as a non-writable data property defines an own property on the object (the
+    /// override mistake) instead of throwing.
+    fn JS_MarkHardened(ctx: *mut qjs::JSContext, obj: qjs::JSValue);
+}
+
+/// Marks `obj` (frozen by lockdown) as a hardened intrinsic; see [`JS_MarkHardened`].
+pub fn mark_hardened(ctx: &Ctx<'_>, obj: &rquickjs::Object<'_>) {
+    // SAFETY: `ctx` is a live context entered on the current thread and `obj` a live object
+    // of it; the call only sets a flag on the object.
+    unsafe { JS_MarkHardened(ctx.as_raw().as_ptr(), obj.as_raw()) };
 }
 
 /// Counts host work done for the guest (copying a result out, formatting console output) as

@@ -388,3 +388,30 @@ fn sliced_typed_array_passes_give_the_same_results_across_slice_boundaries() {
         assert_eq!(item, &Data::Bool(true), "check {i}");
     }
 }
+
+#[test]
+fn assignments_shadow_properties_inherited_from_the_frozen_intrinsics() {
+    // Patch 0009 (the override mistake): without it each of these throws "read-only".
+    let outcome = execute(
+        &RunRequest::new(
+            "class E extends Error { constructor() { super('m'); this.name = 'E' } }
+             const o = {}; o.toString = () => 'o';
+             function P() {} P.prototype = Object.create(Object.prototype); P.prototype.constructor = P;
+             const refused = (() => { try { Error.prototype.name = 'X'; return false } catch { return true } })();
+             return [new E().name, String(o), new P().constructor === P, refused, Error.prototype.name]",
+        ),
+        &CancelToken::new(),
+    );
+    assert!(outcome.ok, "{:?}", outcome.error);
+    let text = |s: &str| Data::String(Text::Utf8(s.into()));
+    assert_eq!(
+        outcome.value,
+        Some(Data::Array(vec![
+            text("E"),
+            text("o"),
+            Data::Bool(true),
+            Data::Bool(true),
+            text("Error"),
+        ]))
+    );
+}

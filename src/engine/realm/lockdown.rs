@@ -1,7 +1,7 @@
 //! Lockdown: freezing everything reachable from the global object, and the intrinsics only
 //! reachable through syntax, before guest code runs.
 
-use super::super::raw;
+use super::super::{ffi, raw};
 use super::INTERNAL_FILENAME_C;
 use rquickjs::{Ctx, Object, Value};
 use std::collections::HashSet;
@@ -243,6 +243,7 @@ fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::R
         if !raw::freeze(ctx, obj) {
             return Err(ctx.throw(ctx.catch()));
         }
+        ffi::mark_hardened(ctx, obj);
     }
     let global = ctx.globals();
     for key in raw::own_keys(ctx, &global, true, false).unwrap_or_default() {

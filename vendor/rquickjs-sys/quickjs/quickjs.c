@@ -1135,6 +1135,7 @@ struct JSObject {
     uint8_t is_uncatchable_error : 1; /* if true, error is not catchable */
     uint8_t tmp_mark : 1; /* used in JS_WriteObjectRec() */
     uint8_t is_HTMLDDA : 1; /* specific annex B IsHtmlDDA behavior */
+    uint8_t is_hardened : 1; /* a frozen intrinsic, see JS_MarkHardened() */
     uint16_t class_id; /* see JS_CLASS_x */
     /* byte offsets: 16/24 */
     JSShape *shape; /* prototype and property names + flag */
@@ -6192,6 +6193,7 @@ static JSValue JS_NewObjectFromShape(JSContext *ctx, JSShape *sh, JSClassID clas
     p->is_uncatchable_error = 0;
     p->tmp_mark = 0;
     p->is_HTMLDDA = 0;
+    p->is_hardened = 0;
     p->is_prototype = 0;
     p->first_weak_ref = NULL;
     p->u.opaque = NULL;
@@ -10706,6 +10708,25 @@ static void js_free_desc(JSContext *ctx, JSPropertyDescriptor *desc)
    the new property is not added and an error is raised.
    'obj' must be an object when obj != this_obj.
    */
+/* The "override mistake": assigning a property that the receiver inherits
+   as a non-writable data property throws in strict mode, so freezing the
+   intrinsics breaks ordinary code (`this.name = ...` in an Error subclass,
+   `obj.toString = ...`). For a property inherited from an object marked
+   with JS_MarkHardened(), the assignment defines an own data property on
+   the receiver instead, as it would if the intrinsic were not frozen. The
+   intrinsic itself stays exactly as frozen: assigning to it still throws. */
+static inline bool js_overrides_hardened(JSObject *receiver, JSObject *holder)
+{
+    return holder->is_hardened && receiver && receiver != holder;
+}
+
+void JS_MarkHardened(JSContext *ctx, JSValueConst obj)
+{
+    (void)ctx;
+    if (JS_VALUE_GET_TAG(obj) == JS_TAG_OBJECT)
+        JS_VALUE_GET_OBJ(obj)->is_hardened = 1;
+}
+
 static int JS_SetPropertyInternal2(JSContext *ctx, JSValueConst obj, JSAtom prop,
                                    JSValue val, JSValueConst this_obj, int flags)
 {
@@ -10848,7 +10869,8 @@ retry:
                                 return ret;
                             } else {
                                 JS_FreeValue(ctx, desc.value);
-                                if (!(desc.flags & JS_PROP_WRITABLE))
+                                if (!(desc.flags & JS_PROP_WRITABLE) &&
+                                    !js_overrides_hardened(p, p1))
                                     goto read_only_prop;
                                 if (likely(p == p1)) {
                                     ret = JS_DefineProperty(ctx, this_obj, prop, val,
@@ -10880,7 +10902,8 @@ retry:
                 if (JS_AutoInitProperty(ctx, p1, prop, pr, prs))
                     return -1;
                 goto retry2;
-            } else if (!(prs->flags & JS_PROP_WRITABLE)) {
+            } else if (!(prs->flags & JS_PROP_WRITABLE) &&
+                       !js_overrides_hardened(p, p1)) {
                 goto read_only_prop;
             } else {
                 break;

@@ -996,6 +996,10 @@ JS_EXTERN int JS_GetLength(JSContext *ctx, JSValueConst obj, int64_t *pres);
 JS_EXTERN int JS_SetLength(JSContext *ctx, JSValueConst obj, int64_t len);
 JS_EXTERN int JS_SealObject(JSContext *ctx, JSValueConst obj);
 JS_EXTERN int JS_FreezeObject(JSContext *ctx, JSValueConst obj);
+/* Marks a frozen intrinsic: a non-writable data property inherited from it
+   does not stop an assignment on an inheriting object (the override mistake);
+   the assignment defines an own property on the receiver instead. */
+JS_EXTERN void JS_MarkHardened(JSContext *ctx, JSValueConst obj);
 
 #define JS_GPN_STRING_MASK  (1 << 0)
 #define JS_GPN_SYMBOL_MASK  (1 << 1)
