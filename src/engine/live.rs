@@ -67,9 +67,10 @@ pub fn run_to_end(
         active.settle(settle, outcome);
     }
     let mut waiting = false;
-    if active.pump(true) == Pump::Waiting {
+    if let Pump::Waiting(_) = active.pump(true) {
         waiting = promises.any_pending();
         if !waiting {
+            // Runs the guest's timers as they fall due, waiting for them on this thread.
             active.pump(false);
         }
     }
@@ -128,6 +129,8 @@ pub(crate) struct Slicer {
     floor: usize,
     /// The stack floor in force where the run was resumed (see `engine::stack`).
     parent_floor: Cell<Option<usize>>,
+    /// While the run waits: when its next timer is due.
+    timer_due: Cell<Option<Instant>>,
 }
 
 /// Hands a closure to `Yielder::on_parent_stack`, which asks for `Send` only to keep the
@@ -265,6 +268,7 @@ impl SlicedRun {
             slice_end: Cell::new(Instant::now()),
             floor: stack.limit().get(),
             parent_floor: Cell::new(None),
+            timer_due: Cell::new(None),
         });
         let shared = slicer.clone();
         let token = cancel.clone();
@@ -281,7 +285,8 @@ impl SlicedRun {
                 slicer: Some(shared.clone()),
                 ..live
             };
-            let outcome = guarded(|| drive_sliced(yielder, request, &token, live, &promises));
+            let outcome =
+                guarded(|| drive_sliced(yielder, &shared, request, &token, live, &promises));
             shared.yielder.set(std::ptr::null());
             outcome
         });
@@ -341,12 +346,12 @@ impl SlicedRun {
         }
     }
 
-    /// Milliseconds until the run's deadline.
+    /// Milliseconds until the run must be stepped again though nothing woke it: its next
+    /// timer, or its deadline.
     pub fn remaining_ms(&self) -> f64 {
-        self.deadline
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64()
-            * 1000.0
+        let timer = self.slicer.as_ref().and_then(|s| s.timer_due.get());
+        let wake = timer.map_or(self.deadline, |t| t.min(self.deadline));
+        wake.saturating_duration_since(Instant::now()).as_secs_f64() * 1000.0
     }
 
     /// The run's outcome, once a step returned `Finished`; a run still in progress is
@@ -386,6 +391,7 @@ impl Drop for SlicedRun {
 /// The body of a time-sliced run, on its own stack.
 fn drive_sliced(
     yielder: &Yielder<Resume, Step>,
+    slicer: &Slicer,
     request: RunRequest,
     cancel: &CancelToken,
     live: LiveGlobals,
@@ -401,12 +407,17 @@ fn drive_sliced(
         }
         match active.pump(true) {
             Pump::Finished => break,
-            Pump::Waiting if promises.any_pending() => {
-                if yielder.suspend(Step::Waiting) == Resume::Abandon {
+            Pump::Waiting(timer) if timer.is_some() || promises.any_pending() => {
+                slicer
+                    .timer_due
+                    .set(timer.map(|wait| Instant::now() + wait));
+                let resumed = yielder.suspend(Step::Waiting);
+                slicer.timer_due.set(None);
+                if resumed == Resume::Abandon {
                     cancel.cancel();
                 }
             }
-            Pump::Waiting => {
+            Pump::Waiting(_) => {
                 active.pump(false);
                 break;
             }

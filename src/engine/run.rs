@@ -14,7 +14,7 @@ use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -180,11 +180,20 @@ pub fn guarded(f: impl FnOnce() -> RunOutcome) -> RunOutcome {
     }
 }
 
-/// Whether a run has finished or is waiting for the host (a host promise it awaits).
+/// Whether a run has finished or is waiting (for a host promise it awaits, or for the next of
+/// its timers, due in the given time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pump {
     Finished,
-    Waiting,
+    Waiting(Option<Duration>),
+}
+
+/// One pass of the job loop: done for now, go again (a timer ran), or a timer is due later.
+#[derive(Clone, Copy)]
+enum Turn {
+    Done(Pump),
+    Again,
+    TimerIn(Duration),
 }
 
 /// One run in progress: created by `start`, advanced by `pump`, ended by `finish`. Plain runs go
@@ -317,46 +326,92 @@ impl ActiveRun {
         }
     }
 
-    /// Runs queued jobs. With `can_wait`, a still-pending result means "waiting for the host";
-    /// without it, nothing could ever settle it.
+    /// Runs queued jobs, and the guest's timers as they fall due. With `can_wait`, a
+    /// still-pending result means "waiting" (for the host, or for the next timer, which the
+    /// answer names); without it the run waits for its timers here, and a result nothing could
+    /// settle any more is an error.
     pub fn pump(&mut self, can_wait: bool) -> Pump {
+        loop {
+            match self.turn(can_wait) {
+                Turn::Done(pump) => return pump,
+                Turn::Again => {}
+                Turn::TimerIn(wait) if can_wait => return Pump::Waiting(Some(wait)),
+                Turn::TimerIn(wait) => self.sleep_until_due(wait),
+            }
+        }
+    }
+
+    /// Waits for a timer on this thread, ending early at the deadline or an abort.
+    fn sleep_until_due(&self, wait: Duration) {
+        let until = Instant::now() + wait;
+        while !self.watchdog.should_stop() {
+            let now = Instant::now();
+            if now >= until {
+                return;
+            }
+            // Short naps: an abort is noticed within a few milliseconds.
+            std::thread::sleep((until - now).min(Duration::from_millis(5)));
+        }
+    }
+
+    fn turn(&mut self, can_wait: bool) -> Turn {
         if self.early_error.is_some() {
-            return Pump::Finished;
+            return Turn::Done(Pump::Finished);
         }
         let Some(realm) = self.realm.as_ref() else {
-            return Pump::Finished;
+            return Turn::Done(Pump::Finished);
         };
         realm.enter(self.req.limits.stack_bytes);
         let req = &self.req;
         let watchdog = &self.watchdog;
         let main = self.main.clone();
-        let (state, error, promise_id) = realm.context.with(|ctx| {
+        let timers = realm.timers.as_ref();
+        let finished = Turn::Done(Pump::Finished);
+        let (turn, error, promise_id) = realm.context.with(|ctx| {
             let run = GuestRun { ctx: &ctx, req, watchdog };
             if let Err(e) = run.drain_jobs() {
-                return (Pump::Finished, Some(e), None);
+                return (finished, Some(e), None);
             }
             if watchdog.reason() != StopReason::None {
-                return (Pump::Finished, None, None);
+                return (finished, None, None);
             }
             let Some(main) = main.and_then(|m| m.restore(&ctx).ok()) else {
-                return (Pump::Finished, None, None);
+                return (finished, None, None);
             };
             let Some(p) = main.as_promise() else {
-                return (Pump::Finished, None, None);
+                return (finished, None, None);
             };
             let id = Some(raw::identity(p.as_value()));
             if p.state() != rquickjs::promise::PromiseState::Pending {
-                return (Pump::Finished, None, id);
+                return (finished, None, id);
+            }
+            if let Some(timers) = timers {
+                let next = timers.next_due(&ctx).and_then(|due| match due {
+                    Some(ms) if ms <= 0.0 => timers.fire_next(&ctx).map(|_| Some(Turn::Again)),
+                    Some(ms) => Ok(Some(Turn::TimerIn(Duration::from_secs_f64(ms / 1000.0)))),
+                    None => Ok(None),
+                });
+                match next {
+                    Ok(Some(turn)) => return (turn, None, id),
+                    Ok(None) => {}
+                    // Stopped inside a callback: the stop reason is the outcome.
+                    Err(_) if watchdog.reason() != StopReason::None => {
+                        let _ = ctx.catch();
+                        return (finished, None, id);
+                    }
+                    // A timer callback threw: nothing can catch it, so the run fails with it.
+                    Err(e) => return (finished, Some(run.guest_error(e)), id),
+                }
             }
             if can_wait {
-                return (Pump::Waiting, None, id);
+                return (Turn::Done(Pump::Waiting(None)), None, id);
             }
             let info = ErrorInfo::new(
                 ErrorCode::Timeout,
                 "TimeoutError",
                 "the awaited promise can never settle: no pending work is left that could settle it",
             );
-            (Pump::Finished, Some(info), id)
+            (finished, Some(info), id)
         });
         if promise_id.is_some() {
             self.main_promise = promise_id;
@@ -364,7 +419,7 @@ impl ActiveRun {
         if error.is_some() && self.early_error.is_none() {
             self.early_error = error;
         }
-        state
+        turn
     }
 
     /// Ends the run: copies the result out, collects output, and releases the realm.

@@ -84,13 +84,16 @@ fn intrinsics_are_frozen() {
     assert!(e.message.contains("not extensible"), "{}", e.message);
     let o = run("Array.prototype.push = null");
     assert!(!o.ok);
-    let o = run("return [typeof require, typeof process, typeof module, typeof Buffer, typeof setTimeout, typeof fetch].join()");
+    let o = run("return [typeof require, typeof process, typeof module, typeof Buffer, typeof fetch].join()");
     assert_eq!(
         o.value,
         Some(Data::str(
-            "undefined,undefined,undefined,undefined,undefined,undefined"
+            "undefined,undefined,undefined,undefined,undefined"
         ))
     );
+    let o =
+        run("return [setTimeout, setInterval, clearTimeout, clearInterval].every(Object.isFrozen)");
+    assert_eq!(o.value, Some(Data::Bool(true)), "{:?}", o.error);
 }
 
 #[test]
@@ -414,4 +417,19 @@ fn assignments_shadow_properties_inherited_from_the_frozen_intrinsics() {
             text("Error"),
         ]))
     );
+}
+
+#[test]
+fn timers_run_in_due_order_and_are_waited_for_under_the_deadline() {
+    let o = run("const order = [];
+         setTimeout(() => order.push('b'), 15); setTimeout(() => order.push('a'), 5);
+         await new Promise((r) => setTimeout(r, 30));
+         return order.join()");
+    assert_eq!(o.value, Some(Data::str("a,b")), "{:?}", o.error);
+    let started = Instant::now();
+    let mut req = RunRequest::new("await new Promise((r) => setTimeout(r, 60000))");
+    req.limits.timeout_ms = 100;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::Timeout));
+    assert!(started.elapsed().as_millis() < 1000);
 }

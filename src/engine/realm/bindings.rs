@@ -15,6 +15,10 @@ pub(crate) fn install_bindings<'js>(
     with_console: bool,
 ) -> rquickjs::Result<()> {
     let global = ctx.globals();
+    // Node's and the browsers' names for the global object: UMD bundles and libraries such as
+    // lodash look for them before falling back to `Function('return this')`.
+    global.set("global", global.clone())?;
+    global.set("self", global.clone())?;
 
     let emit_slot = slot.clone();
     let emit = Function::new(

@@ -10,6 +10,7 @@ mod bindings;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
+pub(crate) mod timers;
 
 pub use output::{ConsoleMode, LogEntry};
 pub(crate) use output::{OutputSink, RunSlot};
@@ -28,6 +29,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
+use timers::Timers;
 
 /// Filename of host-written helper code evaluated inside a realm; its frames are hidden.
 pub const INTERNAL_FILENAME: &str = "quickrealm:internal";
@@ -128,7 +130,9 @@ impl RealmSpec<'_> {
 
 /// A built, frozen realm, used by exactly one run.
 pub(crate) struct Realm {
-    // Field order is drop order: the context goes before its runtime.
+    // Field order is drop order: guest values held here, then the context, then its runtime.
+    /// Present in realms of the standard profile (see `RealmSpec::with_console`).
+    pub(crate) timers: Option<Timers>,
     pub(crate) context: Context,
     pub(crate) rt: Runtime,
     pub(crate) slot: Rc<RunSlot>,
@@ -194,6 +198,7 @@ impl Realm {
             && spec.extension.is_none()
             && spec.live.is_none()
             && spec.max_elements == RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES);
+        let mut timers = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
@@ -201,6 +206,9 @@ impl Realm {
                 intrinsics::tame_error_hooks(&ctx)?;
                 intrinsics::guard_unbounded_builtins(&ctx, spec.max_elements)?;
                 bindings::install_bindings(&ctx, &slot, spec.with_console)?;
+                if spec.with_console {
+                    timers = Some(Timers::install(&ctx)?);
+                }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
                 }
@@ -245,6 +253,7 @@ impl Realm {
             }
         })?;
         Ok(Realm {
+            timers,
             context,
             rt,
             slot,
