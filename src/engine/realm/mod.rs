@@ -11,6 +11,7 @@ pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
 pub(crate) mod timers;
+mod web;
 
 pub use output::{ConsoleMode, LogEntry};
 pub(crate) use output::{OutputSink, RunSlot};
@@ -208,6 +209,7 @@ impl Realm {
                 bindings::install_bindings(&ctx, &slot, spec.with_console)?;
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx)?);
+                    web::install(&ctx)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;

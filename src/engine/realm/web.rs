@@ -1,0 +1,75 @@
+//! Web APIs models and libraries expect: `TextEncoder`/`TextDecoder` (UTF-8) and
+//! `crypto.getRandomValues`/`crypto.randomUUID`. The classes are guest code (`web.js`) over three
+//! native helpers that only they can reach.
+
+use super::super::marshal::text_of;
+use super::super::raw;
+use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Value};
+
+const SOURCE: &str = include_str!("web.js");
+/// Most bytes one `getRandomValues` call fills (the Web Crypto quota).
+const MAX_RANDOM_BYTES: usize = 65536;
+
+/// Defines `TextEncoder`, `TextDecoder` and `crypto` on the global object (before lockdown).
+pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+    let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:web")?.get()?;
+    let encode = Function::new(ctx.clone(), utf8_encode)?;
+    let decode = Function::new(ctx.clone(), utf8_decode)?;
+    let random = Function::new(ctx.clone(), random_bytes)?;
+    let made: Object = make.call((encode, decode, random))?;
+    let global = ctx.globals();
+    for name in ["TextEncoder", "TextDecoder", "crypto"] {
+        let v: Value = made.get(name)?;
+        global.set(name, v)?;
+    }
+    Ok(())
+}
+
+/// UTF-8 bytes of a string; lone surrogates become U+FFFD, as the Encoding standard says.
+fn utf8_encode<'js>(ctx: Ctx<'js>, text: Value<'js>) -> rquickjs::Result<ArrayBuffer<'js>> {
+    let text = text_of(&ctx, &text)
+        .map(|t| t.to_lossy())
+        .unwrap_or_default();
+    // A copy into the realm's own (metered) heap.
+    ArrayBuffer::new_copy(ctx, text.as_bytes())
+}
+
+/// A string from UTF-8 bytes: invalid sequences become U+FFFD, or a TypeError when `fatal`.
+fn utf8_decode<'js>(
+    ctx: Ctx<'js>,
+    view: Value<'js>,
+    fatal: bool,
+) -> rquickjs::Result<rquickjs::String<'js>> {
+    let Some(bytes) = raw::view_bytes(&ctx, &view) else {
+        return Err(Exception::throw_type(&ctx, "cannot read a detached buffer"));
+    };
+    let text = if fatal {
+        match std::str::from_utf8(&bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => {
+                return Err(Exception::throw_type(
+                    &ctx,
+                    "The encoded data was not valid for encoding utf-8",
+                ))
+            }
+        }
+    } else {
+        String::from_utf8_lossy(&bytes)
+    };
+    rquickjs::String::from_str(ctx, &text)
+}
+
+/// `n` bytes from the operating system's random source.
+fn random_bytes<'js>(ctx: Ctx<'js>, n: usize) -> rquickjs::Result<ArrayBuffer<'js>> {
+    if n > MAX_RANDOM_BYTES {
+        return Err(Exception::throw_range(&ctx, "too many random bytes"));
+    }
+    let mut bytes = vec![0u8; n];
+    if getrandom::fill(&mut bytes).is_err() {
+        return Err(Exception::throw_internal(
+            &ctx,
+            "the system's random source failed",
+        ));
+    }
+    ArrayBuffer::new_copy(ctx, &bytes)
+}
