@@ -2,7 +2,6 @@
 //! the expensive part of a run, so plain runs take a realm that a background thread already built
 //! and froze, use it exactly once, and hand it to another background thread for teardown.
 
-use super::limits::DEFAULT_MEMORY_BYTES;
 use super::realm::{Realm, RealmSpec};
 use super::workers::{lock_unpoisoned, on_worker_thread};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -52,7 +51,6 @@ static POOL: OnceLock<Pool> = OnceLock::new();
 fn build_standard() -> Option<Realm> {
     Realm::build(RealmSpec {
         with_console: true,
-        max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
         extension: None,
         live: None,
     })

@@ -232,14 +232,10 @@ impl ActiveRun {
         let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
         let spec = RealmSpec {
             with_console: req.console != ConsoleMode::Absent,
-            max_elements: RealmSpec::max_elements_for(limits.memory_bytes),
             extension: req.extension.as_ref(),
             live,
         };
-        let standard = spec.with_console
-            && spec.extension.is_none()
-            && spec.live.is_none()
-            && limits.memory_bytes == super::limits::DEFAULT_MEMORY_BYTES;
+        let standard = spec.with_console && spec.extension.is_none() && spec.live.is_none();
         let realm = if standard {
             realm_pool::take_standard()
         } else {

@@ -299,11 +299,9 @@ fn cancellation_stops_a_running_loop() {
 
 #[test]
 fn replayed_lockdown_freezes_everything_the_walk_finds() {
-    use super::limits::DEFAULT_MEMORY_BYTES;
     use super::realm::{Realm, RealmSpec};
     let spec = || RealmSpec {
         with_console: true,
-        max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
         extension: None,
         live: None,
     };

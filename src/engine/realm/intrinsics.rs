@@ -71,59 +71,6 @@ pub(crate) fn tame_error_hooks<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     Ok(())
 }
 
-/// Array methods whose engine loops walk every index, holes included. They poll the interrupt
-/// handler (vendor/rquickjs-sys/patches/0005), so the deadline stops them; the guard still
-/// refuses, with a clear error, lengths no heap can hold, where the walk could only time out.
-const UNPOLLED_ARRAY_METHODS: &[&str] = &[
-    "concat",
-    "copyWithin",
-    "fill",
-    "flat",
-    "flatMap",
-    "join",
-    "lastIndexOf",
-    "reverse",
-    "shift",
-    "slice",
-    "sort",
-    "splice",
-    "toLocaleString",
-    "unshift",
-];
-
 const FUNCTION_PROTOTYPES: &str =
     "[Function.prototype, Object.getPrototypeOf(async function(){}), \
     Object.getPrototypeOf(function*(){}), Object.getPrototypeOf(async function*(){})]";
-
-/// Wraps each listed method in a guard written in JavaScript (so the garbage collector sees the
-/// captured original) that refuses receivers longer than `max` elements.
-const ARRAY_GUARD: &str = r#"(function (max, names) {
-  'use strict';
-  const AP = Array.prototype, apply = Reflect.apply, define = Object.defineProperty;
-  const isArray = Array.isArray, toNumber = Number;
-  const tooLong = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function'
-    ? toNumber(v.length) > max : false;
-  for (const name of names) {
-    const original = AP[name];
-    const guarded = ({ [name]() {
-      if (tooLong(this) || (name === 'concat' && [...arguments].some((a) => isArray(a) && tooLong(a)))) {
-        throw new RangeError('Array.prototype.' + name + ' over more than ' + max +
-          ' elements exceeds what fits in this sandbox\'s memory');
-      }
-      return apply(original, this, arguments);
-    } })[name];
-    define(guarded, 'length', { value: original.length });
-    AP[name] = guarded;
-  }
-})"#;
-
-/// Guards the array methods above: a receiver (or concat argument) longer than any array that
-/// fits in the heap cannot be dense, so iterating it would only spin; refuse it up front.
-pub(crate) fn guard_unbounded_builtins<'js>(
-    ctx: &Ctx<'js>,
-    max_elements: f64,
-) -> rquickjs::Result<()> {
-    let install: Function = raw::eval_helper(ctx, ARRAY_GUARD, INTERNAL_FILENAME_C)?.get()?;
-    install.call::<_, ()>((max_elements, UNPOLLED_ARRAY_METHODS.to_vec()))?;
-    Ok(())
-}

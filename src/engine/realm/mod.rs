@@ -18,7 +18,7 @@ pub(crate) use output::{OutputSink, RunSlot};
 
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, ErrorInfo};
-use super::limits::{CancelToken, Limits, Watchdog, DEFAULT_MEMORY_BYTES};
+use super::limits::{CancelToken, Limits, Watchdog};
 use super::live::Slicer;
 use super::membrane::{self, FromHost, GuestHandle, HostBridge};
 use super::raw;
@@ -116,17 +116,8 @@ pub struct LiveGlobals {
 /// What shapes a realm before lockdown.
 pub(crate) struct RealmSpec<'a> {
     pub with_console: bool,
-    /// Arrays longer than this are refused by the guarded built-ins.
-    pub max_elements: f64,
     pub extension: Option<&'a Extension>,
     pub live: Option<LiveGlobals>,
-}
-
-impl RealmSpec<'_> {
-    pub fn max_elements_for(memory_bytes: usize) -> f64 {
-        // No dense array can hold more elements than the heap has 16-byte slots for.
-        (memory_bytes / 16).max(1 << 16) as f64
-    }
 }
 
 /// A built, frozen realm, used by exactly one run.
@@ -140,7 +131,7 @@ pub(crate) struct Realm {
     pub(crate) meter: Arc<HeapMeter>,
     pub(crate) unhandled: Rc<RefCell<Unhandled>>,
     pub(crate) guest: Option<Rc<GuestHandle>>,
-    /// Built with the shape every pooled realm has (console present, default memory cap).
+    /// Built with the shape every pooled realm has (console present, no extension, no live values).
     pub(crate) standard: bool,
 }
 
@@ -195,17 +186,13 @@ impl Realm {
         }
         let context = Context::full(&rt)
             .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
-        let standard = spec.with_console
-            && spec.extension.is_none()
-            && spec.live.is_none()
-            && spec.max_elements == RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES);
+        let standard = spec.with_console && spec.extension.is_none() && spec.live.is_none();
         let mut timers = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
                 intrinsics::disable_codegen(&ctx)?;
                 intrinsics::tame_error_hooks(&ctx)?;
-                intrinsics::guard_unbounded_builtins(&ctx, spec.max_elements)?;
                 bindings::install_bindings(&ctx, &slot, spec.with_console)?;
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx)?);
@@ -307,7 +294,6 @@ impl Realm {
 pub fn measure_fresh_realm() -> Result<usize, BuildError> {
     let realm = Realm::build(RealmSpec {
         with_console: true,
-        max_elements: RealmSpec::max_elements_for(DEFAULT_MEMORY_BYTES),
         extension: None,
         live: None,
     })?;
