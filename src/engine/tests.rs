@@ -260,13 +260,103 @@ fn lone_surrogates_survive() {
 }
 
 #[test]
-fn cycles_and_depth_in_results_are_errors() {
-    let o = run("const a = {}; a.self = a; return a");
-    let e = o.error.unwrap();
-    assert!(e.message.contains("cycle"), "{e:?}");
+fn cycles_in_results_are_kept_and_depth_is_capped() {
+    let o = run("const a = { n: 1 }; a.self = a; return a");
+    assert_eq!(
+        o.value,
+        Some(Data::Object(vec![
+            ("n".into(), Data::Number(1.0)),
+            ("self".into(), Data::Ref(0)),
+        ])),
+        "{o:?}"
+    );
     let o = run("let v = 0; for (let i = 0; i < 1e5; i++) v = [v]; return v");
     let e = o.error.unwrap();
     assert!(e.message.contains("nesting deeper"), "{e:?}");
+}
+
+#[test]
+fn shared_results_are_numbered_in_pre_order() {
+    // Containers 0 (outer array), 1 (o), 2 (the map), 3 (the set); repeats are refs.
+    let o = run(
+        "const o = {}; const m = new Map([[o, o]]); const s = new Set([m]); return [o, m, s, o, s]",
+    );
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![
+            Data::Object(vec![]),
+            Data::Map(vec![(Data::Ref(1), Data::Ref(1))]),
+            Data::Set(vec![Data::Ref(2)]),
+            Data::Ref(1),
+            Data::Ref(3),
+        ])),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_deep_dag_result_is_copied_once_per_object() {
+    let started = Instant::now();
+    let o = run("let x = {}; for (let i = 0; i < 20; i++) x = [x, x]; return x");
+    assert!(o.ok, "{o:?}");
+    assert!(started.elapsed().as_millis() < 1000);
+    let mut v = o.value.unwrap();
+    for level in 0..20 {
+        let Data::Array(mut items) = v else {
+            panic!("level {level}: {v:?}")
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1], Data::Ref(level + 1));
+        v = items.swap_remove(0);
+    }
+    assert_eq!(v, Data::Object(vec![]));
+}
+
+#[test]
+fn repeated_references_count_against_the_value_cap() {
+    let o = run("const o = {}; return [Array(600000).fill(o), Array(600000).fill(o)]");
+    let e = o.error.unwrap();
+    assert!(e.message.contains("more than 1000000 values"), "{e:?}");
+}
+
+#[test]
+fn refs_in_data_resolve_to_one_guest_value_across_keys() {
+    let mut req = RunRequest::new(
+        "return [a.x === b, a.x.self === b, c === a, b.s.has(b.s), a.d === a.e, a.d instanceof Date]",
+    );
+    // Containers: 0 (a), 1 (a.x), 2 (b.s), 3 (a.d); `b` is a.x again, `c` is a.
+    req.data = vec![
+        (
+            "a".into(),
+            Data::Object(vec![
+                (
+                    "x".into(),
+                    Data::Object(vec![
+                        ("self".into(), Data::Ref(1)),
+                        ("s".into(), Data::Set(vec![Data::Ref(2)])),
+                    ]),
+                ),
+                ("d".into(), Data::Date(0.0)),
+                ("e".into(), Data::Ref(3)),
+            ]),
+        ),
+        ("b".into(), Data::Ref(1)),
+        ("c".into(), Data::Ref(0)),
+    ];
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![Data::Bool(true); 6])),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_ref_to_nothing_copied_is_refused() {
+    let mut req = RunRequest::new("return 1");
+    req.data = vec![("a".into(), Data::Array(vec![Data::Ref(5)]))];
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(code(&o), Some(ErrorCode::InvalidInput), "{o:?}");
 }
 
 #[test]
