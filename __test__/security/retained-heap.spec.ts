@@ -49,7 +49,14 @@ describe('the heap a run leaves behind stays flat', () => {
   }, 240_000);
 
   it('over 1,000 live runs each that fail, are refused, stop or are abandoned by their driver', async () => {
-    const kinds = ['live guest error', 'live host error', 'live refused', 'live budget', 'live abandoned'];
+    const kinds = [
+      'live guest error',
+      'live host error',
+      'live refused',
+      'live budget',
+      'live abandoned',
+      'live abandoned mid-slice',
+    ];
     expectFlat(await retainedPerRun(1000, kinds), kinds);
   }, 240_000);
 
