@@ -10,19 +10,21 @@
 //! number the containers they create in the same order, so shared parts stay shared and cycles
 //! are rebuilt; a container exists before its children are filled, so a `Ref` always points back.
 
-use super::{ffi, raw};
+use super::{bigint, ffi, raw};
 use rquickjs::{qjs, Array, Ctx, Object, Value};
 use std::collections::HashMap;
 
 /// Largest bigint copied between realm and host (64 Kibit magnitude).
 pub const MAX_BIGINT_BITS: usize = 65_536;
 
-/// A guest bigint's decimal digits for the host, refusing sizes past [`MAX_BIGINT_BITS`]: the
-/// host builds the bigint from them in quadratic time on its own thread (the guest's conversion
-/// runs under the run's deadline).
-pub(crate) fn bigint_digits<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Result<String, String> {
-    // Sized before the quadratic decimal conversion: `BigInt.asIntN` is linear, and the realm's
-    // `BigInt` is frozen, so no guest code runs here.
+/// A guest bigint's sign and magnitude (little-endian 64-bit words), refusing sizes past
+/// [`MAX_BIGINT_BITS`].
+pub(crate) fn bigint_words<'js>(
+    ctx: &Ctx<'js>,
+    v: &Value<'js>,
+) -> Result<(bool, Vec<u64>), String> {
+    // Sized before any conversion: `BigInt.asIntN` is linear, and the realm's `BigInt` is
+    // frozen, so no guest code runs here.
     let fits = || -> rquickjs::Result<bool> {
         let bigint: Object = ctx.globals().get("BigInt")?;
         let as_int_n: rquickjs::Function = bigint.get("asIntN")?;
@@ -34,7 +36,36 @@ pub(crate) fn bigint_digits<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Result<Strin
         Ok(false) => return Err(format!("is a bigint of more than {MAX_BIGINT_BITS} bits")),
         Err(_) => return Err("is an unreadable bigint".into()),
     }
-    raw::to_display_string(ctx, v).ok_or_else(|| "is an unreadable bigint".into())
+    let hex = || -> rquickjs::Result<Value<'js>> {
+        let bigint: Object = ctx.globals().get("BigInt")?;
+        let proto: Object = bigint.get("prototype")?;
+        let to_string: rquickjs::Function = proto.get("toString")?;
+        to_string.call((rquickjs::function::This(v.clone()), 16))
+    };
+    hex()
+        .ok()
+        .and_then(|t| text_of(ctx, &t))
+        .and_then(|t| bigint::hex_to_words(&t.to_lossy()))
+        .ok_or_else(|| "is an unreadable bigint".into())
+}
+
+/// A guest bigint from a sign and magnitude, through hexadecimal text.
+fn guest_bigint<'js>(
+    ctx: &Ctx<'js>,
+    negative: bool,
+    words: &[u64],
+) -> rquickjs::Result<Value<'js>> {
+    let bigint: Object = ctx.globals().get("BigInt")?;
+    let ctor: rquickjs::Function = ctx.globals().get("BigInt")?;
+    if !negative || words.iter().all(|w| *w == 0) {
+        return ctor.call((format!("0x{}", bigint::words_to_hex(words)),));
+    }
+    // `BigInt("-0x..")` is a syntax error: the negated value is written in two's complement
+    // and read back as a signed integer of that width.
+    let wide = bigint::negated_words(words);
+    let unsigned: Value = ctor.call((format!("0x{}", bigint::words_to_hex(&wide)),))?;
+    let as_int_n: rquickjs::Function = bigint.get("asIntN")?;
+    as_int_n.call(((wide.len() * 64) as f64, unsigned))
 }
 
 /// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
@@ -148,8 +179,11 @@ pub enum Data {
     Null,
     Bool(bool),
     Number(f64),
-    /// Decimal digits with an optional leading '-'.
-    BigInt(String),
+    /// Sign and magnitude as little-endian 64-bit words (N-API's form; zero is no words).
+    BigInt {
+        negative: bool,
+        words: Vec<u64>,
+    },
     String(Text),
     Array(Vec<Data>),
     Object(Vec<(String, Data)>),
@@ -278,10 +312,7 @@ impl<'a, 'js> GuestWriter<'a, 'js> {
             Data::Null => Value::new_null(ctx.clone()),
             Data::Bool(b) => Value::new_bool(ctx.clone(), *b),
             Data::Number(n) => Value::new_number(ctx.clone(), *n),
-            Data::BigInt(digits) => {
-                let ctor: rquickjs::Function = ctx.globals().get("BigInt")?;
-                ctor.call((digits.as_str(),))?
-            }
+            Data::BigInt { negative, words } => guest_bigint(ctx, *negative, words)?,
             Data::String(Text::Utf8(s)) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
             Data::String(Text::Utf16(u)) => {
                 raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?
@@ -441,12 +472,12 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::String(t));
         }
         if v.is_big_int() {
-            let digits = bigint_digits(self.ctx, v)
+            let (negative, words) = bigint_words(self.ctx, v)
                 .map_err(|why| CopyOutError::Invalid(format!("{path} {why}")))?;
             self.budget
-                .node(digits.len(), depth, path)
+                .node(words.len() * 8, depth, path)
                 .map_err(CopyOutError::Invalid)?;
-            return Ok(Data::BigInt(digits));
+            return Ok(Data::BigInt { negative, words });
         }
         let Some(obj) = v.as_object() else {
             return Ok(Data::Undefined);

@@ -236,7 +236,13 @@ fn data_is_copied_in_and_results_out() {
     assert_eq!(e[0], ("n".into(), Data::Number(3.0)));
     assert_eq!(
         e[1],
-        ("big".into(), Data::BigInt("1180591620717411303424".into()))
+        (
+            "big".into(),
+            Data::BigInt {
+                negative: false,
+                words: vec![0, 64]
+            }
+        )
     );
     assert!(matches!(e[2].1, Data::Number(z) if z == 0.0 && z.is_sign_negative()));
     assert!(matches!(e[3].1, Data::Number(z) if z.is_nan()));
@@ -434,4 +440,33 @@ fn detached_buffers_in_results_are_errors() {
         ])),
         "{o:?}"
     );
+}
+
+#[test]
+fn bigints_cross_as_words_both_ways() {
+    let big = |negative: bool, words: &[u64]| Data::BigInt {
+        negative,
+        words: words.to_vec(),
+    };
+    let mut req = RunRequest::new(
+        "return [a === -(2n ** 70n), z === 0n, m === 2n ** 64n - 1n, n === -(2n ** 64n), a, z, m, n, -1n, 0n, -(2n ** 128n) + 5n]",
+    );
+    req.data = vec![
+        ("a".into(), big(true, &[0, 64])),
+        ("z".into(), big(false, &[])),
+        ("m".into(), big(false, &[u64::MAX])),
+        ("n".into(), big(true, &[0, 1])),
+    ];
+    let o = execute(&req, &CancelToken::new());
+    let mut expected = vec![Data::Bool(true); 4];
+    expected.extend([
+        big(true, &[0, 64]),
+        big(false, &[]),
+        big(false, &[u64::MAX]),
+        big(true, &[0, 1]),
+        big(true, &[1]),
+        big(false, &[]),
+        big(true, &[u64::MAX - 4, u64::MAX]),
+    ]);
+    assert_eq!(o.value, Some(Data::Array(expected)), "{o:?}");
 }

@@ -3,12 +3,10 @@
 //! for `__proto__`, so no host prototype is touched.
 
 use super::raw::{Host, Raw};
-use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
 use napi::sys;
 
-/// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit): the copy
-/// goes through decimal digits, whose conversion is quadratic in the size.
+/// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit).
 pub const MAX_BIGINT_WORDS: usize = crate::engine::marshal::MAX_BIGINT_BITS / 64;
 
 /// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
@@ -164,8 +162,7 @@ impl HostReader {
                 Ok(Data::String(t))
             }
             sys::ValueType::napi_bigint => {
-                let (negative, words) = h.bigint_words(v)?;
-                // Checked before the (quadratic) decimal conversion.
+                let (negative, mut words) = h.bigint_words(v)?;
                 if words.len() > MAX_BIGINT_WORDS {
                     return Err(format!(
                         "{path} is a bigint of more than {} bits",
@@ -173,8 +170,12 @@ impl HostReader {
                     ));
                 }
                 self.budget.node(words.len() * 8, depth, path)?;
-                let digits = words_to_decimal(negative, &words);
-                Ok(Data::BigInt(digits))
+                // One form for every value: no high zero words, and zero is unsigned.
+                while words.last() == Some(&0) {
+                    words.pop();
+                }
+                let negative = negative && !words.is_empty();
+                Ok(Data::BigInt { negative, words })
             }
             sys::ValueType::napi_symbol => {
                 Err(format!("{path} is a symbol, which cannot be copied"))
@@ -302,10 +303,11 @@ impl HostWriter {
             Data::Bool(b) => h.create_bool(*b),
             Data::Number(n) => h.create_number(*n),
             Data::String(t) => h.create_text(t),
-            Data::BigInt(digits) => {
-                let (negative, words) = decimal_to_words(digits).ok_or("malformed bigint")?;
-                h.create_bigint(negative, &words)
+            // N-API is given at least one word.
+            Data::BigInt { negative, words } if words.is_empty() => {
+                h.create_bigint(*negative, &[0])
             }
+            Data::BigInt { negative, words } => h.create_bigint(*negative, words),
             Data::Ref(n) => self
                 .made
                 .get(*n)
