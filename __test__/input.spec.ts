@@ -45,9 +45,6 @@ describe('INVALID_INPUT', () => {
   });
 
   it('data that cannot be copied', () => {
-    const cyclic: Record<string, unknown> = {};
-    cyclic.self = cyclic;
-    invalid(['1', { data: { cyclic } }], /data\.cyclic\.self contains a cycle/);
     invalid(['1', { data: { f: () => 1 } }], /data\.f is a function/);
     invalid(['1', { data: { s: Symbol('x') } }], /data\.s is a symbol/);
     invalid(['1', { data: [1, 2] }], /data must be an object/);

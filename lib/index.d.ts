@@ -42,7 +42,8 @@ export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error'>;
 /**
  * A run's result, a union on `ok`: `if (!r.ok) r.error.code` type-checks under `--strict`.
  * `value` is the completion value (script), return value (function) or exports namespace
- * (module), copied out. Captured console lines are in `logs`; unhandled promise rejections
+ * (module), copied out (shared references stay shared and cycles are kept, as with
+ * structuredClone). Captured console lines are in `logs`; unhandled promise rejections
  * appear there at level 'error'.
  */
 export type RunResult = RunBase &
@@ -61,7 +62,8 @@ export interface RunOptions {
   input?: string;
   /**
    * Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,
-   * ArrayBuffer and typed arrays. Functions, symbols and cycles are INVALID_INPUT.
+   * ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two
+   * keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT.
    */
   data?: Record<string, unknown>;
   /**

@@ -38,9 +38,31 @@ describe('copy-out budgets', () => {
     expect(r.ok && r.value).toEqual([big, -big, true]);
   });
 
-  it('holes shared six times stop at the deadline', () => {
+  it('signs, zero and word boundaries cross exactly, both ways', () => {
+    const edge = [0n, -1n, 1n, 2n ** 64n, -(2n ** 64n), 2n ** 64n - 1n, -(2n ** 63n), -(2n ** 65_535n)];
+    const r = runSync('return [e, e.map((x) => -x), f(e[4])]', {
+      data: { e: edge },
+      globals: { f: (x: bigint) => x * 2n },
+    });
+    expect(r.ok && r.value).toEqual([edge, edge.map((x) => -x), -(2n ** 65n)]);
+  });
+
+  it('bigints near the cap cross in linear time', () => {
+    // Binary words, not decimal text: no quadratic conversion on either side.
+    const big = (1n << 65_000n) - 12345n;
+    const b = Array.from({ length: 20 }, (_, i) => big - BigInt(i));
+    const [r, ms] = timed(() => runSync('return b.map((x) => -x)', { data: { b }, limits: { timeoutMs: 60_000 } }));
+    expect(r.ok && r.value).toEqual(b.map((x) => -x));
+    expect(ms).toBeLessThan(400);
+  });
+
+  it('holes in six sparse arrays stop at the deadline', () => {
+    // Six distinct arrays: one array shared six times is copied once (a repeated reference
+    // costs one value), so it would not reach the deadline.
     const [r, ms] = timed(() =>
-      runSync('const s = []; s.length = 1e6; return Array(6).fill(s)', { limits: { timeoutMs: 300 } }),
+      runSync('return Array.from({ length: 6 }, () => { const s = []; s.length = 1e6; return s; })', {
+        limits: { timeoutMs: 300 },
+      }),
     );
     expect(r.ok).toBe(false);
     expect(['TIMEOUT', 'EVAL_ERROR']).toContain(r.error?.code);

@@ -3,19 +3,28 @@
 //! `Data` is the engine's neutral value tree: the napi layer converts host values to and from it,
 //! and this module converts it to and from guest values. Objects are built with
 //! define-own-property semantics, so keys like `__proto__` are plain data on both sides.
+//!
+//! Copies keep the shape of the object graph (structured-clone style): containers (arrays,
+//! objects, maps, sets, dates, byte buffers) are numbered in the order a copy first reaches them
+//! (pre-order), and a later reference to one already copied is `Data::Ref(number)`. Readers
+//! number the containers they create in the same order, so shared parts stay shared and cycles
+//! are rebuilt; a container exists before its children are filled, so a `Ref` always points back.
 
-use super::{ffi, raw};
+use super::{bigint, ffi, raw};
 use rquickjs::{qjs, Array, Ctx, Object, Value};
+use std::collections::HashMap;
 
 /// Largest bigint copied between realm and host (64 Kibit magnitude).
 pub const MAX_BIGINT_BITS: usize = 65_536;
 
-/// A guest bigint's decimal digits for the host, refusing sizes past [`MAX_BIGINT_BITS`]: the
-/// host builds the bigint from them in quadratic time on its own thread (the guest's conversion
-/// runs under the run's deadline).
-pub(crate) fn bigint_digits<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Result<String, String> {
-    // Sized before the quadratic decimal conversion: `BigInt.asIntN` is linear, and the realm's
-    // `BigInt` is frozen, so no guest code runs here.
+/// A guest bigint's sign and magnitude (little-endian 64-bit words), refusing sizes past
+/// [`MAX_BIGINT_BITS`].
+pub(crate) fn bigint_words<'js>(
+    ctx: &Ctx<'js>,
+    v: &Value<'js>,
+) -> Result<(bool, Vec<u64>), String> {
+    // Sized before any conversion: `BigInt.asIntN` is linear, and the realm's `BigInt` is
+    // frozen, so no guest code runs here.
     let fits = || -> rquickjs::Result<bool> {
         let bigint: Object = ctx.globals().get("BigInt")?;
         let as_int_n: rquickjs::Function = bigint.get("asIntN")?;
@@ -27,7 +36,36 @@ pub(crate) fn bigint_digits<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Result<Strin
         Ok(false) => return Err(format!("is a bigint of more than {MAX_BIGINT_BITS} bits")),
         Err(_) => return Err("is an unreadable bigint".into()),
     }
-    raw::to_display_string(ctx, v).ok_or_else(|| "is an unreadable bigint".into())
+    let hex = || -> rquickjs::Result<Value<'js>> {
+        let bigint: Object = ctx.globals().get("BigInt")?;
+        let proto: Object = bigint.get("prototype")?;
+        let to_string: rquickjs::Function = proto.get("toString")?;
+        to_string.call((rquickjs::function::This(v.clone()), 16))
+    };
+    hex()
+        .ok()
+        .and_then(|t| text_of(ctx, &t))
+        .and_then(|t| bigint::hex_to_words(&t.to_lossy()))
+        .ok_or_else(|| "is an unreadable bigint".into())
+}
+
+/// A guest bigint from a sign and magnitude, through hexadecimal text.
+fn guest_bigint<'js>(
+    ctx: &Ctx<'js>,
+    negative: bool,
+    words: &[u64],
+) -> rquickjs::Result<Value<'js>> {
+    let bigint: Object = ctx.globals().get("BigInt")?;
+    let ctor: rquickjs::Function = ctx.globals().get("BigInt")?;
+    if !negative || words.iter().all(|w| *w == 0) {
+        return ctor.call((format!("0x{}", bigint::words_to_hex(words)),));
+    }
+    // `BigInt("-0x..")` is a syntax error: the negated value is written in two's complement
+    // and read back as a signed integer of that width.
+    let wide = bigint::negated_words(words);
+    let unsigned: Value = ctor.call((format!("0x{}", bigint::words_to_hex(&wide)),))?;
+    let as_int_n: rquickjs::Function = bigint.get("asIntN")?;
+    as_int_n.call(((wide.len() * 64) as f64, unsigned))
 }
 
 /// A string that is valid UTF-8, or exact UTF-16 when it holds lone surrogates.
@@ -141,8 +179,11 @@ pub enum Data {
     Null,
     Bool(bool),
     Number(f64),
-    /// Decimal digits with an optional leading '-'.
-    BigInt(String),
+    /// Sign and magnitude as little-endian 64-bit words (N-API's form; zero is no words).
+    BigInt {
+        negative: bool,
+        words: Vec<u64>,
+    },
     String(Text),
     Array(Vec<Data>),
     Object(Vec<(String, Data)>),
@@ -150,6 +191,8 @@ pub enum Data {
     Map(Vec<(Data, Data)>),
     Set(Vec<Data>),
     Bytes(BytesKind, Vec<u8>),
+    /// Another reference to the n-th container of the copy, counted in pre-order from 0.
+    Ref(usize),
 }
 
 impl Data {
@@ -229,77 +272,114 @@ pub fn child_path(path: &str, key: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Data -> guest
 
+/// Copies one value into the realm (its `Ref`s count from its own root).
 pub(crate) fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Value<'js>> {
-    Ok(match data {
-        Data::Undefined => Value::new_undefined(ctx.clone()),
-        Data::Null => Value::new_null(ctx.clone()),
-        Data::Bool(b) => Value::new_bool(ctx.clone(), *b),
-        Data::Number(n) => Value::new_number(ctx.clone(), *n),
-        Data::BigInt(digits) => {
-            let ctor: rquickjs::Function = ctx.globals().get("BigInt")?;
-            ctor.call((digits.as_str(),))?
+    GuestWriter::new(ctx).write(data)
+}
+
+/// Builds guest values from `Data`, remembering every container it made so that `Ref`s
+/// resolve to them. One writer per copy: values written by the same writer share one numbering.
+pub(crate) struct GuestWriter<'a, 'js> {
+    ctx: &'a Ctx<'js>,
+    made: Vec<Value<'js>>,
+}
+
+impl<'a, 'js> GuestWriter<'a, 'js> {
+    pub(crate) fn new(ctx: &'a Ctx<'js>) -> Self {
+        GuestWriter {
+            ctx,
+            made: Vec::new(),
         }
-        Data::String(Text::Utf8(s)) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
-        Data::String(Text::Utf16(u)) => {
-            raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?
+    }
+
+    /// Registers a new container before its children are written (cycles point back to it).
+    fn made(&mut self, v: Value<'js>) -> Value<'js> {
+        self.made.push(v.clone());
+        v
+    }
+
+    fn fail(&self, why: &str) -> rquickjs::Error {
+        match rquickjs::String::from_str(self.ctx.clone(), why) {
+            Ok(s) => self.ctx.throw(s.into_value()),
+            Err(e) => e,
         }
-        Data::Array(items) => {
-            let arr = Array::new(ctx.clone())?;
-            for (i, item) in items.iter().enumerate() {
-                arr.set(i, to_guest(ctx, item)?)?;
+    }
+
+    pub(crate) fn write(&mut self, data: &Data) -> rquickjs::Result<Value<'js>> {
+        let ctx = self.ctx;
+        Ok(match data {
+            Data::Undefined => Value::new_undefined(ctx.clone()),
+            Data::Null => Value::new_null(ctx.clone()),
+            Data::Bool(b) => Value::new_bool(ctx.clone(), *b),
+            Data::Number(n) => Value::new_number(ctx.clone(), *n),
+            Data::BigInt { negative, words } => guest_bigint(ctx, *negative, words)?,
+            Data::String(Text::Utf8(s)) => rquickjs::String::from_str(ctx.clone(), s)?.into_value(),
+            Data::String(Text::Utf16(u)) => {
+                raw::new_string_utf16(ctx, u).ok_or(rquickjs::Error::Unknown)?
             }
-            arr.into_value()
-        }
-        Data::Object(entries) => {
-            let obj = Object::new(ctx.clone())?;
-            for (k, v) in entries {
-                let gv = to_guest(ctx, v)?;
-                if !raw::define_data(ctx, &obj, k, gv) {
-                    return Err(ctx.throw(
-                        rquickjs::String::from_str(ctx.clone(), "define failed")?.into_value(),
-                    ));
+            Data::Ref(n) => match self.made.get(*n) {
+                Some(v) => v.clone(),
+                None => return Err(self.fail("a reference to a value not copied yet")),
+            },
+            Data::Array(items) => {
+                let arr = Array::new(ctx.clone())?;
+                self.made(arr.clone().into_value());
+                for (i, item) in items.iter().enumerate() {
+                    arr.set(i, self.write(item)?)?;
                 }
+                arr.into_value()
             }
-            obj.into_value()
-        }
-        Data::Date(ms) => raw::new_date(ctx, *ms).ok_or(rquickjs::Error::Unknown)?,
-        Data::Map(entries) => {
-            let ctor: rquickjs::function::Constructor = ctx.globals().get("Map")?;
-            let map: Object = ctor.construct(())?;
-            let set: rquickjs::Function = map.get("set")?;
-            for (k, v) in entries {
-                set.call::<_, Value>((
-                    rquickjs::function::This(map.clone()),
-                    to_guest(ctx, k)?,
-                    to_guest(ctx, v)?,
-                ))?;
-            }
-            map.into_value()
-        }
-        Data::Set(items) => {
-            let ctor: rquickjs::function::Constructor = ctx.globals().get("Set")?;
-            let set_obj: Object = ctor.construct(())?;
-            let add: rquickjs::Function = set_obj.get("add")?;
-            for v in items {
-                add.call::<_, Value>((
-                    rquickjs::function::This(set_obj.clone()),
-                    to_guest(ctx, v)?,
-                ))?;
-            }
-            set_obj.into_value()
-        }
-        Data::Bytes(kind, bytes) => {
-            let ab = rquickjs::ArrayBuffer::new_copy(ctx.clone(), bytes.as_slice())?;
-            match kind {
-                BytesKind::ArrayBuffer => ab.into_value(),
-                BytesKind::Typed(k) => {
-                    let ctor: rquickjs::function::Constructor =
-                        ctx.globals().get(k.constructor_name())?;
-                    ctor.construct((ab,))?
+            Data::Object(entries) => {
+                let obj = Object::new(ctx.clone())?;
+                self.made(obj.clone().into_value());
+                for (k, v) in entries {
+                    let gv = self.write(v)?;
+                    if !raw::define_data(ctx, &obj, k, gv) {
+                        return Err(self.fail("define failed"));
+                    }
                 }
+                obj.into_value()
             }
-        }
-    })
+            Data::Date(ms) => {
+                let date = raw::new_date(ctx, *ms).ok_or(rquickjs::Error::Unknown)?;
+                self.made(date)
+            }
+            Data::Map(entries) => {
+                let ctor: rquickjs::function::Constructor = ctx.globals().get("Map")?;
+                let map: Object = ctor.construct(())?;
+                self.made(map.clone().into_value());
+                let set: rquickjs::Function = map.get("set")?;
+                for (k, v) in entries {
+                    let (k, v) = (self.write(k)?, self.write(v)?);
+                    set.call::<_, Value>((rquickjs::function::This(map.clone()), k, v))?;
+                }
+                map.into_value()
+            }
+            Data::Set(items) => {
+                let ctor: rquickjs::function::Constructor = ctx.globals().get("Set")?;
+                let set_obj: Object = ctor.construct(())?;
+                self.made(set_obj.clone().into_value());
+                let add: rquickjs::Function = set_obj.get("add")?;
+                for v in items {
+                    let v = self.write(v)?;
+                    add.call::<_, Value>((rquickjs::function::This(set_obj.clone()), v))?;
+                }
+                set_obj.into_value()
+            }
+            Data::Bytes(kind, bytes) => {
+                let ab = rquickjs::ArrayBuffer::new_copy(ctx.clone(), bytes.as_slice())?;
+                let v = match kind {
+                    BytesKind::ArrayBuffer => ab.into_value(),
+                    BytesKind::Typed(k) => {
+                        let ctor: rquickjs::function::Constructor =
+                            ctx.globals().get(k.constructor_name())?;
+                        ctor.construct((ab,))?
+                    }
+                };
+                self.made(v)
+            }
+        })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -308,7 +388,7 @@ pub(crate) fn to_guest<'js>(ctx: &Ctx<'js>, data: &Data) -> rquickjs::Result<Val
 /// Why a guest value could not be copied out.
 #[derive(Debug)]
 pub(crate) enum CopyOutError {
-    /// A structural problem (cycle, caps); the message says where.
+    /// A structural problem (caps, unreadable values); the message says where.
     Invalid(String),
     /// Guest code (a getter or proxy trap) threw, or the engine stopped it.
     Guest(rquickjs::Error),
@@ -339,7 +419,13 @@ pub(crate) fn string_prop<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> 
 pub(crate) struct Copier<'a, 'js> {
     ctx: &'a Ctx<'js>,
     budget: CopyBudget,
-    stack: Vec<usize>,
+    /// Nesting depth of the value being copied (a `Ref` adds none).
+    depth: usize,
+    /// Object identity -> its number in the copy.
+    seen: HashMap<usize, usize>,
+    /// Every object copied, held so that no identity is freed and reused while the copy runs
+    /// (a getter may return a fresh object each time).
+    held: Vec<Value<'js>>,
 }
 
 impl<'a, 'js> Copier<'a, 'js> {
@@ -347,7 +433,9 @@ impl<'a, 'js> Copier<'a, 'js> {
         Copier {
             ctx,
             budget: CopyBudget::new(limits),
-            stack: Vec::new(),
+            depth: 0,
+            seen: HashMap::new(),
+            held: Vec::new(),
         }
     }
 
@@ -355,7 +443,7 @@ impl<'a, 'js> Copier<'a, 'js> {
     pub(crate) fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
         // Copying out is part of the run: the deadline and an abort stop it too.
         ffi::poll_interrupts(self.ctx, 1)?;
-        let depth = self.stack.len();
+        let depth = self.depth;
         if let Some(b) = v.as_bool() {
             self.budget
                 .node(1, depth, path)
@@ -384,26 +472,32 @@ impl<'a, 'js> Copier<'a, 'js> {
             return Ok(Data::String(t));
         }
         if v.is_big_int() {
-            let digits = bigint_digits(self.ctx, v)
+            let (negative, words) = bigint_words(self.ctx, v)
                 .map_err(|why| CopyOutError::Invalid(format!("{path} {why}")))?;
             self.budget
-                .node(digits.len(), depth, path)
+                .node(words.len() * 8, depth, path)
                 .map_err(CopyOutError::Invalid)?;
-            return Ok(Data::BigInt(digits));
+            return Ok(Data::BigInt { negative, words });
         }
         let Some(obj) = v.as_object() else {
             return Ok(Data::Undefined);
         };
+        let id = raw::identity(v);
+        if let Some(&n) = self.seen.get(&id) {
+            // A repeated reference costs one value, not a second copy.
+            self.budget
+                .node(8, depth, path)
+                .map_err(CopyOutError::Invalid)?;
+            return Ok(Data::Ref(n));
+        }
         self.budget
             .node(16, depth, path)
             .map_err(CopyOutError::Invalid)?;
-        let id = raw::identity(v);
-        if self.stack.contains(&id) {
-            return Err(CopyOutError::Invalid(format!("a cycle at {path}")));
-        }
-        self.stack.push(id);
+        self.seen.insert(id, self.held.len());
+        self.held.push(v.clone());
+        self.depth += 1;
         let out = self.copy_object(obj, v, path);
-        self.stack.pop();
+        self.depth -= 1;
         out
     }
 
@@ -428,7 +522,7 @@ impl<'a, 'js> Copier<'a, 'js> {
                 "detached or out-of-bounds buffer at {path}"
             )))?;
             self.budget
-                .node(bytes.len(), self.stack.len(), path)
+                .node(bytes.len(), self.depth, path)
                 .map_err(CopyOutError::Invalid)?;
             return Ok(Data::Bytes(kind, bytes));
         }

@@ -469,10 +469,10 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
         )));
     }
     if v.is_big_int() {
-        let digits = super::marshal::bigint_digits(ctx, v).map_err(|why| {
+        let (negative, words) = super::marshal::bigint_words(ctx, v).map_err(|why| {
             Exception::throw_range(ctx, &format!("a value passed to the host {why}"))
         })?;
-        return Ok(ToHost::Prim(Data::BigInt(digits)));
+        return Ok(ToHost::Prim(Data::BigInt { negative, words }));
     }
     Ok(ToHost::Prim(Data::Undefined))
 }

@@ -3,7 +3,7 @@
 
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
-use super::marshal::{to_guest, Copier, CopyLimits, CopyOutError, Data};
+use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter};
 use super::membrane::{self, FromHost};
 use super::raw;
 pub use super::realm::LiveGlobals;
@@ -545,6 +545,9 @@ pub fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
 
 fn inject_data(ctx: &Ctx<'_>, data: &[(String, Data)]) -> Result<(), ErrorInfo> {
     let global = ctx.globals();
+    // One writer for every key: the host read them as one copy, so a value shared between two
+    // keys is a `Ref` across them.
+    let mut writer = GuestWriter::new(ctx);
     for (name, value) in data {
         if raw::own_descriptor(
             ctx,
@@ -559,7 +562,7 @@ fn inject_data(ctx: &Ctx<'_>, data: &[(String, Data)]) -> Result<(), ErrorInfo> 
                 "data key '{name}' collides with a built-in global"
             )));
         }
-        let v = to_guest(ctx, value).map_err(|e| {
+        let v = writer.write(value).map_err(|e| {
             ErrorInfo::invalid(format!(
                 "data.{name} could not be copied in: {}",
                 exception_text(ctx, e)

@@ -239,7 +239,13 @@ fn data_is_copied_in_and_results_out() {
     assert_eq!(e[0], ("n".into(), Data::Number(3.0)));
     assert_eq!(
         e[1],
-        ("big".into(), Data::BigInt("1180591620717411303424".into()))
+        (
+            "big".into(),
+            Data::BigInt {
+                negative: false,
+                words: vec![0, 64]
+            }
+        )
     );
     assert!(matches!(e[2].1, Data::Number(z) if z == 0.0 && z.is_sign_negative()));
     assert!(matches!(e[3].1, Data::Number(z) if z.is_nan()));
@@ -263,13 +269,103 @@ fn lone_surrogates_survive() {
 }
 
 #[test]
-fn cycles_and_depth_in_results_are_errors() {
-    let o = run("const a = {}; a.self = a; return a");
-    let e = o.error.unwrap();
-    assert!(e.message.contains("cycle"), "{e:?}");
+fn cycles_in_results_are_kept_and_depth_is_capped() {
+    let o = run("const a = { n: 1 }; a.self = a; return a");
+    assert_eq!(
+        o.value,
+        Some(Data::Object(vec![
+            ("n".into(), Data::Number(1.0)),
+            ("self".into(), Data::Ref(0)),
+        ])),
+        "{o:?}"
+    );
     let o = run("let v = 0; for (let i = 0; i < 1e5; i++) v = [v]; return v");
     let e = o.error.unwrap();
     assert!(e.message.contains("nesting deeper"), "{e:?}");
+}
+
+#[test]
+fn shared_results_are_numbered_in_pre_order() {
+    // Containers 0 (outer array), 1 (o), 2 (the map), 3 (the set); repeats are refs.
+    let o = run(
+        "const o = {}; const m = new Map([[o, o]]); const s = new Set([m]); return [o, m, s, o, s]",
+    );
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![
+            Data::Object(vec![]),
+            Data::Map(vec![(Data::Ref(1), Data::Ref(1))]),
+            Data::Set(vec![Data::Ref(2)]),
+            Data::Ref(1),
+            Data::Ref(3),
+        ])),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_deep_dag_result_is_copied_once_per_object() {
+    let started = Instant::now();
+    let o = run("let x = {}; for (let i = 0; i < 20; i++) x = [x, x]; return x");
+    assert!(o.ok, "{o:?}");
+    assert!(started.elapsed().as_millis() < 1000);
+    let mut v = o.value.unwrap();
+    for level in 0..20 {
+        let Data::Array(mut items) = v else {
+            panic!("level {level}: {v:?}")
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[1], Data::Ref(level + 1));
+        v = items.swap_remove(0);
+    }
+    assert_eq!(v, Data::Object(vec![]));
+}
+
+#[test]
+fn repeated_references_count_against_the_value_cap() {
+    let o = run("const o = {}; return [Array(600000).fill(o), Array(600000).fill(o)]");
+    let e = o.error.unwrap();
+    assert!(e.message.contains("more than 1000000 values"), "{e:?}");
+}
+
+#[test]
+fn refs_in_data_resolve_to_one_guest_value_across_keys() {
+    let mut req = RunRequest::new(
+        "return [a.x === b, a.x.self === b, c === a, b.s.has(b.s), a.d === a.e, a.d instanceof Date]",
+    );
+    // Containers: 0 (a), 1 (a.x), 2 (b.s), 3 (a.d); `b` is a.x again, `c` is a.
+    req.data = vec![
+        (
+            "a".into(),
+            Data::Object(vec![
+                (
+                    "x".into(),
+                    Data::Object(vec![
+                        ("self".into(), Data::Ref(1)),
+                        ("s".into(), Data::Set(vec![Data::Ref(2)])),
+                    ]),
+                ),
+                ("d".into(), Data::Date(0.0)),
+                ("e".into(), Data::Ref(3)),
+            ]),
+        ),
+        ("b".into(), Data::Ref(1)),
+        ("c".into(), Data::Ref(0)),
+    ];
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![Data::Bool(true); 6])),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_ref_to_nothing_copied_is_refused() {
+    let mut req = RunRequest::new("return 1");
+    req.data = vec![("a".into(), Data::Array(vec![Data::Ref(5)]))];
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(code(&o), Some(ErrorCode::InvalidInput), "{o:?}");
 }
 
 #[test]
@@ -430,4 +526,33 @@ fn timers_run_in_due_order_and_are_waited_for_under_the_deadline() {
     let o = execute(&req, &CancelToken::new());
     assert_eq!(o.error.map(|e| e.code), Some(ErrorCode::Timeout));
     assert!(started.elapsed().as_millis() < 1000);
+}
+
+#[test]
+fn bigints_cross_as_words_both_ways() {
+    let big = |negative: bool, words: &[u64]| Data::BigInt {
+        negative,
+        words: words.to_vec(),
+    };
+    let mut req = RunRequest::new(
+        "return [a === -(2n ** 70n), z === 0n, m === 2n ** 64n - 1n, n === -(2n ** 64n), a, z, m, n, -1n, 0n, -(2n ** 128n) + 5n]",
+    );
+    req.data = vec![
+        ("a".into(), big(true, &[0, 64])),
+        ("z".into(), big(false, &[])),
+        ("m".into(), big(false, &[u64::MAX])),
+        ("n".into(), big(true, &[0, 1])),
+    ];
+    let o = execute(&req, &CancelToken::new());
+    let mut expected = vec![Data::Bool(true); 4];
+    expected.extend([
+        big(true, &[0, 64]),
+        big(false, &[]),
+        big(false, &[u64::MAX]),
+        big(true, &[0, 1]),
+        big(true, &[1]),
+        big(false, &[]),
+        big(true, &[u64::MAX - 4, u64::MAX]),
+    ]);
+    assert_eq!(o.value, Some(Data::Array(expected)), "{o:?}");
 }

@@ -3,12 +3,10 @@
 //! for `__proto__`, so no host prototype is touched.
 
 use super::raw::{Host, Raw};
-use crate::engine::bigint::{decimal_to_words, words_to_decimal};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
 use napi::sys;
 
-/// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit): the copy
-/// goes through decimal digits, whose conversion is quadratic in the size.
+/// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit).
 pub const MAX_BIGINT_WORDS: usize = crate::engine::marshal::MAX_BIGINT_BITS / 64;
 
 /// N-API's typed array types and the kinds they stand for (N-API has no Float16Array).
@@ -50,11 +48,19 @@ fn napi_type_of_kind(k: TypedArrayKind) -> (sys::napi_typedarray_type, TypedArra
         .unwrap_or((sys::TypedarrayType::uint8_array, TypedArrayKind::Uint8))
 }
 
-/// Copies a host value into `Data`, refusing functions, symbols, cycles and oversized input.
+/// Copies a host value into `Data`, refusing functions, symbols and oversized input. Objects
+/// are numbered in pre-order as they are first reached; a later reference to one is a
+/// `Data::Ref` (see `engine::marshal`), so shared parts and cycles keep their shape.
 pub struct HostReader {
     host: Host,
     budget: CopyBudget,
-    stack: Vec<Raw>,
+    /// Nesting depth of the value being read (a `Ref` adds none).
+    depth: usize,
+    /// A host `Map` from each object read to its number, with its `get` and `set`: host
+    /// identity, without a linear search.
+    seen: Option<(Raw, Raw, Raw)>,
+    /// How many objects were numbered so far.
+    objects: usize,
     map_ctor: Option<Raw>,
     set_ctor: Option<Raw>,
     array_from: Option<Raw>,
@@ -65,7 +71,9 @@ impl HostReader {
         HostReader {
             host,
             budget: CopyBudget::new(limits),
-            stack: Vec::new(),
+            depth: 0,
+            seen: None,
+            objects: 0,
             map_ctor: None,
             set_ctor: None,
             array_from: None,
@@ -99,9 +107,36 @@ impl HostReader {
         self.host.call(this, from, &[v])
     }
 
+    /// The identity map, made on the first object read.
+    fn seen(&mut self) -> Result<(Raw, Raw, Raw), String> {
+        if let Some(s) = self.seen {
+            return Ok(s);
+        }
+        let ctor = self.ctor("Map")?;
+        let h = self.host;
+        let map = h.new_instance(ctor, &[])?;
+        let proto = h.get_named(ctor, "prototype")?;
+        let s = (map, h.get_named(proto, "get")?, h.get_named(proto, "set")?);
+        self.seen = Some(s);
+        Ok(s)
+    }
+
+    /// The number of `v` when it was read before; otherwise numbers it and returns `None`.
+    fn number_object(&mut self, v: Raw) -> Result<Option<usize>, String> {
+        let h = self.host;
+        let (map, get, set) = self.seen()?;
+        let known = h.call(map, get, &[v])?;
+        if h.type_of(known) == sys::ValueType::napi_number {
+            return Ok(Some(h.number(known)? as usize));
+        }
+        h.call(map, set, &[v, h.create_number(self.objects as f64)?])?;
+        self.objects += 1;
+        Ok(None)
+    }
+
     pub fn read(&mut self, v: Raw, path: &str) -> Result<Data, String> {
         let h = self.host;
-        let depth = self.stack.len();
+        let depth = self.depth;
         match h.type_of(v) {
             // Every value counts, holes of sparse arrays included: a `new Array(2 ** 32 - 1)`
             // must hit the value cap, not walk four billion holes.
@@ -127,8 +162,7 @@ impl HostReader {
                 Ok(Data::String(t))
             }
             sys::ValueType::napi_bigint => {
-                let (negative, words) = h.bigint_words(v)?;
-                // Checked before the (quadratic) decimal conversion.
+                let (negative, mut words) = h.bigint_words(v)?;
                 if words.len() > MAX_BIGINT_WORDS {
                     return Err(format!(
                         "{path} is a bigint of more than {} bits",
@@ -136,8 +170,12 @@ impl HostReader {
                     ));
                 }
                 self.budget.node(words.len() * 8, depth, path)?;
-                let digits = words_to_decimal(negative, &words);
-                Ok(Data::BigInt(digits))
+                // One form for every value: no high zero words, and zero is unsigned.
+                while words.last() == Some(&0) {
+                    words.pop();
+                }
+                let negative = negative && !words.is_empty();
+                Ok(Data::BigInt { negative, words })
             }
             sys::ValueType::napi_symbol => {
                 Err(format!("{path} is a symbol, which cannot be copied"))
@@ -146,18 +184,15 @@ impl HostReader {
                 "{path} is a function, which cannot be copied (pass live values through `globals`)"
             )),
             sys::ValueType::napi_object | sys::ValueType::napi_external => {
-                if let Err(e) = self.budget.node(16, depth, path) {
-                    if self.stack.iter().any(|p| h.strict_equals(*p, v)) {
-                        return Err(format!("{path} contains a cycle"));
-                    }
-                    return Err(e);
+                if let Some(n) = self.number_object(v)? {
+                    // A repeated reference costs one value, not a second copy.
+                    self.budget.node(8, depth, path)?;
+                    return Ok(Data::Ref(n));
                 }
-                if self.stack.iter().any(|p| h.strict_equals(*p, v)) {
-                    return Err(format!("{path} contains a cycle"));
-                }
-                self.stack.push(v);
+                self.budget.node(16, depth, path)?;
+                self.depth += 1;
                 let out = self.read_object(v, path);
-                self.stack.pop();
+                self.depth -= 1;
                 out
             }
             other => Err(format!("{path} has an unsupported type ({other})")),
@@ -179,7 +214,7 @@ impl HostReader {
             return Ok(Data::Date(h.date_value(v)?));
         }
         if h.is_typed_array(v) {
-            let depth = self.stack.len();
+            let depth = self.depth;
             let budget = &mut self.budget;
             let mut kind = TypedArrayKind::Uint8;
             let (_, bytes) = h.typed_array(v, |t, len| {
@@ -192,7 +227,7 @@ impl HostReader {
             return Ok(Data::Bytes(BytesKind::Typed(kind), bytes));
         }
         if h.is_array_buffer(v) {
-            let depth = self.stack.len();
+            let depth = self.depth;
             let budget = &mut self.budget;
             let bytes = h.array_buffer(v, |len| budget.node(len, depth, path))?;
             return Ok(Data::Bytes(BytesKind::ArrayBuffer, bytes));
@@ -238,57 +273,93 @@ impl HostReader {
     }
 }
 
-/// Builds a host value from `Data`.
+/// Builds a host value from `Data` (its `Ref`s count from its own root).
 pub fn write(h: Host, d: &Data) -> Result<Raw, String> {
-    match d {
-        Data::Undefined => h.undefined(),
-        Data::Null => h.null(),
-        Data::Bool(b) => h.create_bool(*b),
-        Data::Number(n) => h.create_number(*n),
-        Data::String(t) => h.create_text(t),
-        Data::BigInt(digits) => {
-            let (negative, words) = decimal_to_words(digits).ok_or("malformed bigint")?;
-            h.create_bigint(negative, &words)
-        }
-        Data::Array(items) => {
-            let arr = h.create_array(items.len())?;
-            for (i, item) in items.iter().enumerate() {
-                h.set_element(arr, i as u32, write(h, item)?)?;
+    HostWriter {
+        host: h,
+        made: Vec::new(),
+    }
+    .write(d)
+}
+
+/// Builds host values, remembering every container it made so that `Ref`s resolve to them.
+struct HostWriter {
+    host: Host,
+    made: Vec<Raw>,
+}
+
+impl HostWriter {
+    /// Registers a new container before its children are written (cycles point back to it).
+    fn made(&mut self, v: Raw) -> Raw {
+        self.made.push(v);
+        v
+    }
+
+    fn write(&mut self, d: &Data) -> Result<Raw, String> {
+        let h = self.host;
+        match d {
+            Data::Undefined => h.undefined(),
+            Data::Null => h.null(),
+            Data::Bool(b) => h.create_bool(*b),
+            Data::Number(n) => h.create_number(*n),
+            Data::String(t) => h.create_text(t),
+            // N-API is given at least one word.
+            Data::BigInt { negative, words } if words.is_empty() => {
+                h.create_bigint(*negative, &[0])
             }
-            Ok(arr)
-        }
-        Data::Object(entries) => {
-            let obj = h.create_object()?;
-            for (k, v) in entries {
-                h.set_own(obj, k, write(h, v)?)?;
-            }
-            Ok(obj)
-        }
-        Data::Date(ms) => h.create_date(*ms),
-        Data::Map(entries) => {
-            let map = h.new_instance(h.global_named("Map")?, &[])?;
-            let set = h.get_named(map, "set")?;
-            for (k, v) in entries {
-                h.call(map, set, &[write(h, k)?, write(h, v)?])?;
-            }
-            Ok(map)
-        }
-        Data::Set(items) => {
-            let set = h.new_instance(h.global_named("Set")?, &[])?;
-            let add = h.get_named(set, "add")?;
-            for v in items {
-                h.call(set, add, &[write(h, v)?])?;
-            }
-            Ok(set)
-        }
-        Data::Bytes(kind, bytes) => {
-            let buffer = h.create_array_buffer(bytes)?;
-            match kind {
-                BytesKind::ArrayBuffer => Ok(buffer),
-                BytesKind::Typed(k) => {
-                    let (t, kind) = napi_type_of_kind(*k);
-                    h.create_typed_array(t, bytes.len() / kind.element_bytes(), buffer)
+            Data::BigInt { negative, words } => h.create_bigint(*negative, words),
+            Data::Ref(n) => self
+                .made
+                .get(*n)
+                .copied()
+                .ok_or_else(|| "a reference to a value not copied yet".into()),
+            Data::Array(items) => {
+                let arr = h.create_array(items.len())?;
+                self.made(arr);
+                for (i, item) in items.iter().enumerate() {
+                    h.set_element(arr, i as u32, self.write(item)?)?;
                 }
+                Ok(arr)
+            }
+            Data::Object(entries) => {
+                let obj = h.create_object()?;
+                self.made(obj);
+                for (k, v) in entries {
+                    h.set_own(obj, k, self.write(v)?)?;
+                }
+                Ok(obj)
+            }
+            Data::Date(ms) => Ok(self.made(h.create_date(*ms)?)),
+            Data::Map(entries) => {
+                let map = h.new_instance(h.global_named("Map")?, &[])?;
+                self.made(map);
+                let set = h.get_named(map, "set")?;
+                for (k, v) in entries {
+                    let (k, v) = (self.write(k)?, self.write(v)?);
+                    h.call(map, set, &[k, v])?;
+                }
+                Ok(map)
+            }
+            Data::Set(items) => {
+                let set = h.new_instance(h.global_named("Set")?, &[])?;
+                self.made(set);
+                let add = h.get_named(set, "add")?;
+                for v in items {
+                    let v = self.write(v)?;
+                    h.call(set, add, &[v])?;
+                }
+                Ok(set)
+            }
+            Data::Bytes(kind, bytes) => {
+                let buffer = h.create_array_buffer(bytes)?;
+                let v = match kind {
+                    BytesKind::ArrayBuffer => buffer,
+                    BytesKind::Typed(k) => {
+                        let (t, kind) = napi_type_of_kind(*k);
+                        h.create_typed_array(t, bytes.len() / kind.element_bytes(), buffer)?
+                    }
+                };
+                Ok(self.made(v))
             }
         }
     }

@@ -338,13 +338,6 @@ impl Host {
         r
     }
 
-    pub fn strict_equals(&self, a: Raw, b: Raw) -> bool {
-        let mut r = false;
-        // SAFETY: env and handles as the module contract requires; out-pointers are live locals.
-        unsafe { sys::napi_strict_equals(self.env, a, b, &mut r) };
-        r
-    }
-
     pub fn is_array(&self, v: Raw) -> bool {
         let mut r = false;
         // SAFETY: env and handles as the module contract requires; out-pointers are live locals.
