@@ -2,6 +2,7 @@
 
 use super::super::console::Formatter;
 use super::super::limits::StopReason;
+use super::super::raw;
 use super::output::RunSlot;
 use super::throw_uncatchable;
 use rquickjs::function::Rest;
@@ -58,16 +59,106 @@ pub(crate) fn install_bindings<'js>(
                     return Ok(());
                 }
                 let line = Formatter::new(&ctx).format_args(&args.0);
-                let fits = slot.sink.borrow_mut().log(level, line);
-                within_cap(&ctx, &slot, fits)
+                write_line(&ctx, &slot, level, &line)
             },
         )?
         .with_name(method)?;
         console.set(method, f)?;
     }
+    install_groups(ctx, slot, &console)?;
+    install_extras(ctx, slot, &console)?;
     global.set("console", console)?;
     Ok(())
 }
+
+/// Writes one console line, indented by the open groups (every line of it, as Node does).
+fn write_line(
+    ctx: &Ctx<'_>,
+    slot: &RunSlot,
+    level: &'static str,
+    text: &str,
+) -> rquickjs::Result<()> {
+    let indent = " ".repeat(slot.group_indent.get());
+    let line = if indent.is_empty() {
+        text.to_string()
+    } else {
+        format!("{indent}{}", text.replace('\n', &format!("\n{indent}")))
+    };
+    let fits = slot.sink.borrow_mut().log(level, line);
+    within_cap(ctx, slot, fits)
+}
+
+/// Deepest group nesting that still indents (Node indents without bound; the output cap would
+/// end the run long before, but the indentation itself is built per line).
+const MAX_GROUP_INDENT: usize = 2 * 64;
+
+/// `console.group`, `groupCollapsed` (the same in text) and `groupEnd`.
+fn install_groups<'js>(
+    ctx: &Ctx<'js>,
+    slot: &Rc<RunSlot>,
+    console: &Object<'js>,
+) -> rquickjs::Result<()> {
+    for name in ["group", "groupCollapsed"] {
+        let slot = slot.clone();
+        let f = Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
+                if slot.capture.get() && !args.0.is_empty() {
+                    let line = Formatter::new(&ctx).format_args(&args.0);
+                    write_line(&ctx, &slot, "log", &line)?;
+                }
+                let indent = (slot.group_indent.get() + 2).min(MAX_GROUP_INDENT);
+                slot.group_indent.set(indent);
+                Ok(())
+            },
+        )?
+        .with_name(name)?;
+        console.set(name, f)?;
+    }
+    let end_slot = slot.clone();
+    let group_end = Function::new(ctx.clone(), move || {
+        end_slot
+            .group_indent
+            .set(end_slot.group_indent.get().saturating_sub(2));
+    })?
+    .with_name("groupEnd")?;
+    console.set("groupEnd", group_end)
+}
+
+/// `console.table`, `count`, `time` and `assert`: guest code (`console_extras.js`) over a line
+/// writer and the console's own value formatting.
+fn install_extras<'js>(
+    ctx: &Ctx<'js>,
+    slot: &Rc<RunSlot>,
+    console: &Object<'js>,
+) -> rquickjs::Result<()> {
+    let line_slot = slot.clone();
+    let line = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>,
+              level: String,
+              text: rquickjs::Coerced<String>|
+              -> rquickjs::Result<()> {
+            if !line_slot.capture.get() {
+                return Ok(());
+            }
+            let level = match level.as_str() {
+                "info" => "info",
+                "warn" => "warn",
+                "error" => "error",
+                _ => "log",
+            };
+            write_line(&ctx, &line_slot, level, &text.0)
+        },
+    )?;
+    let inspect = Function::new(ctx.clone(), |ctx: Ctx<'js>, v: Value<'js>| {
+        Formatter::new(&ctx).inspect(&v)
+    })?;
+    let install: Function = raw::eval_helper(ctx, EXTRAS, c"quickrealm:console")?.get()?;
+    install.call((console.clone(), line, inspect))
+}
+
+const EXTRAS: &str = include_str!("console_extras.js");
 
 /// Stops the run with an uncatchable error once a write no longer fit in the output cap.
 fn within_cap(ctx: &Ctx<'_>, slot: &RunSlot, fits: bool) -> rquickjs::Result<()> {

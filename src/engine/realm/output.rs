@@ -91,6 +91,8 @@ pub(crate) struct RunSlot {
     pub(crate) stack_limit: Cell<usize>,
     /// Set for a time-sliced run: the interrupt handler hands the thread back through it.
     pub(crate) slicer: RefCell<Option<Rc<Slicer>>>,
+    /// Spaces before each console line: two per open `console.group`.
+    pub(crate) group_indent: Cell<usize>,
 }
 
 impl RunSlot {
@@ -103,6 +105,7 @@ impl RunSlot {
             stack_bytes: Cell::new(0),
             stack_limit: Cell::new(0),
             slicer: RefCell::new(None),
+            group_indent: Cell::new(0),
         })
     }
 
