@@ -118,4 +118,20 @@ describe('global aliases', () => {
     const r = runSync('return [global === globalThis, self === globalThis, typeof global.Object]');
     expect(r.ok && r.value).toEqual([true, true, 'function']);
   });
+
+  it('a script may still declare its own self and global, as in Node', () => {
+    const declared = runSync("const self = { me: 1 }; let global = 'g'; [self.me, global]", { mode: 'script' });
+    expect(declared.ok && declared.value).toEqual([1, 'g']);
+    const assigned = runSync('var self = 2; global = 3; [self, globalThis.self, globalThis.global]', {
+      mode: 'script',
+    });
+    expect(assigned.ok && assigned.value).toEqual([2, 2, 3]);
+    const d = runSync(
+      "const d = Object.getOwnPropertyDescriptor(globalThis, 'global'); [d.writable, d.enumerable, d.configurable]",
+      {
+        mode: 'script',
+      },
+    );
+    expect(d.ok && d.value).toEqual([true, false, true]);
+  });
 });

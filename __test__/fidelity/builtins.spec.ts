@@ -24,6 +24,9 @@ const SNIPPETS: Record<string, string> = {
   'array methods are native functions with their own names and lengths': `
     return ['splice', 'fill', 'sort', 'concat', 'unshift'].map((n) => [Array.prototype[n].name, Array.prototype[n].length,
       /\\[native code\\]/.test(Function.prototype.toString.call(Array.prototype[n]))]);`,
+  'the function constructors keep their names and lengths (they refuse code, by design)': `
+    const ctors = [Function, (function* () {}).constructor, (async function () {}).constructor, (async function* () {}).constructor];
+    return ctors.map((c) => [c.name, c.length]);`,
   'a proxy sees exactly the traps of the spec for splice': `
     const log = []; const p = new Proxy([1, 2, 3], { get(t, k, r) { log.push(String(k)); return Reflect.get(t, k, r) } });
     Array.prototype.splice.call(p, 1, 1); return log;`,

@@ -161,7 +161,7 @@ pub(crate) fn own_descriptor<'js>(
 }
 
 /// Defines an own property with the given `JS_PROP_*` flags, without invoking setters.
-fn define_value<'js>(
+pub(crate) fn define_value<'js>(
     ctx: &Ctx<'js>,
     obj: &Object<'js>,
     key: &str,

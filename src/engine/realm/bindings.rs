@@ -16,10 +16,6 @@ pub(crate) fn install_bindings<'js>(
     with_console: bool,
 ) -> rquickjs::Result<()> {
     let global = ctx.globals();
-    // Node's and the browsers' names for the global object: UMD bundles and libraries such as
-    // lodash look for them before falling back to `Function('return this')`.
-    global.set("global", global.clone())?;
-    global.set("self", global.clone())?;
 
     let emit_slot = slot.clone();
     let emit = Function::new(
@@ -159,6 +155,21 @@ fn install_extras<'js>(
 }
 
 const EXTRAS: &str = include_str!("console_extras.js");
+
+/// Node's and the browsers' names for the global object: UMD bundles and libraries such as
+/// lodash look for them before falling back to `Function('return this')`. Defined after
+/// lockdown, writable and configurable as in Node, so a script may still declare its own
+/// `self` or `global` (`const self = this` at the top of a script).
+pub(crate) fn alias_global(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+    let global = ctx.globals();
+    for name in ["global", "self"] {
+        let flags = rquickjs::qjs::JS_PROP_CONFIGURABLE | rquickjs::qjs::JS_PROP_WRITABLE;
+        if !raw::define_value(ctx, &global, name, global.clone().into_value(), flags) {
+            return Err(ctx.throw(ctx.catch()));
+        }
+    }
+    Ok(())
+}
 
 /// Stops the run with an uncatchable error once a write no longer fit in the output cap.
 fn within_cap(ctx: &Ctx<'_>, slot: &RunSlot, fits: bool) -> rquickjs::Result<()> {

@@ -1,5 +1,5 @@
-//! The realm's intrinsics, adjusted before lockdown: no code generation from strings, error
-//! hooks made inert, and guards on array built-ins that walk every index of their receiver.
+//! The realm's intrinsics, adjusted before lockdown: no code generation from strings, and error
+//! hooks made inert.
 
 use super::super::raw;
 use super::INTERNAL_FILENAME_C;
@@ -20,6 +20,16 @@ fn codegen_thrower<'js>(
     })?
     .with_name(name)?
     .with_constructor(true);
+    let object = f.as_object().ok_or(rquickjs::Error::Unknown)?;
+    // Every function constructor has length 1, like the ones it stands in for.
+    let one = Value::new_int(ctx.clone(), 1);
+    raw::define_value(
+        ctx,
+        object,
+        "length",
+        one,
+        rquickjs::qjs::JS_PROP_CONFIGURABLE,
+    );
     raw::define_frozen(
         ctx,
         f.as_object().ok_or(rquickjs::Error::Unknown)?,

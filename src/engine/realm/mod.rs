@@ -215,6 +215,7 @@ impl Realm {
                     None => Vec::new(),
                 };
                 lockdown::lockdown(&ctx, standard)?;
+                bindings::alias_global(&ctx)?;
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
                         return Err(SetupError::Collision(name));
