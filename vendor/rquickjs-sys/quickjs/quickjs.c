@@ -8892,11 +8892,14 @@ static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
             /* Note: for Proxy objects, proto is NULL */
             p1 = p1->shape->proto;
         } while (p1 != NULL);
-        js_dup(proto_val);
     }
 
+    /* the new prototype is referenced only once the shape can take it: a
+       failed update (out of memory) must not leak that reference */
     if (js_shape_prepare_update(ctx, p, NULL))
         return -1;
+    if (proto)
+        js_dup(proto_val);
     sh = p->shape;
     if (sh->proto)
         JS_FreeValue(ctx, JS_MKPTR(JS_TAG_OBJECT, sh->proto));
