@@ -10,6 +10,17 @@ const MAX_STRING: usize = 10_000;
 /// Upper bound on one formatted console line, whatever the arguments.
 pub(crate) const MAX_LINE: usize = 64 << 10;
 
+/// The plain console methods and the level each one writes at.
+pub(crate) const CONSOLE_LEVELS: [(&str, &str); 7] = [
+    ("log", "log"),
+    ("info", "info"),
+    ("warn", "warn"),
+    ("error", "error"),
+    ("debug", "debug"),
+    ("trace", "debug"),
+    ("dir", "log"),
+];
+
 /// Formats guest values into one line of at most `MAX_LINE` bytes.
 pub(crate) struct Formatter<'a, 'js> {
     ctx: &'a Ctx<'js>,

@@ -46,8 +46,11 @@ impl HostPromises {
         self.outstanding.get() > 0 || !self.settled.borrow().is_empty()
     }
 
-    fn next(&self) -> Option<Settlement> {
-        self.settled.borrow_mut().pop_front()
+    /// Hands every settlement received so far to the run.
+    fn deliver(&self, active: &mut ActiveRun) {
+        while let Some((settle, outcome)) = self.settled.borrow_mut().pop_front() {
+            active.settle(settle, outcome);
+        }
     }
 }
 
@@ -63,9 +66,7 @@ pub fn run_to_end(
         Ok(active) => active,
         Err(outcome) => return outcome,
     };
-    while let Some((settle, outcome)) = promises.next() {
-        active.settle(settle, outcome);
-    }
+    promises.deliver(&mut active);
     let mut waiting = false;
     if let Pump::Waiting(_) = active.pump(true) {
         waiting = promises.any_pending();
@@ -402,9 +403,7 @@ fn drive_sliced(
         Err(outcome) => return outcome,
     };
     loop {
-        while let Some((settle, outcome)) = promises.next() {
-            active.settle(settle, outcome);
-        }
+        promises.deliver(&mut active);
         match active.pump(true) {
             Pump::Finished => break,
             Pump::Waiting(timer) if timer.is_some() || promises.any_pending() => {
@@ -460,7 +459,7 @@ mod tests {
             Ok(None)
         }
         fn call(&self, _: u32, _: Option<u32>, _: Vec<ToHost>) -> HostResult<FromHost> {
-            self.calls_from.set(Some(position()));
+            self.calls_from.set(Some(stack::stack_position()));
             Ok(FromHost::Prim(Data::Undefined))
         }
         fn construct(&self, _: u32, _: Vec<ToHost>) -> HostResult<FromHost> {
@@ -519,11 +518,6 @@ mod tests {
                 Step::Waiting => panic!("nothing to wait for"),
             }
         }
-    }
-
-    fn position() -> usize {
-        let marker = 0u8;
-        std::hint::black_box(&marker) as *const u8 as usize
     }
 
     #[test]
@@ -662,7 +656,7 @@ mod tests {
             vec![("f".into(), FromHost::Ref(2, RefKind::Function))],
             &CancelToken::new(),
         );
-        let here = position();
+        let here = stack::stack_position();
         step_to_end(&mut run);
         assert!(run.finish().ok);
         let there = host.calls_from.get().expect("the host function was called");

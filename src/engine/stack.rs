@@ -26,7 +26,7 @@ pub(crate) fn set_run_stack_floor(floor: Option<usize>) -> Option<usize> {
 
 /// An address in the current frame: close enough to the stack pointer for limit arithmetic.
 #[inline(never)]
-fn stack_position() -> usize {
+pub(crate) fn stack_position() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
 }

@@ -12,7 +12,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::files::{lock, SharedFiles};
 use super::guest_errors::throw_uncatchable;
 use super::process::{lock_state, SharedState};
-use crate::engine::console::{clip, Formatter, MAX_LINE};
+use crate::engine::console::{clip, Formatter, CONSOLE_LEVELS, MAX_LINE};
 use crate::engine::limits::CancelToken;
 
 /// Where text goes.
@@ -128,17 +128,6 @@ impl RunOutput {
         (out.lines, err.lines)
     }
 }
-
-/// Console methods and the level each one writes at.
-const CONSOLE_LEVELS: [(&str, &str); 7] = [
-    ("log", "log"),
-    ("info", "info"),
-    ("warn", "warn"),
-    ("error", "error"),
-    ("debug", "debug"),
-    ("trace", "debug"),
-    ("dir", "log"),
-];
 
 /// Stops the run after a write that did not fit: file operations end, the run is cancelled,
 /// and the guest gets an error it cannot catch. The outcome reports `OUTPUT_LIMIT`.

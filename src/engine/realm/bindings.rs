@@ -1,6 +1,6 @@
 //! Host bindings every realm gets: `emit`, `read_input` and (unless absent) `console`.
 
-use super::super::console::Formatter;
+use super::super::console::{Formatter, CONSOLE_LEVELS};
 use super::super::limits::StopReason;
 use super::super::raw;
 use super::output::RunSlot;
@@ -37,16 +37,7 @@ pub(crate) fn install_bindings<'js>(
         return Ok(());
     }
     let console = Object::new(ctx.clone())?;
-    let levels: [(&str, &'static str); 7] = [
-        ("log", "log"),
-        ("info", "info"),
-        ("warn", "warn"),
-        ("error", "error"),
-        ("debug", "debug"),
-        ("trace", "debug"),
-        ("dir", "log"),
-    ];
-    for (method, level) in levels {
+    for (method, level) in CONSOLE_LEVELS {
         let slot = slot.clone();
         let f = Function::new(
             ctx.clone(),
