@@ -171,7 +171,12 @@ impl<'a, 'js> Formatter<'a, 'js> {
             format!("{name}: {msg}")
         };
         match stack {
-            Some(st) if !st.is_empty() => format!("{head}\n{}", st.trim_end()),
+            // A stack carries its own `Name: message` line unless the guest replaced it with
+            // frames only.
+            Some(st) if st.trim_start().starts_with("at ") => {
+                format!("{head}\n{}", st.trim_end())
+            }
+            Some(st) if !st.is_empty() => st.trim_end().to_string(),
             _ => head,
         }
     }

@@ -14,6 +14,29 @@ extern "C" {
     /// from it as a non-writable data property defines an own property on the object (the
     /// override mistake) instead of throwing.
     fn JS_MarkHardened(ctx: *mut qjs::JSContext, obj: qjs::JSValue);
+    /// Patch 0012: Date and performance read a clock of the context's own, starting at
+    /// `epoch_ms`, which only `JS_AdvanceVirtualClock` moves.
+    fn JS_SetVirtualClock(ctx: *mut qjs::JSContext, epoch_ms: f64);
+    fn JS_AdvanceVirtualClock(ctx: *mut qjs::JSContext, ms: f64);
+    /// Patch 0012: Math.random's state from a seed.
+    fn JS_SetRandomSeed(ctx: *mut qjs::JSContext, seed: u64);
+}
+
+/// Gives the context a virtual clock at `epoch_ms` and seeds `Math.random` (deterministic runs).
+pub fn make_deterministic(ctx: &Ctx<'_>, epoch_ms: f64, seed: u64) {
+    // SAFETY: `ctx` is a live context entered on the current thread; the calls only set fields
+    // of the context.
+    unsafe {
+        JS_SetVirtualClock(ctx.as_raw().as_ptr(), epoch_ms);
+        JS_SetRandomSeed(ctx.as_raw().as_ptr(), seed);
+    }
+}
+
+/// Moves a virtual clock forward (no effect on a context without one).
+pub fn advance_virtual_clock(ctx: &Ctx<'_>, ms: f64) {
+    // SAFETY: `ctx` is a live context entered on the current thread; the call only updates a
+    // field of the context.
+    unsafe { JS_AdvanceVirtualClock(ctx.as_raw().as_ptr(), ms) };
 }
 
 /// Marks `obj` (frozen by lockdown) as a hardened intrinsic; see [`JS_MarkHardened`].

@@ -400,6 +400,7 @@ fn replayed_lockdown_freezes_everything_the_walk_finds() {
         with_console: true,
         extension: None,
         live: None,
+        deterministic: None,
     };
     // The first standard realm records the plan; later ones replay it.
     let first = Realm::build(spec()).unwrap();
@@ -555,4 +556,53 @@ fn bigints_cross_as_words_both_ways() {
         big(true, &[u64::MAX - 4, u64::MAX]),
     ]);
     assert_eq!(o.value, Some(Data::Array(expected)), "{o:?}");
+}
+
+#[test]
+fn error_stacks_begin_with_the_name_and_message_read_lazily() {
+    // Engine patch 0011: the first line is computed when the stack is first read, so a name
+    // set by a subclass constructor shows.
+    let o = run("class V extends Error { constructor(m) { super(m); this.name = 'V' } }
+         const e = new V('bad input'); const s = e.stack; e.name = 'Other';
+         return [s.split('\\n')[0], s === e.stack, /^ {4}at V \\(sandbox\\.js:1:\\d+\\)$/.test(s.split('\\n')[1])]");
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![
+            Data::String(Text::Utf8("V: bad input".into())),
+            Data::Bool(true),
+            Data::Bool(true),
+        ])),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_deterministic_run_repeats_exactly_and_its_timers_move_a_virtual_clock() {
+    // Engine patch 0012: virtual clock and Math.random seed.
+    let sample = |seed: u64| {
+        let mut req = RunRequest::new(
+            "const t0 = Date.now(); await new Promise((r) => setTimeout(r, 60000));
+             return [t0, Date.now() - t0, performance.now(), Math.random(), crypto.randomUUID()]",
+        );
+        req.deterministic = Some(super::run::Deterministic {
+            seed,
+            now_ms: 1.7e12,
+        });
+        let started = Instant::now();
+        let o = execute(&req, &CancelToken::new());
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "a virtual minute took real time"
+        );
+        o.value.expect("a value")
+    };
+    let first = sample(11);
+    assert_eq!(first, sample(11));
+    assert_ne!(first, sample(12));
+    let Data::Array(items) = first else {
+        panic!("an array")
+    };
+    assert_eq!(items[0], Data::Number(1.7e12));
+    assert_eq!(items[1], Data::Number(60000.0));
+    assert_eq!(items[2], Data::Number(60000.0));
 }

@@ -600,6 +600,10 @@ struct JSContext {
     JSValue global_var_obj; /* contains the global let/const definitions */
 
     double time_origin;
+    /* JS_SetVirtualClock(): Date and performance read these instead of the OS clocks */
+    bool virtual_clock;
+    double virtual_epoch_ms; /* what Date.now() gives at elapsed 0 */
+    double virtual_elapsed_ms; /* what performance.now() gives */
 
     uint64_t random_state;
     uint32_t hash_seed;
@@ -1136,6 +1140,7 @@ struct JSObject {
     uint8_t tmp_mark : 1; /* used in JS_WriteObjectRec() */
     uint8_t is_HTMLDDA : 1; /* specific annex B IsHtmlDDA behavior */
     uint8_t is_hardened : 1; /* a frozen intrinsic, see JS_MarkHardened() */
+    uint8_t stack_needs_header : 1; /* Error whose stored stack lacks its "Name: message" line */
     uint16_t class_id; /* see JS_CLASS_x */
     /* byte offsets: 16/24 */
     JSShape *shape; /* prototype and property names + flag */
@@ -6194,6 +6199,7 @@ static JSValue JS_NewObjectFromShape(JSContext *ctx, JSShape *sh, JSClassID clas
     p->tmp_mark = 0;
     p->is_HTMLDDA = 0;
     p->is_hardened = 0;
+    p->stack_needs_header = 0;
     p->is_prototype = 0;
     p->first_weak_ref = NULL;
     p->u.opaque = NULL;
@@ -8221,6 +8227,64 @@ static bool can_store_error_stack(JSValueConst obj)
     return true;
 }
 
+static JSValue js_error_toString(JSContext *ctx, JSValueConst this_val,
+                                 int argc, JSValueConst *argv);
+
+/* A stack as V8 shows it: the error's "Name: message" line, then the frames
+   (without the trailing newline). Takes ownership of 'frames'. Returns
+   JS_EXCEPTION if reading the name or message threw. */
+static JSValue js_error_stack_with_header(JSContext *ctx, JSValueConst error,
+                                          JSValue frames)
+{
+    JSValue header;
+    JSString *f;
+    uint32_t len;
+
+    header = js_error_toString(ctx, error, 0, NULL);
+    if (JS_IsException(header)) {
+        JS_FreeValue(ctx, frames);
+        return JS_EXCEPTION;
+    }
+    if (!JS_IsString(frames)) {
+        JS_FreeValue(ctx, frames);
+        return header;
+    }
+    f = JS_VALUE_GET_STRING(frames);
+    len = f->len;
+    if (len > 0 && string_get(f, len - 1) == '\n')
+        len--;
+    if (len == 0) {
+        JS_FreeValue(ctx, frames);
+        return header;
+    }
+    header = JS_ConcatString3(ctx, "", header, "\n");
+    if (JS_IsException(header)) {
+        JS_FreeValue(ctx, frames);
+        return JS_EXCEPTION;
+    }
+    return JS_ConcatString(ctx, header, js_sub_string(ctx, f, 0, len));
+}
+
+/* The same, computed at once for errors whose stack is an own data property;
+   a name or message that throws leaves the frames alone. Never leaves an
+   exception pending other than the one that was. */
+static JSValue js_error_stack_with_header_now(JSContext *ctx, JSValueConst error,
+                                              JSValue frames)
+{
+    JSValue saved, res;
+
+    saved = JS_GetException(ctx);
+    res = js_error_stack_with_header(ctx, error, js_dup(frames));
+    if (JS_IsException(res)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        res = frames;
+    } else {
+        JS_FreeValue(ctx, frames);
+    }
+    JS_Throw(ctx, saved);
+    return res;
+}
+
 #define JS_BACKTRACE_FLAG_SKIP_FIRST_LEVEL (1 << 0)
 /* only taken into account if filename is provided */
 #define JS_BACKTRACE_FLAG_SINGLE_LEVEL     (1 << 1)
@@ -8415,18 +8479,36 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
 
     if (JS_IsUndefined(ctx->error_back_trace))
         ctx->error_back_trace = js_dup(stack);
-    if (has_filter_func) {
-        /* Error.captureStackTrace(target, ...): install an own data property
-           on the (possibly non-Error) target, shadowing the accessor */
-        JS_DefinePropertyValue(ctx, error_obj, JS_ATOM_stack, stack,
-                               JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
-    } else if (can_store_error_stack(error_obj)) {
-        /* genuine Error instance: store as the [[ErrorData]] stack value */
+    if (has_filter_func && !has_prepare
+        && JS_VALUE_GET_TAG(error_obj) == JS_TAG_OBJECT
+        && JS_VALUE_GET_OBJ(error_obj)->class_id == JS_CLASS_ERROR
+        && !find_own_property1(JS_VALUE_GET_OBJ(error_obj), JS_ATOM_stack)) {
+        /* Error.captureStackTrace(this) in an error's constructor: stored like
+           the error's own stack, so its first line shows the name and message
+           the constructor sets afterwards */
         p = JS_VALUE_GET_OBJ(error_obj);
         JS_FreeValue(ctx, p->u.object_data);
         p->u.object_data = stack;
+        p->stack_needs_header = 1;
+    } else if (has_filter_func) {
+        /* Error.captureStackTrace(target, ...): install an own data property
+           on the (possibly non-Error) target, shadowing the accessor */
+        if (!has_prepare)
+            stack = js_error_stack_with_header_now(ctx, error_obj, stack);
+        JS_DefinePropertyValue(ctx, error_obj, JS_ATOM_stack, stack,
+                               JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+    } else if (can_store_error_stack(error_obj)) {
+        /* genuine Error instance: store as the [[ErrorData]] stack value; the
+           "Name: message" line is added when the stack is first read, as V8
+           does, so a name set by a subclass constructor shows */
+        p = JS_VALUE_GET_OBJ(error_obj);
+        JS_FreeValue(ctx, p->u.object_data);
+        p->u.object_data = stack;
+        p->stack_needs_header = !has_prepare;
     } else if (can_add_backtrace(error_obj)) {
         /* DOMException and the like keep an own "stack" data property */
+        if (!has_prepare)
+            stack = js_error_stack_with_header_now(ctx, error_obj, stack);
         JS_DefinePropertyValue(ctx, error_obj, JS_ATOM_stack, stack,
                                JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
     } else {
@@ -43106,6 +43188,20 @@ static JSValue js_error_get_stack(JSContext *ctx, JSValueConst this_val)
     p = JS_VALUE_GET_OBJ(this_val);
     if (p->class_id != JS_CLASS_ERROR)
         return JS_UNDEFINED;
+    if (p->stack_needs_header) {
+        JSValue stack;
+        stack = js_error_stack_with_header(ctx, this_val, js_dup(p->u.object_data));
+        if (JS_IsException(stack))
+            return JS_EXCEPTION;
+        /* reading the name or message may have run code that read the stack */
+        if (p->stack_needs_header) {
+            p->stack_needs_header = 0;
+            JS_FreeValue(ctx, p->u.object_data);
+            p->u.object_data = js_dup(stack);
+            return stack;
+        }
+        JS_FreeValue(ctx, stack);
+    }
     return js_dup(p->u.object_data);
 }
 
@@ -57969,8 +58065,11 @@ static JSValue get_date_string(JSContext *ctx, JSValueConst this_val,
     return js_new_string8_len(ctx, buf, pos);
 }
 
-/* OS dependent: return the UTC time in ms since 1970. */
-static int64_t date_now(void) {
+/* OS dependent: return the UTC time in ms since 1970 (or the context's
+   virtual clock, see JS_SetVirtualClock). */
+static int64_t date_now(JSContext *ctx) {
+    if (ctx->virtual_clock)
+        return (int64_t)floor(ctx->virtual_epoch_ms + ctx->virtual_elapsed_ms);
     return js__gettimeofday_us() / 1000;
 }
 
@@ -57988,7 +58087,7 @@ static JSValue js_date_constructor(JSContext *ctx, JSValueConst new_target,
     }
     n = argc;
     if (n == 0) {
-        val = date_now();
+        val = date_now(ctx);
     } else if (n == 1) {
         JSValue v, dv;
         if (JS_VALUE_GET_TAG(argv[0]) == JS_TAG_OBJECT) {
@@ -58532,7 +58631,7 @@ static JSValue js_Date_now(JSContext *ctx, JSValueConst this_val,
                            int argc, JSValueConst *argv)
 {
     // now()
-    return js_int64(date_now());
+    return js_int64(date_now(ctx));
 }
 
 static JSValue js_date_Symbol_toPrimitive(JSContext *ctx, JSValueConst this_val,
@@ -63270,12 +63369,46 @@ static double js__now_ms(void)
 
 static JSValue js_perf_now(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
+    if (ctx->virtual_clock)
+        return js_float64(ctx->virtual_elapsed_ms);
     return js_float64(js__now_ms() - ctx->time_origin);
+}
+
+/* an accessor (as in browsers and Node) so that a virtual clock set after
+   the performance object exists is seen */
+static JSValue js_perf_get_timeOrigin(JSContext *ctx, JSValueConst this_val)
+{
+    return js_float64(ctx->time_origin);
 }
 
 static const JSCFunctionListEntry js_perf_proto_funcs[] = {
     JS_CFUNC_DEF2("now", 0, js_perf_now, JS_PROP_ENUMERABLE),
+    JS_CGETSET_DEF("timeOrigin", js_perf_get_timeOrigin, NULL),
 };
+
+void JS_SetVirtualClock(JSContext *ctx, double epoch_ms)
+{
+    ctx->virtual_clock = true;
+    ctx->virtual_epoch_ms = epoch_ms;
+    ctx->virtual_elapsed_ms = 0;
+    ctx->time_origin = epoch_ms;
+}
+
+void JS_AdvanceVirtualClock(JSContext *ctx, double ms)
+{
+    if (ctx->virtual_clock && ms > 0)
+        ctx->virtual_elapsed_ms += ms;
+}
+
+void JS_SetRandomSeed(JSContext *ctx, uint64_t seed)
+{
+    /* splitmix64 spreads a small seed over the state; xorshift needs it non-zero */
+    uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z = z ^ (z >> 31);
+    ctx->random_state = z ? z : 1;
+}
 
 int JS_AddPerformance(JSContext *ctx)
 {
@@ -63283,9 +63416,6 @@ int JS_AddPerformance(JSContext *ctx)
 
     JSValue performance = JS_NewObject(ctx);
     JS_SetPropertyFunctionList(ctx, performance, js_perf_proto_funcs, countof(js_perf_proto_funcs));
-    JS_DefinePropertyValueStr(ctx, performance, "timeOrigin",
-                           js_float64(ctx->time_origin),
-                           JS_PROP_ENUMERABLE);
     JS_DefinePropertyValueStr(ctx, ctx->global_obj, "performance",
                            js_dup(performance),
                            JS_PROP_WRITABLE | JS_PROP_ENUMERABLE | JS_PROP_CONFIGURABLE);

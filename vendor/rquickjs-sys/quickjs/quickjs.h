@@ -1000,6 +1000,12 @@ JS_EXTERN int JS_FreezeObject(JSContext *ctx, JSValueConst obj);
    does not stop an assignment on an inheriting object (the override mistake);
    the assignment defines an own property on the receiver instead. */
 JS_EXTERN void JS_MarkHardened(JSContext *ctx, JSValueConst obj);
+/* A clock of the context's own: Date.now() is epoch_ms plus the elapsed time,
+   performance.now() the elapsed time, which only JS_AdvanceVirtualClock moves. */
+JS_EXTERN void JS_SetVirtualClock(JSContext *ctx, double epoch_ms);
+JS_EXTERN void JS_AdvanceVirtualClock(JSContext *ctx, double ms);
+/* Math.random's state from a seed: the same seed, the same sequence. */
+JS_EXTERN void JS_SetRandomSeed(JSContext *ctx, uint64_t seed);
 
 #define JS_GPN_STRING_MASK  (1 << 0)
 #define JS_GPN_SYMBOL_MASK  (1 << 1)
