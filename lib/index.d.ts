@@ -75,6 +75,17 @@ export interface RunOptions {
   globals?: Record<string, unknown> | Map<string, unknown>;
   limits?: Limits;
   /**
+   * A reproducible run: the same code and values give the same result, byte for byte. `Date`
+   * reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves
+   * only when a timer fires; timers fire at once in due order without waiting;
+   * `performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and
+   * `crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in
+   * this mode. `true` means `{ seed: 0, now: 0 }`.
+   * @example
+   * runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })
+   */
+  deterministic?: boolean | { seed?: number; now?: number | Date };
+  /**
    * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
    * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
    * Writes are applied when the run succeeds.

@@ -21,7 +21,7 @@ pub use errors::{ErrorCode, ErrorInfo};
 pub use limits::{CancelToken, LimitOverrides, Limits};
 pub use marshal::Data;
 pub use realm::{ConsoleMode, LogEntry};
-pub use run::{execute, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
+pub use run::{execute, Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
 mod deadline_tests;
 #[cfg(test)]

@@ -53,6 +53,7 @@ fn build_standard() -> Option<Realm> {
         with_console: true,
         extension: None,
         live: None,
+        deterministic: None,
     })
     .ok()
 }

@@ -2,6 +2,7 @@
 //! the job loop under the deadline, and the copied-out result.
 
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
+use super::ffi;
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter};
 use super::membrane::{self, FromHost};
@@ -58,6 +59,19 @@ pub struct RunRequest {
     pub limits: Limits,
     pub console: ConsoleMode,
     pub extension: Option<Extension>,
+    /// A reproducible run: virtual time from `now_ms`, randomness from `seed`.
+    pub deterministic: Option<Deterministic>,
+}
+
+/// What a deterministic run starts from: the same code with the same values gives the same
+/// result, byte for byte. `Date` reads a virtual clock that starts at `now_ms` and moves only
+/// when a timer fires (timers fire at once, in order, without waiting); `performance.now()`
+/// starts at 0; `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID` draw from
+/// `seed` (not cryptographically secure in this mode).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deterministic {
+    pub seed: u64,
+    pub now_ms: f64,
 }
 
 impl RunRequest {
@@ -71,6 +85,7 @@ impl RunRequest {
             limits: Limits::default(),
             console: ConsoleMode::Capture,
             extension: None,
+            deterministic: None,
         }
     }
 }
@@ -234,8 +249,9 @@ impl ActiveRun {
             with_console: req.console != ConsoleMode::Absent,
             extension: req.extension.as_ref(),
             live,
+            deterministic: req.deterministic,
         };
-        let standard = spec.with_console && spec.extension.is_none() && spec.live.is_none();
+        let standard = spec.is_standard();
         let realm = if standard {
             realm_pool::take_standard()
         } else {
@@ -384,6 +400,11 @@ impl ActiveRun {
             if let Some(timers) = timers {
                 let next = timers.next_due(&ctx).and_then(|due| match due {
                     Some(ms) if ms <= 0.0 => timers.fire_next(&ctx).map(|_| Some(Turn::Again)),
+                    // Virtual time: the clock jumps to the timer instead of waiting for it.
+                    Some(ms) if req.deterministic.is_some() => {
+                        ffi::advance_virtual_clock(&ctx, ms);
+                        Ok(Some(Turn::Again))
+                    }
                     Some(ms) => Ok(Some(Turn::TimerIn(Duration::from_secs_f64(ms / 1000.0)))),
                     None => Ok(None),
                 });

@@ -4,7 +4,7 @@ use super::convert::HostReader;
 use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::marshal::{child_path, CopyLimits};
-use crate::engine::{ConsoleMode, ErrorInfo, Mode, RunRequest};
+use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, RunRequest};
 use napi::sys;
 
 pub const RUN_OPTION_KEYS: &[&str] = &[
@@ -17,7 +17,9 @@ pub const RUN_OPTION_KEYS: &[&str] = &[
     "signal",
     "console",
     "workspace",
+    "deterministic",
 ];
+const DETERMINISTIC_KEYS: &[&str] = &["seed", "now"];
 const LIMIT_KEYS: &[&str] = &[
     "timeoutMs",
     "memoryBytes",
@@ -126,6 +128,57 @@ pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
     Ok(o)
 }
 
+/// `deterministic`: `true`, `false`/nullish, or `{ seed?: integer, now?: number | Date }`
+/// (both 0 when left out).
+pub fn parse_deterministic(h: Host, v: Raw) -> Result<Option<Deterministic>, ErrorInfo> {
+    if h.is_nullish(v) {
+        return Ok(None);
+    }
+    if h.type_of(v) == sys::ValueType::napi_boolean {
+        let on = h.boolean(v).map_err(invalid)?;
+        return Ok(on.then_some(Deterministic {
+            seed: 0,
+            now_ms: 0.0,
+        }));
+    }
+    let mut d = Deterministic {
+        seed: 0,
+        now_ms: 0.0,
+    };
+    for (name, val) in checked_keys(h, v, DETERMINISTIC_KEYS, "deterministic")? {
+        if name == "seed" {
+            let n = if h.type_of(val) == sys::ValueType::napi_number {
+                h.number(val).map_err(invalid)?
+            } else {
+                f64::NAN
+            };
+            if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
+                return Err(invalid(format!(
+                    "deterministic.seed must be a non-negative safe integer, got {}",
+                    type_name(h, val)
+                )));
+            }
+            d.seed = n as u64;
+        } else {
+            let ms = if h.is_date(val) {
+                h.date_value(val).map_err(invalid)?
+            } else if h.type_of(val) == sys::ValueType::napi_number {
+                h.number(val).map_err(invalid)?
+            } else {
+                f64::NAN
+            };
+            // The range a Date can hold.
+            if !(ms.is_finite() && ms.abs() <= 8.64e15) {
+                return Err(invalid(
+                    "deterministic.now must be a valid Date or a number of milliseconds since 1970",
+                ));
+            }
+            d.now_ms = ms;
+        }
+    }
+    Ok(Some(d))
+}
+
 pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun, ErrorInfo> {
     let mut request = RunRequest::new(read_source(h, source)?);
     let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
@@ -183,6 +236,7 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
             }
             "globals" => globals = read_globals(h, v)?,
             "workspace" => workspace = Some(v),
+            "deterministic" => request.deterministic = parse_deterministic(h, v)?,
             _ => {} // signal: handled by the JavaScript wrapper
         }
     }

@@ -277,6 +277,8 @@ const HIDDEN_INTRINSICS: &str = r#"(() => {
     out.push(P(Iterator.from({ next() { return { done: true }; } })));
     if (typeof Iterator.concat === 'function') out.push(P(Iterator.concat([])));
   }
+  // Realms of the standard profile: iterators of the web APIs.
+  if (typeof URLSearchParams === 'function') out.push(P(new URLSearchParams().keys()));
   return out;
 })()"#;
 

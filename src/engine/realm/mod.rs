@@ -11,6 +11,7 @@ pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
 pub(crate) mod timers;
+mod url_api;
 mod web;
 
 pub use output::{ConsoleMode, LogEntry};
@@ -18,11 +19,12 @@ pub(crate) use output::{OutputSink, RunSlot};
 
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, ErrorInfo};
+use super::ffi;
 use super::limits::{CancelToken, Limits, Watchdog};
 use super::live::Slicer;
 use super::membrane::{self, FromHost, GuestHandle, HostBridge};
 use super::raw;
-use super::run::{Extension, MAX_UNHANDLED_REPORTED};
+use super::run::{Deterministic, Extension, MAX_UNHANDLED_REPORTED};
 use super::stack;
 use rquickjs::function::Constructor;
 use rquickjs::{qjs, Context, Ctx, Runtime, Value};
@@ -118,6 +120,17 @@ pub(crate) struct RealmSpec<'a> {
     pub with_console: bool,
     pub extension: Option<&'a Extension>,
     pub live: Option<LiveGlobals>,
+    pub deterministic: Option<Deterministic>,
+}
+
+impl RealmSpec<'_> {
+    /// The shape every pooled realm has: console present, nothing else.
+    pub(crate) fn is_standard(&self) -> bool {
+        self.with_console
+            && self.extension.is_none()
+            && self.live.is_none()
+            && self.deterministic.is_none()
+    }
 }
 
 /// A built, frozen realm, used by exactly one run.
@@ -186,17 +199,21 @@ impl Realm {
         }
         let context = Context::full(&rt)
             .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
-        let standard = spec.with_console && spec.extension.is_none() && spec.live.is_none();
+        let standard = spec.is_standard();
         let mut timers = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
+                if let Some(d) = spec.deterministic {
+                    ffi::make_deterministic(&ctx, d.now_ms, d.seed);
+                }
                 intrinsics::disable_codegen(&ctx)?;
                 intrinsics::tame_error_hooks(&ctx)?;
                 bindings::install_bindings(&ctx, &slot, spec.with_console)?;
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx)?);
-                    web::install(&ctx)?;
+                    web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
+                    url_api::install(&ctx)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
@@ -297,6 +314,7 @@ pub fn measure_fresh_realm() -> Result<usize, BuildError> {
         with_console: true,
         extension: None,
         live: None,
+        deterministic: None,
     })?;
     Ok(realm.meter.used())
 }

@@ -6,17 +6,34 @@ use super::super::marshal::{text_of, to_guest, Copier, CopyLimits, CopyOutError}
 use super::super::raw;
 use rquickjs::function::{Constructor, Opt};
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Value};
+use std::cell::Cell;
+use std::rc::Rc;
 
 const SOURCE: &str = include_str!("web.js");
 /// Most bytes one `getRandomValues` call fills (the Web Crypto quota).
 const MAX_RANDOM_BYTES: usize = 65536;
 
 /// Defines `TextEncoder`, `TextDecoder` and `crypto` on the global object (before lockdown).
-pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+/// With a seed (deterministic runs) `crypto`'s randomness comes from it instead of the system.
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, seed: Option<u64>) -> rquickjs::Result<()> {
     let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:web")?.get()?;
     let encode = Function::new(ctx.clone(), utf8_encode)?;
     let decode = Function::new(ctx.clone(), utf8_decode)?;
-    let random = Function::new(ctx.clone(), random_bytes)?;
+    let random = match seed {
+        None => Function::new(ctx.clone(), random_bytes)?,
+        Some(seed) => {
+            let stream = Rc::new(Cell::new(SeededBytes::new(seed)));
+            Function::new(ctx.clone(), move |ctx: Ctx<'js>, n: usize| {
+                if n > MAX_RANDOM_BYTES {
+                    return Err(Exception::throw_range(&ctx, "too many random bytes"));
+                }
+                let mut gen = stream.get();
+                let bytes = gen.take(n);
+                stream.set(gen);
+                ArrayBuffer::new_copy(ctx, &bytes)
+            })?
+        }
+    };
     let made: Object = make.call((encode, decode, random))?;
     let global = ctx.globals();
     for name in ["TextEncoder", "TextDecoder", "crypto"] {
@@ -93,6 +110,38 @@ fn utf8_decode<'js>(
         String::from_utf8_lossy(&bytes)
     };
     rquickjs::String::from_str(ctx, &text)
+}
+
+/// A reproducible byte stream (SplitMix64) for deterministic runs: the same seed, the same
+/// bytes. A different constant from `Math.random`'s seeding keeps the two streams apart.
+#[derive(Clone, Copy)]
+struct SeededBytes {
+    state: u64,
+}
+
+impl SeededBytes {
+    fn new(seed: u64) -> Self {
+        SeededBytes {
+            state: seed ^ 0x6a09_e667_f3bc_c909,
+        }
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn take(&mut self, n: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(n + 8);
+        while out.len() < n {
+            out.extend_from_slice(&self.next_u64().to_le_bytes());
+        }
+        out.truncate(n);
+        out
+    }
 }
 
 /// `n` bytes from the operating system's random source.
