@@ -1,11 +1,11 @@
 // Real npm libraries run inside the realm: each library's browser (UMD) bundle is loaded from
 // node_modules as a script, exercised, and the answer compared with the same calls made on the
 // same library in Node.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSync } from '../../lib/index.js';
+import { runSync, ZipWorkspace } from '../../lib/index.js';
 
 const require = createRequire(__filename);
 
@@ -113,6 +113,72 @@ describe('npm libraries inside the realm answer as they do in Node', () => {
       expect(inRealm(lib)).toEqual(inNode(lib));
     });
   }
+});
+
+const NODE_MODULES = join(__dirname, '..', '..', 'node_modules');
+
+/** Copies a package and, recursively, its dependencies from node_modules into the workspace. */
+function addPackage(ws: ZipWorkspace, name: string, seen = new Set<string>()): void {
+  if (seen.has(name)) return;
+  seen.add(name);
+  const dir = join(NODE_MODULES, name);
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory() && e.name !== 'node_modules') walk(p);
+      else if (e.isFile() && /\.(c?js|mjs|json)$/.test(e.name))
+        ws.writeFile(join('node_modules', name, relative(dir, p)), readFileSync(p));
+    }
+  };
+  walk(dir);
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  for (const dep of Object.keys(pkg.dependencies ?? {})) addPackage(ws, dep, seen);
+}
+
+const GRAPH_LIMITS = { limits: { memoryBytes: 512 << 20, timeoutMs: 60_000 } };
+
+async function inWorkspace(lib: Library, esm: boolean): Promise<unknown> {
+  const ws = new ZipWorkspace();
+  addPackage(ws, lib.pkg);
+  const bind = lib.pkg === 'zod' ? '{ z: lib.z }' : 'lib';
+  const body = `const ${lib.name} = ${bind};\nconsole.log(JSON.stringify((function () { ${lib.use}\n})()));\n`;
+  if (esm) {
+    // zod's ES build exports `z` by name (its default export is `z` itself).
+    const pick = lib.pkg === 'zod' ? 'ns' : "'default' in ns ? ns.default : ns";
+    ws.writeFile('main.mjs', `import * as ns from '${lib.pkg}';\nconst lib = ${pick};\n${body}`);
+  } else {
+    ws.writeFile('main.cjs', `const lib = require('${lib.pkg}');\n${body}`);
+  }
+  const r = await ws.exec(esm ? 'main.mjs' : 'main.cjs', GRAPH_LIMITS);
+  return r.ok ? JSON.parse(r.stdout) : `error: ${r.error?.name}: ${r.error?.message}`;
+}
+
+// The same libraries as files in a workspace, loaded through `require` (CommonJS) and `import`
+// from node_modules folders, as a project on disk would load them.
+describe('npm libraries as workspace module graphs answer as they do in Node', () => {
+  for (const [name, lib] of Object.entries(LIBRARIES)) {
+    it(`${name} through require`, async () => {
+      expect(await inWorkspace(lib, false)).toEqual(inNode(lib));
+    });
+    it(`${name} through import`, async () => {
+      expect(await inWorkspace(lib, true)).toEqual(inNode(lib));
+    });
+  }
+
+  it('mathjs, whose CommonJS build spans hundreds of modules, evaluates as in Node', async () => {
+    const use = `return [math.evaluate('sqrt(16) + 2^3'), math.format(math.fraction(1, 3)), math.det([[1, 2], [3, 4]]),
+      math.evaluate('5 cm + 2 inch').toString(), math.round(math.e, 5), math.std([2, 4, 4, 4, 5, 5, 7, 9])]`;
+    const lib: Library = { pkg: 'mathjs', bundle: '', name: 'math', use };
+    const ws = new ZipWorkspace();
+    addPackage(ws, 'mathjs');
+    ws.writeFile(
+      'main.js',
+      `const math = require('mathjs');\nconsole.log(JSON.stringify((function () { ${use}\n})()));\n`,
+    );
+    const r = await ws.exec('main.js', GRAPH_LIMITS);
+    expect(r.error).toBeUndefined();
+    expect(JSON.parse(r.stdout)).toEqual(inNode(lib));
+  });
 });
 
 describe('what the realm refuses in libraries, by design', () => {

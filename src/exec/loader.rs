@@ -11,6 +11,7 @@ use rquickjs::loader::{ImportAttributes, Loader, Resolver};
 use rquickjs::module::Declared;
 use rquickjs::{Ctx, Module, Runtime};
 
+use super::commonjs::{is_commonjs, CommonJsModule};
 use super::files::{lock, LoadFailure, ModuleRecord, SharedFiles};
 use super::guest_errors::{guest_error, load_error, syntax_error};
 use super::resolve::{
@@ -125,9 +126,12 @@ impl WorkspaceLoader {
                 format!("Cannot load module '{name}'"),
             ));
         };
-        let (text, is_entry) = self
-            .read_source(name, rel)
+        let (text, is_entry) = read_module_source(&self.files, name)
             .map_err(|message| load_error(ctx, name, message))?;
+        let commonjs = is_commonjs(lock(&self.files).fs.overlay(), rel, &text);
+        if commonjs {
+            return Module::declare_def::<CommonJsModule, _>(ctx.clone(), name);
+        }
         let (code, map) = if is_typescript(name) {
             match typescript::transpile_guarded(name, &text) {
                 Ok(t) => (t.code, Some(t.map)),
@@ -141,40 +145,6 @@ impl WorkspaceLoader {
         };
         self.remember(name, text, map, None);
         self.declare(ctx, name, rel, code, is_entry)
-    }
-
-    /// The module's source text (without a byte order mark) and whether it is the entry, within
-    /// the per-run module count and size limits.
-    fn read_source(&self, name: &str, rel: &str) -> Result<(String, bool), String> {
-        let (bytes, is_entry) = {
-            let mut files = lock(&self.files);
-            files.loaded += 1;
-            if files.loaded > MAX_MODULES {
-                return Err(format!(
-                    "Cannot load {name}: a run may load at most {MAX_MODULES} modules"
-                ));
-            }
-            let read = files.fs.overlay().read(rel).map(<[u8]>::to_vec);
-            (read, files.entry.as_deref() == Some(name))
-        };
-        let bytes = bytes.map_err(|e| format!("Cannot load {name}: {}", e.message))?;
-        if bytes.len() > MAX_MODULE_BYTES {
-            return Err(format!(
-                "Cannot load {name}: it is {} bytes; modules may be at most {MAX_MODULE_BYTES}",
-                bytes.len()
-            ));
-        }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "Cannot load {name}: it is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            )
-        })?;
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        };
-        Ok((text, is_entry))
     }
 
     /// Keeps the module's original text (and TypeScript map) to place errors later. A module
@@ -229,6 +199,54 @@ impl WorkspaceLoader {
         meta.set("main", is_entry)?;
         Ok(module)
     }
+}
+
+/// A workspace module's source text (without a byte order mark) and whether it is the entry,
+/// within the per-run module count and size limits.
+pub(super) fn read_module_source(
+    files: &SharedFiles,
+    name: &str,
+) -> Result<(String, bool), String> {
+    let rel = name.strip_prefix(WORKSPACE_PREFIX).unwrap_or(name);
+    let (bytes, is_entry) = {
+        let mut files = lock(files);
+        files.loaded += 1;
+        if files.loaded > MAX_MODULES {
+            return Err(format!(
+                "Cannot load {name}: a run may load at most {MAX_MODULES} modules"
+            ));
+        }
+        let read = files.fs.overlay().read(rel).map(<[u8]>::to_vec);
+        (read, files.entry.as_deref() == Some(name))
+    };
+    let bytes = bytes.map_err(|e| format!("Cannot load {name}: {}", e.message))?;
+    if bytes.len() > MAX_MODULE_BYTES {
+        return Err(format!(
+            "Cannot load {name}: it is {} bytes; modules may be at most {MAX_MODULE_BYTES}",
+            bytes.len()
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "Cannot load {name}: it is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => (rest.to_string(), is_entry),
+        None => (text, is_entry),
+    })
+}
+
+/// Keeps a CommonJS module's text, to place errors in it later.
+pub(super) fn remember_source(files: &SharedFiles, name: &str, source: &str) {
+    lock(files).modules.insert(
+        name.to_string(),
+        ModuleRecord {
+            source: source.to_string(),
+            map: None,
+        },
+    );
 }
 
 /// Declares the shim module `name`, if it names one.

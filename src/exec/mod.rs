@@ -23,6 +23,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 mod commit;
+mod commonjs;
 mod encoding;
 mod files;
 mod fs;

@@ -19,8 +19,18 @@ pub const SHIM_OS: &str = "node:os";
 /// Prefix of every workspace module name (`~/src/a.ts`).
 pub const WORKSPACE_PREFIX: &str = "~/";
 
-/// File extensions that load as modules.
-pub const MODULE_EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs"];
+/// File extensions that load as modules (`.cjs` as CommonJS).
+pub const MODULE_EXTENSIONS: &[&str] = &["ts", "mts", "js", "mjs", "cjs"];
+/// File extensions `require` loads (`.json` as data).
+const REQUIRE_EXTENSIONS: &[&str] = &["js", "cjs", "mjs", "ts", "mts", "json"];
+
+/// Who asks: an `import` (ES modules) or a `require` call (CommonJS). They differ in the file
+/// names tried and in the conditions read from a package's `exports`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Import,
+    Require,
+}
 
 /// Whether a module name is TypeScript.
 pub fn is_typescript(name: &str) -> bool {
@@ -84,8 +94,9 @@ const NODE_BUILTINS: &[&str] = &[
     "zlib",
 ];
 
-const AVAILABLE: &str = "only relative imports of workspace files (like './util.js') and the \
-     built-in modules fs, fs/promises, path and os can be imported";
+const AVAILABLE: &str = "only workspace files (relative paths like './util.js', or packages \
+     in a node_modules folder of the workspace) and the built-in modules fs, fs/promises, path \
+     and os can be imported";
 
 /// Why an import was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,23 +137,42 @@ fn is_file(view: &Overlay, p: &str) -> bool {
     view.presence(p) == Presence::File
 }
 
-fn has_module_extension(p: &str) -> bool {
+fn has_extension(p: &str, extensions: &[&str]) -> bool {
     let name = wpath::file_name(p);
     match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => MODULE_EXTENSIONS.contains(&ext),
+        Some((stem, ext)) if !stem.is_empty() => extensions.contains(&ext),
         _ => false,
     }
+}
+
+fn has_module_extension(p: &str) -> bool {
+    has_extension(p, MODULE_EXTENSIONS)
 }
 
 /// Resolves `specifier` imported by the module `base` to a module name: a shim name or
 /// `~/path` of an existing workspace file.
 pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Refusal> {
+    resolve_as(view, base, specifier, Kind::Import)
+}
+
+/// [`resolve`] for an `import` or a `require` call.
+pub fn resolve_as(
+    view: &Overlay,
+    base: &str,
+    specifier: &str,
+    kind: Kind,
+) -> Result<String, Refusal> {
     let importer = shown_importer(base);
     if let Some(shim) = shim_name(specifier) {
         return Ok(shim.to_string());
     }
     let refuse = |why: String| refused(specifier, &importer, why);
     if let Some(why) = not_importable(specifier) {
+        if let Some((name, subpath)) = package_parts(specifier) {
+            if let Some(found) = find_package(view, &base_dir(base), name, subpath, kind)? {
+                return Ok(display(&found));
+            }
+        }
         return Err(refuse(why));
     }
     let joined = wpath::join(&base_dir(base), specifier);
@@ -153,13 +183,24 @@ pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Re
             Refused::Denied => r.error.message,
         })
     })?;
-    if !has_module_extension(&target) && is_file(view, &target) {
+    let loadable = match kind {
+        Kind::Import => has_module_extension(&target),
+        Kind::Require => has_extension(&target, REQUIRE_EXTENSIONS),
+    };
+    if !loadable && is_file(view, &target) {
+        let what = match kind {
+            Kind::Import => "only .js, .mjs, .cjs, .ts and .mts files can be imported",
+            Kind::Require => "only .js, .cjs, .json and TypeScript files can be required",
+        };
         return Err(refuse(format!(
-            "{} is not a module; only .js, .mjs, .ts and .mts files can be imported",
+            "{} is not a module; {what}",
             display(&target)
         )));
     }
-    let candidates = candidates(&target);
+    let mut candidates = candidates(&target, kind);
+    if let Some(main) = package_main(view, &target, kind) {
+        candidates.insert(0, main);
+    }
     let allowed = |c: &&String| view.access().allows(AccessOp::Read, c);
     if let Some(found) = candidates.iter().filter(allowed).find(|c| is_file(view, c)) {
         return Ok(display(found));
@@ -174,7 +215,151 @@ pub fn resolve(view: &Overlay, base: &str, specifier: &str) -> Result<String, Re
     })
 }
 
-/// Why `specifier` cannot name a workspace module, if it cannot: only relative paths can.
+/// `name` and the subpath of a package specifier (`lodash/fp` → `lodash`, `fp`; scoped names
+/// keep their scope), or `None` for anything that is not a package name.
+fn package_parts(specifier: &str) -> Option<(&str, &str)> {
+    if specifier.starts_with(['.', '/', '~'])
+        || specifier.contains(':')
+        || specifier.contains('\\')
+        || specifier.contains('\0')
+        || NODE_BUILTINS.contains(&specifier.split('/').next().unwrap_or(""))
+    {
+        return None;
+    }
+    let mut parts = specifier.splitn(3, '/');
+    let first = parts.next()?;
+    let (name_len, rest) = if first.starts_with('@') {
+        let second = parts.next().filter(|s| !s.is_empty())?;
+        (first.len() + 1 + second.len(), parts.next())
+    } else {
+        (first.len(), specifier.split_once('/').map(|(_, r)| r))
+    };
+    let name = &specifier[..name_len];
+    let bad = |seg: &str| seg.is_empty() || seg == "." || seg == "..";
+    if name.split('/').any(bad) {
+        return None;
+    }
+    Some((name, rest.unwrap_or("")))
+}
+
+/// Looks for package `name` in `node_modules` folders from `dir` up to the workspace root, as
+/// Node does, and resolves `subpath` (or the package's entry point) inside the first one found.
+fn find_package(
+    view: &Overlay,
+    dir: &str,
+    name: &str,
+    subpath: &str,
+    kind: Kind,
+) -> Result<Option<String>, Refusal> {
+    let mut at = Some(dir.to_string());
+    while let Some(d) = at {
+        let root = wpath::join(&wpath::join(&d, "node_modules"), name);
+        let readable = view.access().allows(AccessOp::Read, &root);
+        if readable && view.presence(&root) == Presence::Dir {
+            let target = if subpath.is_empty() {
+                root.clone()
+            } else {
+                // A subpath stays inside its package (`pkg/../../x` is not a way out).
+                match view.resolve(AccessOp::Read, &wpath::join(&root, subpath)) {
+                    Ok(t) if t.starts_with(&format!("{root}/")) => t,
+                    _ => {
+                        return Err(Refusal {
+                            code: "ERR_IMPORT_REFUSED",
+                            message: format!(
+                                "Cannot load '{subpath}' of package '{name}': the path leaves the package"
+                            ),
+                        })
+                    }
+                }
+            };
+            let mut tried = Vec::new();
+            if subpath.is_empty() {
+                tried.extend(package_main(view, &root, kind));
+            } else if let Some(mapped) = package_export(view, &root, subpath, kind) {
+                tried.push(mapped);
+            }
+            if !has_extension(&target, REQUIRE_EXTENSIONS) || is_file(view, &target) {
+                tried.extend(candidates(&target, kind));
+            } else {
+                tried.push(target);
+            }
+            let allowed = |c: &&String| view.access().allows(AccessOp::Read, c);
+            return match tried.iter().filter(allowed).find(|c| is_file(view, c)) {
+                Some(found) => Ok(Some(found.clone())),
+                None => Err(Refusal {
+                    code: "ERR_MODULE_NOT_FOUND",
+                    message: format!(
+                        "Cannot find '{}' in package '{name}' at {}",
+                        if subpath.is_empty() {
+                            "its entry point"
+                        } else {
+                            subpath
+                        },
+                        display(&root)
+                    ),
+                }),
+            };
+        }
+        at = wpath::parent(&d).map(str::to_string);
+    }
+    Ok(None)
+}
+
+/// The `package.json` of folder `dir`, when there is a readable one that parses.
+pub fn package_json(view: &Overlay, dir: &str) -> Option<serde_json::Value> {
+    let p = wpath::join(dir, "package.json");
+    if !view.access().allows(AccessOp::Read, &p) || !is_file(view, &p) {
+        return None;
+    }
+    serde_json::from_slice(view.read(&p).ok()?).ok()
+}
+
+/// The file a folder's `package.json` names as its entry point (`exports` for ".", else
+/// `main`), normalized; `None` when there is no such field.
+fn package_main(view: &Overlay, dir: &str, kind: Kind) -> Option<String> {
+    if view.presence(dir) != Presence::Dir {
+        return None;
+    }
+    let pkg = package_json(view, dir)?;
+    let entry = pkg
+        .get("exports")
+        .and_then(|e| export_target(e, ".", kind))
+        .or_else(|| pkg.get("main").and_then(|m| m.as_str()).map(str::to_string))?;
+    let joined = wpath::join(dir, entry.trim_start_matches("./"));
+    view.resolve(AccessOp::Read, &joined).ok()
+}
+
+/// A package subpath mapped through its `exports` field, if it maps it.
+fn package_export(view: &Overlay, dir: &str, subpath: &str, kind: Kind) -> Option<String> {
+    let pkg = package_json(view, dir)?;
+    let entry = export_target(pkg.get("exports")?, &format!("./{subpath}"), kind)?;
+    let joined = wpath::join(dir, entry.trim_start_matches("./"));
+    view.resolve(AccessOp::Read, &joined).ok()
+}
+
+/// The target an `exports` field gives for `key` (`"."` or `"./sub"`): a string, a map of
+/// subpaths, or conditions (`import`/`require`, then `node`, then `default`), nested.
+fn export_target(exports: &serde_json::Value, key: &str, kind: Kind) -> Option<String> {
+    use serde_json::Value as J;
+    match exports {
+        J::String(s) if key == "." => Some(s.clone()),
+        J::Object(map) if map.keys().any(|k| k.starts_with('.')) => {
+            export_target(map.get(key)?, ".", kind)
+        }
+        J::Object(map) if key == "." => {
+            let wanted = match kind {
+                Kind::Import => "import",
+                Kind::Require => "require",
+            };
+            [wanted, "node", "default"]
+                .iter()
+                .find_map(|c| map.get(*c).and_then(|v| export_target(v, ".", kind)))
+        }
+        J::Array(items) => items.iter().find_map(|v| export_target(v, key, kind)),
+        _ => None,
+    }
+}
+
 fn not_importable(specifier: &str) -> Option<String> {
     if specifier.is_empty() {
         return Some("the specifier is empty".into());
@@ -201,15 +386,22 @@ fn not_importable(specifier: &str) -> Option<String> {
     } else if has_url_scheme(specifier) {
         format!("URL imports are not allowed; {AVAILABLE}")
     } else {
-        format!("packages cannot be installed or imported here; {AVAILABLE}")
+        format!(
+            "no node_modules folder of the workspace holds that package, and packages cannot \
+             be installed here; {AVAILABLE}"
+        )
     })
 }
 
 /// The files an import of `target` may name, in the order they are tried: the file itself
 /// (and for `.js`/`.mjs` the TypeScript file of the same name), or without an extension
 /// `target.ts`, `.js`, `.mjs`, then `target/index.ts`, `target/index.js`.
-fn candidates(target: &str) -> Vec<String> {
-    if has_module_extension(target) {
+fn candidates(target: &str, kind: Kind) -> Vec<String> {
+    let exact = match kind {
+        Kind::Import => has_module_extension(target),
+        Kind::Require => has_extension(target, REQUIRE_EXTENSIONS),
+    };
+    if exact {
         let mut found = vec![target.to_string()];
         if let Some(stem) = target.strip_suffix(".js") {
             found.push(format!("{stem}.ts"));
@@ -218,11 +410,18 @@ fn candidates(target: &str) -> Vec<String> {
         }
         return found;
     }
+    let (files, indexes): (&[&str], &[&str]) = match kind {
+        Kind::Import => (&["ts", "js", "mjs", "cjs"], &["index.ts", "index.js"]),
+        Kind::Require => (
+            &["js", "cjs", "json", "ts"],
+            &["index.js", "index.cjs", "index.json", "index.ts"],
+        ),
+    };
     let mut found: Vec<String> = Vec::new();
     if !target.is_empty() {
-        found.extend(["ts", "js", "mjs"].map(|ext| format!("{target}.{ext}")));
+        found.extend(files.iter().map(|ext| format!("{target}.{ext}")));
     }
-    found.extend(["index.ts", "index.js"].map(|index| wpath::join(target, index)));
+    found.extend(indexes.iter().map(|index| wpath::join(target, index)));
     found
 }
 

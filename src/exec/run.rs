@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use rquickjs::{Ctx, Runtime};
 
+use super::commonjs::install_commonjs;
 use super::files::{lock, RealmFiles};
 use super::fs::FsHost;
 use super::loader::{install_loader, Boot};
@@ -40,6 +41,7 @@ impl RealmExtension for ExecExtension {
 
     fn install(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
         install_shims(ctx, &self.output.files)?;
+        install_commonjs(ctx, &self.output.files)?;
         self.output.install_console(ctx)?;
         install_process(ctx, &self.output, &self.argv, &self.env)
     }

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use rquickjs::{Ctx, Runtime};
 
 use super::commit::commit_run;
+use super::commonjs::install_commonjs;
 use super::files::{lock, RealmFiles, SharedFiles};
 use super::fs::FsHost;
 use super::loader::install_loader;
@@ -44,9 +45,11 @@ impl RealmExtension for WorkspaceRun {
             return Ok(());
         };
         let shims = install_shims(ctx, &files)?;
+        let require = install_commonjs(ctx, &files)?;
         if self.globals {
             ctx.globals().set("fs", shims.fs)?;
             ctx.globals().set("path", shims.path)?;
+            ctx.globals().set("require", require)?;
         }
         Ok(())
     }
