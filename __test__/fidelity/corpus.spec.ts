@@ -153,6 +153,127 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     'QuickJS compares code points in localeCompare (no collation): case and accents sort apart, numeric and sensitivity options are ignored',
   'structuredClone refuses functions':
     'by design: structuredClone follows the rules results are copied by, so a function nested in the value is dropped where Node throws',
+  'object spread of a string into character keys':
+    "engine bug: QuickJS copies no properties from a primitive string source in object spread ({ ...'hey' } is {})",
+
+  // console formatting: where the realm's printer is simpler than Node's util.inspect
+  'log an array of objects longer than a line': 'console: values wider than 72 columns are not broken over lines',
+  'log an object with many keys': 'console: values wider than 72 columns are not broken over lines',
+  'log an array of more than 6 numbers': 'console: arrays of more than 6 numbers are not laid out in aligned columns',
+  'log an array of more than 100 items':
+    'console: arrays are cut after 50 items (Node: 100) and not laid out in columns',
+  'console.dir with depth null': 'console: console.dir ignores its options and prints them as a second value',
+  'log Map and Set contents': 'console: Map and Set print as `Map {}` / `Set {}`, without size or entries',
+  'log strings containing single quotes inside arrays':
+    'console: strings containing a single quote are escaped instead of being printed in double quotes or backticks',
+  'log strings with tabs and newlines inside objects':
+    'console: a tab inside a quoted string is printed raw instead of as \\t',
+  'format string with %s and %d': 'console: format specifiers (%s, %d) are not substituted',
+  'format string with %o, %j and %%': 'console: format specifiers (%o, %j, %i, %%) are not substituted',
+  'log class instances': 'console: instances print without their class name prefix',
+  'log objects with a null prototype': 'console: no [Object: null prototype] prefix',
+  'log classes, async functions and generators':
+    'console: classes, async functions and generators all print as [Function: name]',
+  'log an empty object past the depth limit':
+    'console: an empty object beyond the depth limit prints as [Object] instead of {}',
+  'log a sparse array': 'console: holes print as undefined instead of <N empty items>',
+  'log typed arrays and buffers':
+    'console: typed arrays print as plain objects with quoted index keys, ArrayBuffer as {}',
+  'log regular expressions': 'console: regular expressions print as {}',
+  'log an object with a circular reference':
+    'console: circular references print as [Circular] without the <ref *1> marker',
+  'log an object with getters and setters':
+    'console: accessors are invoked and their values printed instead of [Getter]/[Setter]',
+  'log an object with symbol keys': 'console: symbol-keyed properties are left out',
+  'log boxed primitives': 'console: boxed primitives print as plain objects instead of [Number: 5], [String: ...]',
+  'log a promise and weak collections': 'console: promises and WeakMaps print as {}',
+  'log objects with keys that need quotes':
+    'console: keys that are not identifiers print as ["key"] instead of \'key\'',
+
+  // not yet available in the realm
+  'parse a URL into its parts': 'not yet available: URL',
+  'resolve relative URLs against a base': 'not yet available: URL',
+  'build a URL with query parameters': 'not yet available: URL',
+  'URLSearchParams from a string, object and entries': 'not yet available: URLSearchParams',
+  'validate URLs with try and catch': 'not yet available: URL',
+  'strip tracking parameters from links': 'not yet available: URL',
+  'number toLocaleString in en-US': 'not yet available: locales and options of Number.prototype.toLocaleString (Intl)',
+  'Intl.NumberFormat currency and compact notation': 'not yet available: Intl',
+  'Intl.DateTimeFormat in UTC': 'not yet available: Intl',
+  'Date toLocaleDateString and toLocaleTimeString with a UTC zone':
+    'not yet available: options of Date.prototype.toLocaleDateString (Intl)',
+  'number formatting in German locale': 'not yet available: Intl',
+  'Intl.PluralRules and RelativeTimeFormat for messages': 'not yet available: Intl',
+  'Intl.ListFormat for human readable lists': 'not yet available: Intl',
+};
+
+/**
+ * Snippets that rely on what the realm refuses by design: code generated from strings, and
+ * changes to the shared built-ins (they are frozen). Node runs each; the realm must answer with
+ * the error named here, whose message contains the fragment.
+ */
+const BY_DESIGN: Record<string, { code: string; name: string; message: string }> = {
+  'eval of a computed expression': {
+    code: `const expr = '2 * (3 + 4)'; return eval(expr);`,
+    name: 'ReferenceError',
+    message: 'eval is not defined',
+  },
+  'new Function building an adder': {
+    code: `const add = new Function('a', 'b', 'return a + b'); return add(2, 3);`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'a formula compiled with the Function constructor': {
+    code: `const formulas = { area: 'w * h', perimeter: '2 * (w + h)' };
+const compiled = Object.fromEntries(Object.entries(formulas).map(([k, f]) => [k, Function('w', 'h', 'return ' + f)]));
+return compiled.area(3, 4) + compiled.perimeter(3, 4);`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'AsyncFunction constructor taken from an async arrow': {
+    code: `const AsyncFunction = (async () => {}).constructor;
+const fn = new AsyncFunction('x', 'return x * 2');
+return typeof fn;`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'Array.prototype.sum helper': {
+    code: `Array.prototype.sum = function () { return this.reduce((a, b) => a + b, 0); };
+return [1, 2, 3].sum();`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'String.prototype.capitalize helper': {
+    code: `String.prototype.capitalize = function () { return this.charAt(0).toUpperCase() + this.slice(1); };
+return ['hello', 'world'].map((w) => w.capitalize()).join(' ');`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Object.prototype method added for every object': {
+    code: `Object.prototype.isEmpty = function () { return Object.keys(this).length === 0; };
+return [{}.isEmpty(), { a: 1 }.isEmpty()];`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Array.prototype.last getter defined with defineProperty': {
+    code: `Object.defineProperty(Array.prototype, 'last', { get() { return this[this.length - 1]; }, configurable: true });
+return [1, 2, 3].last;`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Math.clamp polyfill': {
+    code: `Math.clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
+return [Math.clamp(5, 0, 3), Math.clamp(-1, 0, 3)];`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'JSON.parse replaced by a lenient wrapper': {
+    code: `const original = JSON.parse;
+JSON.parse = (s) => { try { return original(s); } catch { return null; } };
+return JSON.parse('{bad');`,
+    name: 'TypeError',
+    message: 'read-only',
+  },
 };
 
 const FILES = readdirSync(DIR)
@@ -189,3 +310,16 @@ for (const { file, snippets } of CORPUS) {
     }
   });
 }
+
+describe('refused by design: Node runs these, the realm answers with the error', () => {
+  for (const [name, { code, name: errorName, message }] of Object.entries(BY_DESIGN)) {
+    const s: Snippet = { name, code, async: false };
+    it(name, async () => {
+      const node = await inNode(s);
+      expect(node.error).toBeUndefined();
+      const realm = await inRealm(s);
+      expect(realm.value).toBeUndefined();
+      expect(realm.error).toMatch(new RegExp(`^${errorName}: .*${message}`));
+    });
+  }
+});
