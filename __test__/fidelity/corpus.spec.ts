@@ -140,7 +140,12 @@ function hostHas(path: string): boolean {
 
 /** What Node answers, or for a built-in the host lacks, what V8 answered when recorded. */
 async function expected(s: Snippet): Promise<Outcome> {
-  if (!s.needs) return inNode(s);
+  if (!s.needs) {
+    const outcome = await inNode(s);
+    // A snippet that fails in Node would compare errors, not behaviour.
+    expect(outcome.error, 'the snippet runs in Node').toBeUndefined();
+    return outcome;
+  }
   if (!s.recorded) throw new Error(`${s.name}: a snippet that needs ${s.needs} records its answer`);
   const recorded = { value: s.recorded.value, logs: s.recorded.logs };
   if (hostHas(s.needs)) expect(await inNode(s)).toEqual(recorded);
@@ -153,6 +158,12 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     'QuickJS compares code points in localeCompare (no collation): case and accents sort apart, numeric and sensitivity options are ignored',
   'structuredClone refuses functions':
     'by design: structuredClone follows the rules results are copied by, so a function nested in the value is dropped where Node throws',
+  'sort with a comparator that returns a boolean':
+    'implementation-defined: a comparator returning booleans is inconsistent, and V8 and QuickJS leave different orders',
+  'largest reading of a big array with spread':
+    'engine limit: a QuickJS call takes at most 65,535 arguments (Math.max(...list) of 100,000 is a RangeError)',
+  'toLocaleString without arguments for display':
+    'not yet available: toLocaleString groups digits only with Intl (the realm prints 1234567.891)',
   'object spread of a string into character keys':
     "engine bug: QuickJS copies no properties from a primitive string source in object spread ({ ...'hey' } is {})",
 
