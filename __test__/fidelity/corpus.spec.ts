@@ -12,6 +12,7 @@
 //                Node has PATH, its own answer must match those lines too.
 // Text before the first `###` is a comment.
 //
+// Console lines are compared without stack frames (`    at ...`), which name the harness's files.
 // Snippets that differ from Node are listed in KNOWN_DIFFERENCES with the reason; their tests
 // assert that the outputs still differ, so the list stays honest when a difference goes away.
 // What the realm refuses by design (code from strings, mutating built-ins) is in BY_DESIGN.
@@ -67,6 +68,11 @@ function parse(file: string): Snippet[] {
   return out;
 }
 
+/** Stack frames name files and lines of the harness, which differ by nature: they are left out. */
+function withoutFrames(lines: string[]): string[] {
+  return lines.filter((l) => !/^\s+at /.test(l));
+}
+
 /** A Node console printing into memory, stdout and stderr interleaved as printed. */
 function memoryConsole(): { console: Console; lines: () => string[] } {
   let text = '';
@@ -78,7 +84,7 @@ function memoryConsole(): { console: Console; lines: () => string[] } {
   });
   return {
     console: new Console({ stdout: sink, stderr: sink }),
-    lines: () => (text === '' ? [] : text.replace(/\n$/, '').split('\n')),
+    lines: () => withoutFrames(text === '' ? [] : text.replace(/\n$/, '').split('\n')),
   };
 }
 
@@ -126,7 +132,7 @@ async function inRealm(s: Snippet): Promise<Outcome> {
   const r = s.async
     ? await run(`return JSON.stringify(await (async function () {\n${s.code}\n})())`)
     : runSync(`return JSON.stringify((function () {\n${s.code}\n})())`);
-  const logs = r.logs.flatMap((l) => l.message.split('\n'));
+  const logs = withoutFrames(r.logs.flatMap((l) => l.message.split('\n')));
   return r.ok ? { value: r.value as string, logs } : { error: describeError(r.error), logs };
 }
 
@@ -198,6 +204,9 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   'log an object with symbol keys': 'console: symbol-keyed properties are left out',
   'log boxed primitives': 'console: boxed primitives print as plain objects instead of [Number: 5], [String: ...]',
   'log a promise and weak collections': 'console: promises and WeakMaps print as {}',
+  'log a caught error object': 'console: an Error prints "Name: message", then its stack, which repeats that line',
+  'log a custom error with extra fields':
+    'console: an Error prints its first line twice and leaves out its own fields ({ status, url })',
   'log objects with keys that need quotes':
     'console: keys that are not identifiers print as ["key"] instead of \'key\'',
 
