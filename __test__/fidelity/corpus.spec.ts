@@ -170,6 +170,10 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     'engine limit: a QuickJS call takes at most 65,535 arguments (Math.max(...list) of 100,000 is a RangeError)',
   'toLocaleString without arguments for display':
     'not yet available: toLocaleString groups digits only with Intl (the realm prints 1234567.891)',
+  'structuredClone of validation rules holding regular expressions':
+    'structuredClone copies a RegExp as a plain object (Node keeps a RegExp): copy.pattern.test is not a function',
+  'structuredClone of errors collected for a report':
+    'structuredClone copies an Error as a plain object and drops its cause (Node keeps an Error with its cause)',
   'object spread of a string into character keys':
     "engine bug: QuickJS copies no properties from a primitive string source in object spread ({ ...'hey' } is {})",
 
