@@ -168,6 +168,8 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     'implementation-defined: a comparator returning booleans is inconsistent, and V8 and QuickJS leave different orders',
   'largest reading of a big array with spread':
     'engine limit: a QuickJS call takes at most 65,535 arguments (Math.max(...list) of 100,000 is a RangeError)',
+  'append a large batch of rows with push and spread':
+    'engine limit: a QuickJS call takes at most 65,535 arguments (rows.push(...batch) of 70,000 is a RangeError)',
   'toLocaleString without arguments for display':
     'not yet available: toLocaleString groups digits only with Intl (the realm prints 1234567.891)',
   'structuredClone of validation rules holding regular expressions':
