@@ -1,0 +1,351 @@
+// A corpus of everyday JavaScript, the kind models write when asked to compute, transform data
+// or script something, run in the realm and in a fresh `node:vm` context; the JSON of the
+// returned value and the printed console lines must be the same.
+//
+// The snippets live in corpus/*.snippets, one file per theme. Each starts at a line
+//   ### name {flags}
+// and is a function body (run in strict mode; `return` gives the value). Flags, comma-separated:
+//   async        the body awaits: it runs as an async function (`run` in the realm)
+//   needs PATH   uses a built-in the host Node may lack (Node 20 has no Object.groupBy, Set
+//                methods or iterator helpers). Lines after the code give what V8 answers:
+//                `--- value: JSON` and `--- log: LINE` (one per printed line). Where the host
+//                Node has PATH, its own answer must match those lines too.
+// Text before the first `###` is a comment.
+//
+// Console lines are compared without stack frames (`    at ...`), which name the harness's files.
+// Snippets that differ from Node are listed in KNOWN_DIFFERENCES with the reason; their tests
+// assert that the outputs still differ, so the list stays honest when a difference goes away.
+// What the realm refuses by design (code from strings, mutating built-ins) is in BY_DESIGN.
+import { Console } from 'node:console';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import vm from 'node:vm';
+import { describe, expect, it } from 'vitest';
+import { run, runSync } from '../../lib/index.js';
+
+interface Snippet {
+  name: string;
+  code: string;
+  async: boolean;
+  needs?: string;
+  recorded?: Outcome;
+}
+
+/** What a snippet produced: the JSON text of its value (or its error) and its console lines. */
+interface Outcome {
+  value?: string;
+  error?: string;
+  logs: string[];
+}
+
+const DIR = join(__dirname, 'corpus');
+
+function parse(file: string): Snippet[] {
+  const out: Snippet[] = [];
+  let cur: (Snippet & { lines: string[] }) | null = null;
+  const flush = () => {
+    if (!cur) return;
+    const { lines, ...rest } = cur;
+    out.push({ ...rest, code: lines.join('\n').trim() });
+  };
+  for (const line of readFileSync(join(DIR, file), 'utf8').split('\n')) {
+    const head = /^### (.+?)(?: \{([^}]*)\})?$/.exec(line);
+    if (head) {
+      flush();
+      const flags = (head[2] ?? '').split(',').map((f) => f.trim());
+      const needs = flags.find((f) => f.startsWith('needs '))?.slice(6);
+      cur = { name: head[1], code: '', async: flags.includes('async'), needs, lines: [] };
+    } else if (cur && line.startsWith('--- value: ')) {
+      cur.recorded = { ...cur.recorded, logs: cur.recorded?.logs ?? [], value: line.slice(11) };
+    } else if (cur && line.startsWith('--- log: ')) {
+      cur.recorded = { ...cur.recorded, logs: [...(cur.recorded?.logs ?? []), line.slice(9)] };
+    } else if (cur) {
+      cur.lines.push(line);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** Stack frames name files and lines of the harness, which differ by nature: they are left out. */
+function withoutFrames(lines: string[]): string[] {
+  return lines.filter((l) => !/^\s+at /.test(l));
+}
+
+/** A Node console printing into memory, stdout and stderr interleaved as printed. */
+function memoryConsole(): { console: Console; lines: () => string[] } {
+  let text = '';
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  return {
+    console: new Console({ stdout: sink, stderr: sink }),
+    lines: () => withoutFrames(text === '' ? [] : text.replace(/\n$/, '').split('\n')),
+  };
+}
+
+/** The host's versions of what the realm adds to the language (a `node:vm` context has none of them). */
+function hostGlobals(console: Console): Record<string, unknown> {
+  return {
+    console,
+    setTimeout,
+    clearTimeout,
+    setInterval,
+    clearInterval,
+    queueMicrotask,
+    structuredClone,
+    TextEncoder,
+    TextDecoder,
+    URL,
+    URLSearchParams,
+    btoa,
+    atob,
+  };
+}
+
+function describeError(e: unknown): string {
+  const err = e as { name?: unknown; message?: unknown };
+  return `${String(err?.name)}: ${String(err?.message)}`;
+}
+
+async function inNode(s: Snippet): Promise<Outcome> {
+  const mem = memoryConsole();
+  const context = vm.createContext(hostGlobals(mem.console));
+  try {
+    const value = s.async
+      ? await vm.runInContext(
+          `(async function () { 'use strict';\n${s.code}\n})().then((v) => JSON.stringify(v))`,
+          context,
+        )
+      : vm.runInContext(`JSON.stringify((function () { 'use strict';\n${s.code}\n})())`, context);
+    return { value, logs: mem.lines() };
+  } catch (e) {
+    return { error: describeError(e), logs: mem.lines() };
+  }
+}
+
+async function inRealm(s: Snippet): Promise<Outcome> {
+  const r = s.async
+    ? await run(`return JSON.stringify(await (async function () {\n${s.code}\n})())`)
+    : runSync(`return JSON.stringify((function () {\n${s.code}\n})())`);
+  const logs = withoutFrames(r.logs.flatMap((l) => l.message.split('\n')));
+  return r.ok ? { value: r.value as string, logs } : { error: describeError(r.error), logs };
+}
+
+function hostHas(path: string): boolean {
+  try {
+    return vm.runInNewContext(`typeof ${path} !== 'undefined'`) as boolean;
+  } catch {
+    return false;
+  }
+}
+
+/** What Node answers, or for a built-in the host lacks, what V8 answered when recorded. */
+async function expected(s: Snippet): Promise<Outcome> {
+  if (!s.needs) {
+    const outcome = await inNode(s);
+    // A snippet that fails in Node would compare errors, not behaviour.
+    expect(outcome.error, 'the snippet runs in Node').toBeUndefined();
+    return outcome;
+  }
+  if (!s.recorded) throw new Error(`${s.name}: a snippet that needs ${s.needs} records its answer`);
+  const recorded = { value: s.recorded.value, logs: s.recorded.logs };
+  if (hostHas(s.needs)) expect(await inNode(s)).toEqual(recorded);
+  return recorded;
+}
+
+/** Snippets of the corpus whose output differs from Node's, with why. */
+const KNOWN_DIFFERENCES: Record<string, string> = {
+  'localeCompare without locales for sorting names':
+    'QuickJS compares code points in localeCompare (no collation): case and accents sort apart, numeric and sensitivity options are ignored',
+  'structuredClone refuses functions':
+    'by design: structuredClone follows the rules results are copied by, so a function nested in the value is dropped where Node throws',
+  'sort with a comparator that returns a boolean':
+    'implementation-defined: a comparator returning booleans is inconsistent, and V8 and QuickJS leave different orders',
+  'largest reading of a big array with spread':
+    'engine limit: a QuickJS call takes at most 65,535 arguments (Math.max(...list) of 100,000 is a RangeError)',
+  'append a large batch of rows with push and spread':
+    'engine limit: a QuickJS call takes at most 65,535 arguments (rows.push(...batch) of 70,000 is a RangeError)',
+  'toLocaleString without arguments for display':
+    'not yet available: toLocaleString groups digits only with Intl (the realm prints 1234567.891)',
+  'structuredClone of validation rules holding regular expressions':
+    'structuredClone copies a RegExp as a plain object (Node keeps a RegExp): copy.pattern.test is not a function',
+  'structuredClone of errors collected for a report':
+    'structuredClone copies an Error as a plain object and drops its cause (Node keeps an Error with its cause)',
+  'object spread of a string into character keys':
+    "engine bug: QuickJS copies no properties from a primitive string source in object spread ({ ...'hey' } is {})",
+
+  // console formatting: where the realm's printer is simpler than Node's util.inspect
+  'log an array of objects longer than a line': 'console: values wider than 72 columns are not broken over lines',
+  'log an object with many keys': 'console: values wider than 72 columns are not broken over lines',
+  'log an array of more than 6 numbers': 'console: arrays of more than 6 numbers are not laid out in aligned columns',
+  'log an array of more than 100 items':
+    'console: arrays are cut after 50 items (Node: 100) and not laid out in columns',
+  'console.dir with depth null': 'console: console.dir ignores its options and prints them as a second value',
+  'log Map and Set contents': 'console: Map and Set print as `Map {}` / `Set {}`, without size or entries',
+  'log strings containing single quotes inside arrays':
+    'console: strings containing a single quote are escaped instead of being printed in double quotes or backticks',
+  'log strings with tabs and newlines inside objects':
+    'console: a tab inside a quoted string is printed raw instead of as \\t',
+  'format string with %s and %d': 'console: format specifiers (%s, %d) are not substituted',
+  'format string with %o, %j and %%': 'console: format specifiers (%o, %j, %i, %%) are not substituted',
+  'log class instances': 'console: instances print without their class name prefix',
+  'log objects with a null prototype': 'console: no [Object: null prototype] prefix',
+  'log classes, async functions and generators':
+    'console: classes, async functions and generators all print as [Function: name]',
+  'log an empty object past the depth limit':
+    'console: an empty object beyond the depth limit prints as [Object] instead of {}',
+  'log a sparse array': 'console: holes print as undefined instead of <N empty items>',
+  'log typed arrays and buffers':
+    'console: typed arrays print as plain objects with quoted index keys, ArrayBuffer as {}',
+  'log regular expressions': 'console: regular expressions print as {}',
+  'log an object with a circular reference':
+    'console: circular references print as [Circular] without the <ref *1> marker',
+  'log an object with getters and setters':
+    'console: accessors are invoked and their values printed instead of [Getter]/[Setter]',
+  'log an object with symbol keys': 'console: symbol-keyed properties are left out',
+  'log boxed primitives': 'console: boxed primitives print as plain objects instead of [Number: 5], [String: ...]',
+  'log a promise and weak collections': 'console: promises and WeakMaps print as {}',
+  'log a caught error object': 'console: an Error prints "Name: message", then its stack, which repeats that line',
+  'log a custom error with extra fields':
+    'console: an Error prints its first line twice and leaves out its own fields ({ status, url })',
+  'log objects with keys that need quotes':
+    'console: keys that are not identifiers print as ["key"] instead of \'key\'',
+
+  // not yet available in the realm
+  'parse a URL into its parts': 'not yet available: URL',
+  'resolve relative URLs against a base': 'not yet available: URL',
+  'build a URL with query parameters': 'not yet available: URL',
+  'URLSearchParams from a string, object and entries': 'not yet available: URLSearchParams',
+  'validate URLs with try and catch': 'not yet available: URL',
+  'strip tracking parameters from links': 'not yet available: URL',
+  'number toLocaleString in en-US': 'not yet available: locales and options of Number.prototype.toLocaleString (Intl)',
+  'Intl.NumberFormat currency and compact notation': 'not yet available: Intl',
+  'Intl.DateTimeFormat in UTC': 'not yet available: Intl',
+  'Date toLocaleDateString and toLocaleTimeString with a UTC zone':
+    'not yet available: options of Date.prototype.toLocaleDateString (Intl)',
+  'number formatting in German locale': 'not yet available: Intl',
+  'Intl.PluralRules and RelativeTimeFormat for messages': 'not yet available: Intl',
+  'Intl.ListFormat for human readable lists': 'not yet available: Intl',
+};
+
+/**
+ * Snippets that rely on what the realm refuses by design: code generated from strings, and
+ * changes to the shared built-ins (they are frozen). Node runs each; the realm must answer with
+ * the error named here, whose message contains the fragment.
+ */
+const BY_DESIGN: Record<string, { code: string; name: string; message: string }> = {
+  'eval of a computed expression': {
+    code: `const expr = '2 * (3 + 4)'; return eval(expr);`,
+    name: 'ReferenceError',
+    message: 'eval is not defined',
+  },
+  'new Function building an adder': {
+    code: `const add = new Function('a', 'b', 'return a + b'); return add(2, 3);`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'a formula compiled with the Function constructor': {
+    code: `const formulas = { area: 'w * h', perimeter: '2 * (w + h)' };
+const compiled = Object.fromEntries(Object.entries(formulas).map(([k, f]) => [k, Function('w', 'h', 'return ' + f)]));
+return compiled.area(3, 4) + compiled.perimeter(3, 4);`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'AsyncFunction constructor taken from an async arrow': {
+    code: `const AsyncFunction = (async () => {}).constructor;
+const fn = new AsyncFunction('x', 'return x * 2');
+return typeof fn;`,
+    name: 'EvalError',
+    message: 'Code generation from strings is disabled',
+  },
+  'Array.prototype.sum helper': {
+    code: `Array.prototype.sum = function () { return this.reduce((a, b) => a + b, 0); };
+return [1, 2, 3].sum();`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'String.prototype.capitalize helper': {
+    code: `String.prototype.capitalize = function () { return this.charAt(0).toUpperCase() + this.slice(1); };
+return ['hello', 'world'].map((w) => w.capitalize()).join(' ');`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Object.prototype method added for every object': {
+    code: `Object.prototype.isEmpty = function () { return Object.keys(this).length === 0; };
+return [{}.isEmpty(), { a: 1 }.isEmpty()];`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Array.prototype.last getter defined with defineProperty': {
+    code: `Object.defineProperty(Array.prototype, 'last', { get() { return this[this.length - 1]; }, configurable: true });
+return [1, 2, 3].last;`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'Math.clamp polyfill': {
+    code: `Math.clamp = (x, lo, hi) => Math.min(Math.max(x, lo), hi);
+return [Math.clamp(5, 0, 3), Math.clamp(-1, 0, 3)];`,
+    name: 'TypeError',
+    message: 'not extensible',
+  },
+  'JSON.parse replaced by a lenient wrapper': {
+    code: `const original = JSON.parse;
+JSON.parse = (s) => { try { return original(s); } catch { return null; } };
+return JSON.parse('{bad');`,
+    name: 'TypeError',
+    message: 'read-only',
+  },
+};
+
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.snippets'))
+  .sort();
+const CORPUS = FILES.map((file) => ({ file, snippets: parse(file) }));
+
+describe('the corpus is well-formed', () => {
+  it('has at least 220 snippets with unique names', () => {
+    const names = CORPUS.flatMap((c) => c.snippets.map((s) => s.name));
+    expect(names.length).toBeGreaterThanOrEqual(220);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('every known difference names a snippet of the corpus', () => {
+    const names = new Set(CORPUS.flatMap((c) => c.snippets.map((s) => s.name)));
+    expect(Object.keys(KNOWN_DIFFERENCES).filter((n) => !names.has(n))).toEqual([]);
+  });
+});
+
+for (const { file, snippets } of CORPUS) {
+  describe(`corpus: ${file}`, () => {
+    for (const s of snippets) {
+      const known = KNOWN_DIFFERENCES[s.name];
+      if (known) {
+        it(`${s.name} (differs: ${known})`, async () => {
+          expect(await inRealm(s)).not.toEqual(await expected(s));
+        });
+      } else {
+        it(s.name, async () => {
+          expect(await inRealm(s)).toEqual(await expected(s));
+        });
+      }
+    }
+  });
+}
+
+describe('refused by design: Node runs these, the realm answers with the error', () => {
+  for (const [name, { code, name: errorName, message }] of Object.entries(BY_DESIGN)) {
+    const s: Snippet = { name, code, async: false };
+    it(name, async () => {
+      const node = await inNode(s);
+      expect(node.error).toBeUndefined();
+      const realm = await inRealm(s);
+      expect(realm.value).toBeUndefined();
+      expect(realm.error).toMatch(new RegExp(`^${errorName}: .*${message}`));
+    });
+  }
+});
