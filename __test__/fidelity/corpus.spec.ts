@@ -210,19 +210,12 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   'log an object with symbol keys': 'console: symbol-keyed properties are left out',
   'log boxed primitives': 'console: boxed primitives print as plain objects instead of [Number: 5], [String: ...]',
   'log a promise and weak collections': 'console: promises and WeakMaps print as {}',
-  'log a caught error object': 'console: an Error prints "Name: message", then its stack, which repeats that line',
   'log a custom error with extra fields':
-    'console: an Error prints its first line twice and leaves out its own fields ({ status, url })',
+    'console: an Error leaves out its own fields ({ status, url })',
   'log objects with keys that need quotes':
     'console: keys that are not identifiers print as ["key"] instead of \'key\'',
 
   // not yet available in the realm
-  'parse a URL into its parts': 'not yet available: URL',
-  'resolve relative URLs against a base': 'not yet available: URL',
-  'build a URL with query parameters': 'not yet available: URL',
-  'URLSearchParams from a string, object and entries': 'not yet available: URLSearchParams',
-  'validate URLs with try and catch': 'not yet available: URL',
-  'strip tracking parameters from links': 'not yet available: URL',
   'number toLocaleString in en-US': 'not yet available: locales and options of Number.prototype.toLocaleString (Intl)',
   'Intl.NumberFormat currency and compact notation': 'not yet available: Intl',
   'Intl.DateTimeFormat in UTC': 'not yet available: Intl',
