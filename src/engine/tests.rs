@@ -606,3 +606,41 @@ fn a_deterministic_run_repeats_exactly_and_its_timers_move_a_virtual_clock() {
     assert_eq!(items[1], Data::Number(60000.0));
     assert_eq!(items[2], Data::Number(60000.0));
 }
+
+#[test]
+fn object_spread_and_rest_copy_the_characters_of_a_string() {
+    // Engine patch 0013: CopyDataProperties converts a string source with ToObject.
+    let o = run("const { 0: first, ...rest } = 'abc';
+         return JSON.stringify([{ ...'hi' }, first, rest, { ...5, ...null, ...undefined, ...true }])");
+    assert_eq!(
+        o.value,
+        Some(Data::str(r#"[{"0":"h","1":"i"},"a",{"1":"b","2":"c"},{}]"#)),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn calls_by_spread_take_more_than_65535_arguments() {
+    // Engine patch 0014: the apply/spread bound is 2^20; the stack checks guard the rest.
+    let o = run(
+        "const a = Array.from({ length: 100000 }, (_, i) => i); const rows = [];
+         rows.push(...a); return [Math.max(...a), rows.length, Reflect.apply(Math.min, null, a)]",
+    );
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![
+            Data::Number(99999.0),
+            Data::Number(100000.0),
+            Data::Number(0.0)
+        ])),
+        "{o:?}"
+    );
+    // Past the bound, a catchable RangeError.
+    let mut req = RunRequest::new(
+        "function f(...xs) { return xs.length }
+         try { return f(...new Array(1100000).fill(0)) } catch (e) { return e.name }",
+    );
+    req.limits.memory_bytes = 256 << 20;
+    let o = execute(&req, &CancelToken::new());
+    assert_eq!(o.value, Some(Data::str("RangeError")), "{o:?}");
+}

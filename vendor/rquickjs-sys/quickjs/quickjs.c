@@ -218,6 +218,8 @@ typedef enum JSErrorEnum {
 } JSErrorEnum;
 
 #define JS_MAX_LOCAL_VARS 65535
+/* most arguments of a call by spread or Function.prototype.apply */
+#define JS_MAX_APPLY_ARGS (1 << 20)
 #define JS_STACK_SIZE_MAX 65534
 #define JS_STRING_LEN_MAX ((1 << 30) - 1)
 // 1,024 bytes is about the cutoff point where it starts getting
@@ -17742,8 +17744,20 @@ static __exception int JS_CopyDataProperties(JSContext *ctx,
     int desc_flags;
     bool is_enumerable;
 
-    if (JS_VALUE_GET_TAG(source) != JS_TAG_OBJECT)
-        return 0;
+    if (JS_VALUE_GET_TAG(source) != JS_TAG_OBJECT) {
+        JSValue boxed;
+        /* CopyDataProperties converts the source with ToObject: a string
+           has an enumerable own property per code unit, other primitives
+           have none */
+        if (!JS_IsString(source))
+            return 0;
+        boxed = JS_ToObject(ctx, source);
+        if (JS_IsException(boxed))
+            return -1;
+        ret = JS_CopyDataProperties(ctx, target, boxed, excluded, setprop);
+        JS_FreeValue(ctx, boxed);
+        return ret;
+    }
 
     if (JS_VALUE_GET_TAG(excluded) == JS_TAG_OBJECT)
         pexcl = JS_VALUE_GET_OBJ(excluded);
@@ -42797,10 +42811,12 @@ static JSValue *build_arg_list(JSContext *ctx, uint32_t *plen,
     }
     if (js_get_length32(ctx, &len, array_arg))
         return NULL;
-    if (len > JS_MAX_LOCAL_VARS) {
-        // XXX: check for stack overflow?
+    /* every call path checks the native stack before copying arguments
+       onto it, so the bound only keeps the list's allocation sane; a call
+       whose arguments do not fit the stack is a stack overflow RangeError */
+    if (len > JS_MAX_APPLY_ARGS) {
         JS_ThrowRangeError(ctx, "too many arguments in function call (only %d allowed)",
-                           JS_MAX_LOCAL_VARS);
+                           JS_MAX_APPLY_ARGS);
         return NULL;
     }
     /* avoid allocating 0 bytes */
