@@ -1,15 +1,15 @@
 //! Web APIs models and libraries expect: `TextEncoder`/`TextDecoder` (UTF-8) and
-//! `crypto.getRandomValues`/`crypto.randomUUID`. The classes are guest code (`web.js`) over three
-//! native helpers that only they can reach.
+//! `crypto.getRandomValues`/`crypto.randomUUID`, and `structuredClone`. They are guest code
+//! (`web.js`, `clone.js`) over native helpers that only they can reach.
 
-use super::super::marshal::{text_of, to_guest, Copier, CopyLimits, CopyOutError};
+use super::super::marshal::text_of;
 use super::super::raw;
-use rquickjs::function::{Constructor, Opt};
 use rquickjs::{ArrayBuffer, Ctx, Exception, Function, Object, Value};
 use std::cell::Cell;
 use std::rc::Rc;
 
 const SOURCE: &str = include_str!("web.js");
+const CLONE_SOURCE: &str = include_str!("clone.js");
 /// Most bytes one `getRandomValues` call fills (the Web Crypto quota).
 const MAX_RANDOM_BYTES: usize = 65536;
 
@@ -40,42 +40,12 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, seed: Option<u64>) -> rquickjs::Resul
         let v: Value = made.get(name)?;
         global.set(name, v)?;
     }
-    let clone = Function::new(ctx.clone(), structured_clone)?.with_name("structuredClone")?;
+    let make_clone: Function = raw::eval_helper(ctx, CLONE_SOURCE, c"quickrealm:clone")?.get()?;
+    let is_proxy = Function::new(ctx.clone(), |v: Value<'js>| v.is_proxy())?;
+    let is_promise = Function::new(ctx.clone(), |v: Value<'js>| v.is_promise())?;
+    let clone: Function = make_clone.call((is_proxy, is_promise))?;
     global.set("structuredClone", clone)?;
     Ok(())
-}
-
-/// `structuredClone(value)`: a deep copy by the same rules, caps and deadline as a run's result
-/// (shared references and cycles kept). A function or symbol given directly, or a value the
-/// copy refuses, is a `DataCloneError`.
-fn structured_clone<'js>(ctx: Ctx<'js>, value: Opt<Value<'js>>) -> rquickjs::Result<Value<'js>> {
-    let Some(value) = value.0 else {
-        return Err(Exception::throw_type(
-            &ctx,
-            "structuredClone requires 1 argument",
-        ));
-    };
-    if value.is_function() || value.is_symbol() {
-        return Err(data_clone_error(&ctx, "the value could not be cloned"));
-    }
-    let copied = Copier::new(&ctx, CopyLimits::default()).copy(&value, "value");
-    match copied {
-        Ok(data) => to_guest(&ctx, &data),
-        Err(CopyOutError::Guest(e)) => Err(e),
-        Err(CopyOutError::Invalid(why)) => Err(data_clone_error(&ctx, &why)),
-    }
-}
-
-/// Throws a `DOMException` named `DataCloneError` (a TypeError when it cannot be made).
-fn data_clone_error(ctx: &Ctx<'_>, message: &str) -> rquickjs::Error {
-    let made = ctx
-        .globals()
-        .get::<_, Constructor>("DOMException")
-        .and_then(|c| c.construct::<_, Value>((message, "DataCloneError")));
-    match made {
-        Ok(e) => ctx.throw(e),
-        Err(_) => Exception::throw_type(ctx, message),
-    }
 }
 
 /// UTF-8 bytes of a string; lone surrogates become U+FFFD, as the Encoding standard says.
