@@ -1,7 +1,9 @@
 // Runs test262 tests inside quickrealm's frozen realm and, for comparison, in a fresh node:vm
-// context, both in strict mode as scripts; prints the pass rates and sorts quickrealm's extra
-// failures by cause.
+// context and in plain QuickJS-ng (the same engine without quickrealm's realm setup: not
+// frozen, code generation allowed), all in strict mode as scripts; prints the pass rates and
+// sorts quickrealm's extra failures by cause.
 //
+//   cargo build --release --example unfrozen-quickjs    (once; the plain QuickJS-ng runner)
 //   node bench/test262.cjs <test262 checkout> [folder ...]   (folders relative to the checkout)
 //
 // Skipped: module, raw and sloppy-only tests (every quickrealm run is strict), and features no
@@ -9,7 +11,31 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
+const { spawnSync } = require('node:child_process');
 const { runSync } = require(path.join(__dirname, '..', 'lib', 'index.js'));
+const { hostTriple } = require(path.join(__dirname, '..', 'scripts', 'rust-host.js'));
+
+/** The plain QuickJS-ng runner (bench/unfrozen/main.rs), if it has been built. */
+const unfrozenRunner = ['release', 'debug']
+  .flatMap((profile) => [
+    path.join(__dirname, '..', 'target', profile, 'examples', 'unfrozen-quickjs'),
+    path.join(__dirname, '..', 'target', hostTriple(), profile, 'examples', 'unfrozen-quickjs'),
+  ])
+  .find((p) => fs.existsSync(p));
+
+/** Runs a batch of tests in plain QuickJS-ng; one verdict per test, or null without the runner. */
+function inUnfrozen(batch) {
+  if (!unfrozenRunner) return batch.map(() => null);
+  const input = batch.map(({ full }) => JSON.stringify({ source: full })).join('\n');
+  const r = spawnSync(unfrozenRunner, { input, maxBuffer: 1 << 30, encoding: 'utf8' });
+  const results = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return batch.map(({ meta }, i) => {
+    const res = results[i];
+    if (!res) return false;
+    const failure = res.lines.some((l) => l.startsWith('Test262:AsyncTestFailure'));
+    return judge(meta, res.ok && !failure, res.error, res.lines);
+  });
+}
 
 const root = process.argv[2];
 if (!root) {
@@ -129,7 +155,21 @@ function* walk(dir) {
 process.on('unhandledRejection', () => {});
 
 (async () => {
-  const counts = { run: 0, skipped: 0, realm: 0, node: 0, bothFail: 0 };
+  const counts = { run: 0, skipped: 0, realm: 0, node: 0, bothFail: 0, unfrozen: 0, onlyFrozenFails: 0 };
+  const unfrozenCauses = new Map();
+  let batch = [];
+  const flush = () => {
+    const verdicts = inUnfrozen(batch);
+    batch.forEach(({ realmPass, message, file, full }, i) => {
+      if (verdicts[i]) counts.unfrozen++;
+      if (verdicts[i] && !realmPass) {
+        counts.onlyFrozenFails++;
+        const why = cause(message, file, full);
+        unfrozenCauses.set(why, (unfrozenCauses.get(why) ?? 0) + 1);
+      }
+    });
+    batch = [];
+  };
   const causes = new Map();
   const others = [];
   for (const folder of folders) {
@@ -147,6 +187,8 @@ process.on('unhandledRejection', () => {});
       counts.run++;
       const realm = inRealm(full, meta);
       const node = await inNode(full, meta);
+      batch.push({ full, meta, realmPass: realm.pass, message: realm.message, file });
+      if (batch.length >= 200) flush();
       if (realm.pass) counts.realm++;
       if (node) counts.node++;
       if (!realm.pass && !node) counts.bothFail++;
@@ -157,10 +199,18 @@ process.on('unhandledRejection', () => {});
       }
     }
   }
+  flush();
   const pct = (n) => `${((100 * n) / Math.max(1, counts.run)).toFixed(1)}%`;
   console.log(`test262 ${folders.join(' ')}`);
   console.log(`run ${counts.run}, skipped ${counts.skipped}`);
   console.log(`quickrealm (frozen realm) passes ${counts.realm} (${pct(counts.realm)}); node:vm passes ${counts.node} (${pct(counts.node)}); both fail ${counts.bothFail}`);
+  if (unfrozenRunner) {
+    console.log(`plain QuickJS-ng (unfrozen, same engine) passes ${counts.unfrozen} (${pct(counts.unfrozen)})`);
+    console.log('quickrealm fails where plain QuickJS-ng passes:');
+    for (const [why, n] of [...unfrozenCauses].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${why}`);
+  } else {
+    console.log('(build the plain QuickJS-ng runner for the unfrozen baseline: cargo build --release --example unfrozen-quickjs)');
+  }
   console.log('quickrealm fails where node:vm passes:');
   for (const [why, n] of [...causes].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${why}`);
   if (others.length > 0) {
