@@ -49540,6 +49540,16 @@ static int getTimezoneOffset(int64_t time) {
 #endif
 }
 
+/* The local time zone's offset, or 0 (UTC) for a context with a virtual
+   clock (JS_SetVirtualClock): a reproducible run must not depend on the
+   host's time zone, nor reveal it. */
+static int js_tz_offset(JSContext *ctx, int64_t time)
+{
+    if (ctx->virtual_clock)
+        return 0;
+    return getTimezoneOffset(time);
+}
+
 /* RegExp */
 
 static void js_regexp_finalizer(JSRuntime *rt, JSValueConst val)
@@ -57798,7 +57808,7 @@ static __exception int get_date_fields(JSContext *ctx, JSValueConst obj,
     } else {
         d = dval;     /* assuming -8.64e15 <= dval <= -8.64e15 */
         if (is_local) {
-            tz = -getTimezoneOffset(d);
+            tz = -js_tz_offset(ctx, d);
             d += tz * 60000;
         }
     }
@@ -57844,7 +57854,7 @@ static double time_clip(double t) {
 
 /* The spec mandates the use of 'double' and it specifies the order
    of the operations */
-static double set_date_fields(double fields[minimum_length(7)], int is_local) {
+static double set_date_fields(JSContext *ctx, double fields[minimum_length(7)], int is_local) {
     double y, m, dt, ym, mn, day, h, s, milli, time, tv;
     int yi, mi, i;
     int64_t days;
@@ -57898,7 +57908,7 @@ static double set_date_fields(double fields[minimum_length(7)], int is_local) {
     /* adjust for local time and clip */
     if (is_local) {
         int64_t ti = tv < INT64_MIN ? INT64_MIN : tv >= 0x1p63 ? INT64_MAX : (int64_t)tv;
-        tv += getTimezoneOffset(ti) * 60000;
+        tv += js_tz_offset(ctx, ti) * 60000;
     }
     d = time_clip(tv);
 out:
@@ -57958,7 +57968,7 @@ static JSValue set_date_field(JSContext *ctx, JSValueConst this_val,
         return JS_NAN;
 
     if (argc > 0)
-        d = set_date_fields(fields, is_local);
+        d = set_date_fields(ctx, fields, is_local);
 
     return JS_SetThisTimeValue(ctx, this_val, d);
 }
@@ -58141,7 +58151,7 @@ static JSValue js_date_constructor(JSContext *ctx, JSValueConst new_target,
             if (i == 0 && fields[0] >= 0 && fields[0] < 100)
                 fields[0] += 1900;
         }
-        val = (i == n) ? set_date_fields(fields, 1) : NAN;
+        val = (i == n) ? set_date_fields(ctx, fields, 1) : NAN;
     }
 has_val:
     rv = js_create_from_ctor(ctx, new_target, JS_CLASS_DATE);
@@ -58179,7 +58189,7 @@ static JSValue js_Date_UTC(JSContext *ctx, JSValueConst this_val,
         if (i == 0 && fields[0] >= 0 && fields[0] < 100)
             fields[0] += 1900;
     }
-    return js_float64(set_date_fields(fields, 0));
+    return js_float64(set_date_fields(ctx, fields, 0));
 }
 
 /* Date string parsing */
@@ -58635,7 +58645,7 @@ static JSValue js_Date_parse(JSContext *ctx, JSValueConst this_val,
         if (valid) {
             for(i = 0; i < 7; i++)
                 fields1[i] = fields[i];
-            d = set_date_fields(fields1, is_local) - fields[8] * 60000;
+            d = set_date_fields(ctx, fields1, is_local) - fields[8] * 60000;
             rv = js_float64(d);
         }
     }
@@ -58694,7 +58704,7 @@ static JSValue js_date_getTimezoneOffset(JSContext *ctx, JSValueConst this_val,
         return JS_NAN;
     else
         /* assuming -8.64e15 <= v <= -8.64e15 */
-        return js_int64(getTimezoneOffset((int64_t)trunc(v)));
+        return js_int64(js_tz_offset(ctx, (int64_t)trunc(v)));
 }
 
 static JSValue js_date_getTime(JSContext *ctx, JSValueConst this_val,
