@@ -746,6 +746,38 @@ mod tests {
         assert_eq!(refused.name, "TypeError");
     }
 
+    #[test]
+    fn live_realms_replay_their_shapes_lockdown_plan_and_miss_nothing() {
+        use crate::engine::realm::{lockdown, Realm, RealmSpec};
+        for with_console in [true, false] {
+            // The first realm of each live shape records the plan, later ones replay it.
+            let realms: Vec<Realm> = (0..3)
+                .map(|_| {
+                    Realm::build(RealmSpec {
+                        with_console,
+                        extension: None,
+                        live: Some(LiveGlobals {
+                            bridge: Rc::new(MethodHost::default()),
+                            // Bound after lockdown, and live (never frozen): left out here.
+                            globals: Vec::new(),
+                            budget: 1000,
+                            slicer: None,
+                        }),
+                        deterministic: None,
+                    })
+                    .expect("a live realm")
+                })
+                .collect();
+            for realm in &realms {
+                let unfrozen = realm
+                    .context
+                    .with(|ctx| lockdown::unfrozen_reachable(&ctx))
+                    .expect("walk");
+                assert_eq!(unfrozen, 0, "console: {with_console}");
+            }
+        }
+    }
+
     /// `MethodHost` without its `call_method`: the trait's default.
     struct NoMethods(MethodHost);
 

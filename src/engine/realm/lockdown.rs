@@ -44,9 +44,29 @@ const WELL_KNOWN_SYMBOLS: &[&str] = &[
     "asyncDispose",
 ];
 
-/// The discovery order of the first realm's walk, replayed by every later realm: one lookup per
-/// object instead of reading every property descriptor again.
-static PLAN: std::sync::OnceLock<Option<Vec<Edge>>> = std::sync::OnceLock::new();
+/// Realms whose object graphs before lockdown are built by the same code, and so have the same
+/// shape: with or without the console profile's globals, with or without the membrane's guest
+/// half. Realms with an extension (workspace access, exec) are always walked in full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub with_console: bool,
+    pub live: bool,
+}
+
+impl Shape {
+    fn index(self) -> usize {
+        usize::from(self.with_console) * 2 + usize::from(self.live)
+    }
+}
+
+/// Per shape, the discovery order of the first realm's walk, replayed by every later realm of
+/// that shape: one lookup per object instead of reading every property descriptor again.
+static PLANS: [std::sync::OnceLock<Option<Vec<Edge>>>; 4] = [
+    std::sync::OnceLock::new(),
+    std::sync::OnceLock::new(),
+    std::sync::OnceLock::new(),
+    std::sync::OnceLock::new(),
+];
 
 /// How a property key is recorded: by name, or as a well-known symbol (`None` otherwise).
 fn key_of<'js>(k: &Value<'js>, symbols: &[(Value<'js>, &'static str)]) -> Option<Key> {
@@ -205,14 +225,15 @@ fn replay<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>], plan: &[Edge]) -> Option<V
 /// The first realm of the process walks every property; later realms replay the discovery
 /// order it recorded, which visits the same objects (the walk-based test proves it).
 ///
-/// Only realms of the standard shape (`standard`) record or replay the plan; any other realm
-/// (extra globals from an extension, no console) is walked in full.
-pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, standard: bool) -> rquickjs::Result<usize> {
-    if !standard {
+/// Realms with a known [`Shape`] record or replay the plan of that shape; a realm without one
+/// (extra globals from an extension) is walked in full.
+pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, shape: Option<Shape>) -> rquickjs::Result<usize> {
+    let Some(shape) = shape else {
         return lockdown_by_walk(ctx);
-    }
+    };
+    let plan = &PLANS[shape.index()];
     let hidden = hidden_intrinsics(ctx)?;
-    let planned = PLAN
+    let planned = plan
         .get()
         .and_then(|p| p.as_ref())
         .and_then(|plan| replay(ctx, &hidden, plan));
@@ -220,7 +241,7 @@ pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, standard: bool) -> rquickjs::Result<
         Some(objects) => objects,
         None => {
             let (objects, edges) = discover(ctx, &hidden);
-            let _ = PLAN.set(edges);
+            let _ = plan.set(edges);
             objects
         }
     };

@@ -231,7 +231,11 @@ impl Realm {
                     }
                     None => Vec::new(),
                 };
-                lockdown::lockdown(&ctx, standard)?;
+                let shape = spec.extension.is_none().then_some(lockdown::Shape {
+                    with_console: spec.with_console,
+                    live: guest.is_some(),
+                });
+                lockdown::lockdown(&ctx, shape)?;
                 bindings::alias_global(&ctx)?;
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
