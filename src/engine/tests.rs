@@ -644,3 +644,33 @@ fn calls_by_spread_take_more_than_65535_arguments() {
     let o = execute(&req, &CancelToken::new());
     assert_eq!(o.value, Some(Data::str("RangeError")), "{o:?}");
 }
+
+#[test]
+fn every_context_of_a_runtime_has_dom_exception() {
+    // Engine patch 0016: the second context of a runtime used to lack DOMException.
+    let rt = rquickjs::Runtime::new().expect("runtime");
+    let first = rquickjs::Context::full(&rt).expect("first context");
+    let second = rquickjs::Context::full(&rt).expect("second context");
+    for ctx in [&first, &second] {
+        let seen: String = ctx.with(|ctx| {
+            ctx.eval(
+                "let caught; try { atob('*') } catch (e) { caught = e }
+                 [typeof DOMException, caught instanceof DOMException, caught.name].join()",
+            )
+            .expect("eval")
+        });
+        assert_eq!(seen, "function,true,InvalidCharacterError");
+    }
+}
+
+#[test]
+fn built_in_callbacks_get_this_undefined() {
+    // Engine patch 0017: queueMicrotask and the groupBy functions passed the global object.
+    let o = run("const seen = [];
+         queueMicrotask(function () { seen.push(this === undefined) });
+         Object.groupBy([1], function () { seen.push(this === undefined); return 'a' });
+         Map.groupBy([1], function () { seen.push(this === undefined); return 'a' });
+         await null;
+         return seen");
+    assert_eq!(o.value, Some(Data::Array(vec![Data::Bool(true); 3])), "{o:?}");
+}

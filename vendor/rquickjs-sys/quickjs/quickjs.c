@@ -41380,7 +41380,7 @@ static JSValue js_global_isFinite(JSContext *ctx, JSValueConst this_val,
 static JSValue js_microtask_job(JSContext *ctx,
                                 int argc, JSValueConst *argv)
 {
-    return JS_Call(ctx, argv[0], ctx->global_obj, 0, NULL);
+    return JS_Call(ctx, argv[0], JS_UNDEFINED, 0, NULL);
 }
 
 static JSValue js_global_queueMicrotask(JSContext *ctx, JSValueConst this_val,
@@ -42020,7 +42020,7 @@ static JSValue js_object_groupBy(JSContext *ctx, JSValueConst this_val,
 
         args[0] = v;
         args[1] = js_int64(idx);
-        k = JS_Call(ctx, cb, ctx->global_obj, 2, args);
+        k = JS_Call(ctx, cb, JS_UNDEFINED, 2, args);
         if (JS_IsException(k))
             goto exception;
 
@@ -54234,7 +54234,7 @@ static JSValue js_map_groupBy(JSContext *ctx, JSValueConst this_val,
 
         args[0] = v;
         args[1] = js_int64(idx);
-        k = JS_Call(ctx, cb, ctx->global_obj, 2, args);
+        k = JS_Call(ctx, cb, JS_UNDEFINED, 2, args);
         if (JS_IsException(k))
             goto exception;
 
@@ -65273,7 +65273,9 @@ static int js_uint8array_funcs_init(JSContext *ctx)
 
 int JS_AddIntrinsicAToB(JSContext *ctx)
 {
-    if (!JS_IsRegisteredClass(ctx->rt, JS_CLASS_DOM_EXCEPTION)) {
+    /* per context: the class is registered once per runtime, but every
+       context needs its own constructor and prototype */
+    if (!JS_IsObject(ctx->class_proto[JS_CLASS_DOM_EXCEPTION])) {
         if (JS_AddIntrinsicDOMException(ctx))
             return -1;
     }
