@@ -1,7 +1,7 @@
 // `deterministic: { seed, now }`: the same code with the same values gives the same result;
 // Date reads a virtual clock that timers move; Math.random and crypto draw from the seed.
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../lib/index.js';
+import { run, runSync, ZipWorkspace } from '../lib/index.js';
 
 const SAMPLE = `return {
   now: Date.now(), iso: new Date().toISOString(), perf: performance.now(),
@@ -114,5 +114,21 @@ describe('deterministic runs', () => {
         expect(r.error.message).toMatch(/deterministic/);
       }
     }
+  });
+
+  it('workspace runs take the same option', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile(
+      'main.ts',
+      "await new Promise((r) => setTimeout(r, 1500));\nconsole.log(new Date().toISOString(), Math.random(), crypto.randomUUID());\n",
+    );
+    const options = { deterministic: { seed: 8, now: new Date('2026-03-01T00:00:00Z') } };
+    const first = await ws.exec('main.ts', options);
+    const second = await ws.exec('main.ts', options);
+    expect(first.error).toBeUndefined();
+    expect(first.stdout.startsWith('2026-03-01T00:00:01.500Z ')).toBe(true);
+    expect(second.stdout).toBe(first.stdout);
+    const other = await ws.exec('main.ts', { deterministic: { seed: 9, now: new Date('2026-03-01T00:00:00Z') } });
+    expect(other.stdout).not.toBe(first.stdout);
   });
 });

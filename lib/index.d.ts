@@ -388,6 +388,8 @@ export interface ExecOptions {
    * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
    */
   quota?: { bytes?: number; files?: number };
+  /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
+  deterministic?: boolean | { seed?: number; now?: number | Date };
 }
 
 /** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */

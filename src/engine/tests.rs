@@ -672,5 +672,9 @@ fn built_in_callbacks_get_this_undefined() {
          Map.groupBy([1], function () { seen.push(this === undefined); return 'a' });
          await null;
          return seen");
-    assert_eq!(o.value, Some(Data::Array(vec![Data::Bool(true); 3])), "{o:?}");
+    assert_eq!(
+        o.value,
+        Some(Data::Array(vec![Data::Bool(true); 3])),
+        "{o:?}"
+    );
 }

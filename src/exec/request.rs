@@ -5,7 +5,7 @@ use super::commit::commit_run;
 use super::SharedWorkspace;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::limits::Limits;
-use crate::engine::run::Stats;
+use crate::engine::run::{Deterministic, Stats};
 use crate::workspace::{StagedOp, WriteQuota, WsCode, WsError, WsResult};
 
 /// When a run's file changes reach the workspace.
@@ -53,6 +53,8 @@ pub struct ExecRequest {
     pub limits: Limits,
     pub quota: WriteQuota,
     pub commit: CommitPolicy,
+    /// A reproducible run (virtual time, seeded randomness), as for `run`.
+    pub deterministic: Option<Deterministic>,
 }
 
 /// Most `argv` entries and `env` variables one exec call takes.
@@ -87,6 +89,7 @@ impl ExecRequest {
             limits: Limits::default(),
             quota: WriteQuota::default(),
             commit: CommitPolicy::OnSuccess,
+            deterministic: None,
         }
     }
 }

@@ -118,6 +118,7 @@ fn run_exec_unguarded(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken)
     run.mode = Mode::Module;
     run.filename = BOOT_NAME.to_string();
     run.limits = req.limits;
+    run.deterministic = req.deterministic;
     run.console = ConsoleMode::Capture;
     run.extension = Some(Extension(Arc::new(ext)));
     let outcome = execute(&run, cancel);

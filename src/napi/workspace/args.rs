@@ -282,7 +282,15 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
         h,
         options,
         "options",
-        &["argv", "env", "limits", "timeoutMs", "commit", "quota"],
+        &[
+            "argv",
+            "env",
+            "limits",
+            "timeoutMs",
+            "commit",
+            "quota",
+            "deterministic",
+        ],
     )?;
     if let Some(v) = o.get("argv")? {
         req.argv = string_list(h, v)?;
@@ -307,6 +315,10 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
     }
     if let Some(v) = o.get("quota")? {
         req.quota = write_quota(h, v)?;
+    }
+    if let Some(v) = o.get("deterministic")? {
+        req.deterministic =
+            crate::napi::options::parse_deterministic(h, v).map_err(|e| invalid(e.message))?;
     }
     Ok(req)
 }
