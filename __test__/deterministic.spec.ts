@@ -120,7 +120,7 @@ describe('deterministic runs', () => {
     const ws = new ZipWorkspace();
     ws.writeFile(
       'main.ts',
-      "await new Promise((r) => setTimeout(r, 1500));\nconsole.log(new Date().toISOString(), Math.random(), crypto.randomUUID());\n",
+      'await new Promise((r) => setTimeout(r, 1500));\nconsole.log(new Date().toISOString(), Math.random(), crypto.randomUUID());\n',
     );
     const options = { deterministic: { seed: 8, now: new Date('2026-03-01T00:00:00Z') } };
     const first = await ws.exec('main.ts', options);

@@ -117,22 +117,31 @@ function createSandboxExecutor(options = {}) {
   /**
    * @param {unknown} tree
    * @param {string} code
+   * @param {{ signal?: AbortSignal } | undefined} callOptions
    * @returns {Promise<RunResult>}
    */
-  const runEdit = async (tree, code) => {
+  const runEdit = async (tree, code, callOptions) => {
     /** @type {Record<string, unknown>} */
     const globals = Object.fromEntries(extra);
     globals.context = createContext(tree);
-    return run(code, { mode: options.mode ?? 'function', globals, limits: options.limits, console: consoleMode });
+    const signal = callOptions?.signal ?? undefined;
+    return run(code, {
+      mode: options.mode ?? 'function',
+      globals,
+      limits: options.limits,
+      console: consoleMode,
+      signal,
+    });
   };
 
   /**
    * @param {unknown} tree
    * @param {string} code
+   * @param {{ signal?: AbortSignal }} [callOptions]
    * @returns {Promise<void>}
    */
-  const editor = async (tree, code) => {
-    const result = await runEdit(tree, code);
+  const editor = async (tree, code, callOptions) => {
+    const result = await runEdit(tree, code, callOptions);
     if (result.ok) return;
     const info = /** @type {SandboxErrorInfo} */ (result.error);
     const error = new QuickrealmError(info.code, locate(info));
@@ -145,13 +154,14 @@ function createSandboxExecutor(options = {}) {
   /**
    * @param {unknown} tree
    * @param {string} code
+   * @param {{ signal?: AbortSignal }} [callOptions]
    * @returns {Promise<EditResult & { result: RunResult }>}
    */
-  editor.run = async (tree, code) => {
+  editor.run = async (tree, code, callOptions) => {
     /** @type {RunResult} */
     let result;
     try {
-      result = await runEdit(tree, code);
+      result = await runEdit(tree, code, callOptions);
     } catch (e) {
       // createContext itself failed: still an editing error, never a throw.
       const message = e instanceof Error ? e.message : String(e);

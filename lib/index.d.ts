@@ -150,10 +150,13 @@ export interface SandboxExecutorOptions {
 }
 
 export interface SandboxEditExecutor<TSchema = unknown> {
-  /** tree-agent's AsynchronousEditor: resolves on success, throws on failure. */
-  (tree: unknown, code: string): Promise<void>;
+  /**
+   * tree-agent's AsynchronousEditor: resolves on success, throws on failure. An aborted `signal`
+   * stops the edit (`CANCELLED`, or `TIMEOUT` for `AbortSignal.timeout()`).
+   */
+  (tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** Never throws: the edit result in tree-agent's wording plus the full RunResult. */
-  run(tree: unknown, code: string): Promise<EditResult & { result: RunResult }>;
+  run(tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<EditResult & { result: RunResult }>;
   /** Phantom marker for the schema type parameter. */
   readonly __schema?: TSchema;
 }
@@ -352,11 +355,15 @@ export declare class ZipWorkspace {
   /** Returns the tree to its state right after entry `id`, recorded as a new entry whose id is returned. */
   restore(id: number): number | null;
   /**
-   * Runs a `.js`, `.mjs`, `.ts` or `.mts` file of the workspace as an ES module graph on a worker
-   * thread (see ExecOptions). The run sees a snapshot taken when exec is called; its file changes
-   * are applied when the promise settles, as one history entry (`exec ~/main.ts`), on top of any
-   * changes the host made meanwhile. Bad arguments throw a TypeError with code INVALID_INPUT;
-   * everything else, guest errors included, resolves.
+   * Runs a `.js`, `.mjs`, `.cjs`, `.ts` or `.mts` file of the workspace as a module graph (ES
+   * modules and CommonJS) on a worker thread (see ExecOptions). The run sees a snapshot taken
+   * when exec is called; its file changes are applied when the promise settles, as one history
+   * entry (`exec ~/main.ts`), on top of any changes the host made meanwhile. Bad arguments reject
+   * with a TypeError whose code is INVALID_INPUT; a missing entry resolves with a NOT_FOUND
+   * error; everything else, guest errors included, resolves.
+   * @example
+   * const r = await ws.exec('main.ts', { argv: ['--fast'], signal: AbortSignal.timeout(2000) });
+   * if (!r.ok) console.error(r.error.code, r.error.message);
    */
   exec(entryPath: string, options?: ExecOptions | null): Promise<ExecResult>;
 }
@@ -388,6 +395,11 @@ export interface ExecOptions {
    * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
    */
   quota?: { bytes?: number; files?: number };
+  /**
+   * Stops the run when aborted: the result is `CANCELLED`, or `TIMEOUT` when the signal's reason
+   * is a `TimeoutError` (as with `AbortSignal.timeout(ms)`).
+   */
+  signal?: AbortSignal;
   /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
   deterministic?: boolean | { seed?: number; now?: number | Date };
 }
@@ -462,7 +474,7 @@ export interface WorkspaceTools {
    * the outcome as text. Never rejects: unknown tools, bad arguments and workspace errors give
    * `ok: false`.
    */
-  dispatch(name: string, args: unknown): Promise<ToolResult>;
+  dispatch(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<ToolResult>;
 }
 
 /**

@@ -4,7 +4,7 @@
 const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
 const { workspaceTools } = require('./tools/workspace.js');
-const { ZipWorkspace } = require('./native/binding.js');
+const { ZipWorkspace } = require('./workspace.js');
 
 module.exports = {
   run,

@@ -6,6 +6,7 @@
 const binding = require('./native/binding.js');
 const { failedResult } = require('./errors.js');
 const { printLogs } = require('./console.js');
+const { cancelHandleFor, reasonOf } = require('./signal.js');
 
 /**
  * @typedef {import('./index.js').RunOptions} RunOptions
@@ -19,36 +20,6 @@ const { printLogs } = require('./console.js');
 /** @param {string} message */
 function invalidResult(message) {
   return failedResult('INVALID_INPUT', 'TypeError', message);
-}
-
-/**
- * @param {unknown} signal
- * @returns {signal is AbortSignal}
- */
-function isAbortSignalLike(signal) {
-  if (signal === null || typeof signal !== 'object') return false;
-  const s = /** @type {Record<string, unknown>} */ (signal);
-  return (
-    typeof s.aborted === 'boolean' &&
-    typeof s.addEventListener === 'function' &&
-    typeof s.removeEventListener === 'function'
-  );
-}
-
-/**
- * Reads `options.signal`: no signal, a native cancel handle tied to it, or an error message.
- * @param {RunOptions | undefined} options
- * @returns {{ handle: null, signal?: undefined, error?: undefined }
- *   | { handle: CancelHandle, signal: AbortSignal, error?: undefined }
- *   | { handle?: undefined, signal?: undefined, error: string }}
- */
-function cancelHandleFor(options) {
-  if (options === null || typeof options !== 'object' || options.signal == null) return { handle: null };
-  const signal = options.signal;
-  if (!isAbortSignalLike(signal)) return { error: 'signal must be an AbortSignal' };
-  const handle = new binding.CancelHandle();
-  if (signal.aborted) handle.cancel();
-  return { handle, signal };
 }
 
 /** @param {RunOptions | undefined} options */
@@ -142,7 +113,7 @@ function runSync(source, options) {
     const result = /** @type {RunResult} */ (
       binding.runSync(source, options, handle ?? undefined, workspaceOf(options))
     );
-    return inheritConsole(result, options);
+    return inheritConsole(reasonOf(result, signal), options);
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
@@ -193,7 +164,7 @@ function run(source, options) {
     : /** @type {Promise<RunResult>} */ (binding.run(source, options, handle, workspaceOf(options)));
   return pending
     .finally(() => signal.removeEventListener('abort', onAbort))
-    .then((result) => inheritConsole(result, options));
+    .then((result) => inheritConsole(reasonOf(result, signal), options));
 }
 
 /**

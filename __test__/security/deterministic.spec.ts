@@ -70,7 +70,10 @@ describe('deterministic runs reveal no time and no host randomness', () => {
     const script = `const { runSync } = require(${JSON.stringify(lib)});
       const body = 'const d = new Date(Date.UTC(2025, 0, 15, 12)); return [d.getTimezoneOffset(), d.getHours(), String(d), new Date(2025, 0, 15, 12).getTime()]';
       process.stdout.write(JSON.stringify([runSync(body, { deterministic: true }).value, runSync(body).value]));`;
-    const out = execFileSync(process.execPath, ['-e', script], { env: { ...process.env, TZ: 'America/New_York' }, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['-e', script], {
+      env: { ...process.env, TZ: 'America/New_York' },
+      encoding: 'utf8',
+    });
     const [fixed, host] = JSON.parse(out);
     expect(fixed).toEqual([0, 12, 'Wed Jan 15 2025 12:00:00 GMT+0000', Date.UTC(2025, 0, 15, 12)]);
     expect(host[0]).toBe(300);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace, type ExecResult } from '../../lib/index.js';
-import { thrownCode } from './helpers.js';
 
 function workspace(files: Record<string, string>): ZipWorkspace {
   const ws = new ZipWorkspace();
@@ -92,23 +91,38 @@ describe('module graphs', () => {
 
   it('refuses entries that cannot run', async () => {
     const ws = workspace({ 'notes.txt': 'x', 'dir/a.js': '' });
-    for (const [entry, text] of [
-      ['missing.js', 'does not exist'],
-      ['notes.txt', 'only .js'],
-      ['dir', 'is a folder'],
+    for (const [entry, text, code] of [
+      ['missing.js', 'does not exist', 'NOT_FOUND'],
+      ['notes.txt', 'only .js', 'INVALID_INPUT'],
+      ['dir', 'is a folder', 'INVALID_INPUT'],
     ] as const) {
       const r = await ws.exec(entry);
       expect(r.ok).toBe(false);
-      expect(r.error?.code).toBe('INVALID_INPUT');
+      expect(r.error?.code).toBe(code);
       expect(r.error?.message).toContain(text);
     }
     const loose = ws as unknown as Record<string, (...a: unknown[]) => unknown>;
-    expect(thrownCode(() => loose.exec!(42))).toBe('INVALID_INPUT');
-    expect(thrownCode(() => loose.exec!('a.js', { argv: 'x' }))).toBe('INVALID_INPUT');
-    expect(thrownCode(() => loose.exec!('a.js', { env: { A: 1 } }))).toBe('INVALID_INPUT');
-    expect(thrownCode(() => loose.exec!('a.js', { commit: 'sometimes' }))).toBe('INVALID_INPUT');
-    expect(thrownCode(() => loose.exec!('a.js', { timeoutMs: 0 }))).toBe('INVALID_INPUT');
-    expect(thrownCode(() => loose.exec!('a.js', { nope: 1 }))).toBe('INVALID_INPUT');
+    // Bad arguments reject (never a synchronous throw), with a coded TypeError.
+    for (const args of [
+      [42],
+      ['a.js', { argv: 'x' }],
+      ['a.js', { env: { A: 1 } }],
+      ['a.js', { commit: 'sometimes' }],
+      ['a.js', { timeoutMs: 0 }],
+      ['a.js', { nope: 1 }],
+      ['a.js', { signal: 'soon' }],
+    ]) {
+      let pending: unknown;
+      expect(() => {
+        pending = loose.exec!(...args);
+      }).not.toThrow();
+      const e = await (pending as Promise<unknown>).then(
+        () => undefined,
+        (x: unknown) => x as { code?: string; name?: string },
+      );
+      expect(e?.code, JSON.stringify(args)).toBe('INVALID_INPUT');
+      expect(e?.name).toBe('TypeError');
+    }
   });
 });
 

@@ -89,7 +89,8 @@ async function commandExec() {
   } catch (e) {
     return fail('INVALID_INPUT', messageOf(e), EXIT_INVALID);
   }
-  if (!result.ok && result.error && result.error.code === 'INVALID_INPUT') {
+  // An entry that does not exist is a bad request here too, as the protocol says.
+  if (!result.ok && result.error && (result.error.code === 'INVALID_INPUT' || result.error.code === 'NOT_FOUND')) {
     return fail('INVALID_INPUT', result.error.message, EXIT_INVALID);
   }
   /** @type {Record<string, unknown>} */

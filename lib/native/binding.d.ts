@@ -122,14 +122,14 @@ export declare class ZipWorkspace {
    * settles (by default only if it succeeded), as one history entry, on top of whatever the
    * host changed meanwhile.
    */
-  exec(entryPath: string, options?: object | null): Promise<ExecResult>
+  exec(entryPath: string, options?: object | null, cancel?: CancelHandle | null): Promise<ExecResult>
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
 export declare function configure(options: { workers?: number; poolSize?: number }): Settings
 
 /** Stable error codes, as JavaScript sees them. */
-export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'INTERNAL'
+export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'NOT_FOUND' | 'INTERNAL'
 
 /** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
 export interface ExecErrorInfo {

@@ -4,6 +4,7 @@
 // failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
 
 const { formatForModel, invalidInput } = require('../errors.js');
+const { isAbortSignalLike } = require('../signal.js');
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
 const { ZipWorkspace: NativeWorkspace } = require('../native/binding.js');
 
@@ -509,9 +510,10 @@ const handlers = {
  * js_exec: runs through `ws.exec`, which a workspace-like object may lack.
  * @param {ZipWorkspace} ws
  * @param {{ path: string, argv?: string[], env?: Record<string, string>, timeoutMs?: number }} args
+ * @param {AbortSignal | undefined} signal
  * @returns {Promise<ToolResult>}
  */
-async function execTool(ws, { path, argv, env, timeoutMs }) {
+async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   if (typeof ws.exec !== 'function') {
     return failure('UNAVAILABLE', 'running code is not available in this workspace');
   }
@@ -520,6 +522,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
   if (argv !== undefined) options.argv = argv;
   if (env !== undefined) options.env = env;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (signal !== undefined) options.signal = signal;
   const r = await ws.exec(path, options);
   if (!r || typeof r !== 'object') return failure('INTERNAL', 'exec returned no result');
   const parts = [`exit code ${r.exitCode ?? (r.ok ? 0 : 1)}`];
@@ -540,8 +543,9 @@ async function execTool(ws, { path, argv, env, timeoutMs }) {
 /**
  * Tool definitions over `ws` and a dispatcher for them.
  *
- * `dispatch(name, args)` takes the arguments as an object or a JSON string and resolves to
- * `{ ok, content }`; it never rejects.
+ * `dispatch(name, args, { signal })` takes the arguments as an object or a JSON string and
+ * resolves to `{ ok, content }`; it never rejects. An aborted `signal` stops a running `js_exec`
+ * (`CANCELLED`, or `TIMEOUT` for `AbortSignal.timeout()`) and refuses a call not yet started.
  * @param {ZipWorkspace} ws
  * @returns {WorkspaceTools}
  */
@@ -556,10 +560,16 @@ function workspaceTools(ws) {
   /**
    * @param {string} name
    * @param {unknown} args
+   * @param {{ signal?: AbortSignal }} [options]
    * @returns {Promise<ToolResult>}
    */
-  async function dispatch(name, args) {
+  async function dispatch(name, args, options) {
     try {
+      const signal = options?.signal ?? undefined;
+      if (signal !== undefined && !isAbortSignalLike(signal)) {
+        return failure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal');
+      }
+      if (signal?.aborted) return failure('CANCELLED', `${String(name)} was not run: the call was cancelled`);
       const tool = typeof name === 'string' ? byName.get(name) : undefined;
       if (!tool) {
         return failure(
@@ -583,7 +593,9 @@ function workspaceTools(ws) {
       const problem = check(tool.parameters, parsed, '');
       if (problem) return failure('INVALID_INPUT', `${name}: ${problem}`);
       // The schema check above is what makes these casts hold.
-      if (tool.name === 'js_exec') return await execTool(ws, /** @type {Parameters<typeof execTool>[1]} */ (parsed));
+      if (tool.name === 'js_exec') {
+        return await execTool(ws, /** @type {Parameters<typeof execTool>[1]} */ (parsed), signal);
+      }
       const handler = /** @type {(ws: ZipWorkspace, args: Record<string, unknown>) => string} */ (handlers[tool.name]);
       return { ok: true, content: handler(ws, parsed) };
     } catch (err) {

@@ -59,17 +59,18 @@ fn check_entry(overlay: &Overlay, entry: &str) -> Result<String, ErrorInfo> {
     match overlay.stat(&p) {
         Ok(s) if s.kind == EntryKind::File && ext_ok => Ok(p),
         Ok(s) if s.kind == EntryKind::File => Err(ErrorInfo::invalid(format!(
-            "{} cannot run: only .js, .mjs, .ts and .mts files can be executed",
+            "{} cannot run: only .js, .mjs, .cjs, .ts and .mts files can be executed",
             display(&p)
         ))),
         Ok(_) => Err(ErrorInfo::invalid(format!(
             "{} is a folder; give the file to run",
             display(&p)
         ))),
-        Err(_) => Err(ErrorInfo::invalid(format!(
-            "{} does not exist",
-            display(&p)
-        ))),
+        Err(_) => Err(ErrorInfo::new(
+            ErrorCode::NotFound,
+            "Error",
+            format!("{} does not exist", display(&p)),
+        )),
     }
 }
 

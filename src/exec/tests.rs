@@ -506,18 +506,18 @@ console.log([
 }
 
 #[test]
-fn bad_entries_are_invalid_input() {
+fn bad_entries_are_invalid_input_and_missing_ones_not_found() {
     let w = workspace(&[("notes.txt", "x"), ("dir/a.js", "")]);
-    for (entry, text) in [
-        ("missing.js", "does not exist"),
-        ("notes.txt", "only .js"),
-        ("dir", "is a folder"),
-        ("../x.js", "climbs above"),
-        (".time/x.js", "reserved"),
+    for (entry, text, code) in [
+        ("missing.js", "does not exist", ErrorCode::NotFound),
+        ("notes.txt", "only .js", ErrorCode::InvalidInput),
+        ("dir", "is a folder", ErrorCode::InvalidInput),
+        ("../x.js", "climbs above", ErrorCode::InvalidInput),
+        (".time/x.js", "reserved", ErrorCode::InvalidInput),
     ] {
         let o = exec_in(&w, entry);
         let e = error_of(&o);
-        assert_eq!(e.code, ErrorCode::InvalidInput, "{entry}");
+        assert_eq!(e.code, code, "{entry}");
         assert!(e.message.contains(text), "{entry}: {}", e.message);
         assert_eq!(o.exit_code, 1);
     }

@@ -83,7 +83,7 @@ fn parse(
     Ok(parsed)
 }
 
-fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
+pub(crate) fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
     cancel.map(CancelHandle::token).unwrap_or_default()
 }
 

@@ -30,6 +30,9 @@ pub enum ErrorCode {
     PolicyViolation,
     #[napi(value = "HOST_CALL_LIMIT")]
     HostCallLimit,
+    /// A file the caller named (an exec entry point) does not exist.
+    #[napi(value = "NOT_FOUND")]
+    NotFound,
     /// A bug in quickrealm; never the guest's fault.
     #[napi(value = "INTERNAL")]
     Internal,
@@ -46,6 +49,7 @@ impl From<EngineCode> for ErrorCode {
             EngineCode::InvalidInput => ErrorCode::InvalidInput,
             EngineCode::PolicyViolation => ErrorCode::PolicyViolation,
             EngineCode::HostCallLimit => ErrorCode::HostCallLimit,
+            EngineCode::NotFound => ErrorCode::NotFound,
             EngineCode::Internal => ErrorCode::Internal,
         }
     }

@@ -21,7 +21,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::raw::Host;
-use crate::engine::{workers, CancelToken, Extension, Mode};
+use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
 use crate::workspace::{Query, Workspace, WsCode, WsError, WsResult};
@@ -437,7 +437,7 @@ impl ZipWorkspace {
     /// host changed meanwhile.
     #[napi(
         catch_unwind,
-        ts_args_type = "entryPath: string, options?: object | null",
+        ts_args_type = "entryPath: string, options?: object | null, cancel?: CancelHandle | null",
         ts_return_type = "Promise<ExecResult>"
     )]
     pub fn exec<'env>(
@@ -445,7 +445,9 @@ impl ZipWorkspace {
         env: &'env Env,
         entry_path: Unknown,
         options: Option<Unknown>,
+        cancel: Option<&crate::napi::CancelHandle>,
     ) -> Result<Object<'env>> {
+        let token = crate::napi::token_of(cancel);
         let env_value = *env;
         let req = run(env_value, |h| {
             exec_request(h, entry_path.raw(), options.as_ref())
@@ -454,7 +456,7 @@ impl ZipWorkspace {
         let shared = self.inner.clone();
         let (deferred, promise) = env.create_deferred()?;
         let job = move || {
-            let outcome = run_exec(&req, overlay, &CancelToken::new());
+            let outcome = run_exec(&req, overlay, &token);
             deferred.resolve(move |_env: Env| Ok(ExecResult::from(outcome.settle(&shared))));
         };
         match workers::global() {
