@@ -174,6 +174,7 @@ export function createSandboxExecutor<TSchema = unknown>(
  */
 export type WorkspaceErrorCode =
   | 'INVALID_INPUT'
+  | 'DISPOSED'
   | 'PATH_INVALID'
   | 'NOT_FOUND'
   | 'EXISTS'
@@ -309,6 +310,13 @@ export declare class ZipWorkspace {
   static displayPath(path: string): string;
   /** Exports files, folders and history; the same workspace always gives the same bytes. */
   toZip(): Buffer;
+  /**
+   * Frees the workspace's files and history now rather than at garbage collection; every later
+   * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.
+   * Runs in progress finish, but their changes are not kept.
+   */
+  dispose(): void;
+  [Symbol.dispose](): void;
   /** Writes `toZip()` to the host file system atomically (temporary file, then rename). */
   save(hostPath: string): void;
   readFile(path: string): Buffer;

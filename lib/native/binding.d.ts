@@ -49,6 +49,8 @@ export declare class ZipWorkspace {
    * path none of them accepts throws `PATH_INVALID`.
    */
   static displayPath(path: string): string
+  /** Frees the workspace's files and history (the JavaScript layer refuses every later call). */
+  releaseMemory(): void
   /**
    * Exports the workspace and its history as zip bytes (the same workspace always gives the
    * same bytes).

@@ -123,6 +123,12 @@ impl ZipWorkspace {
         })
     }
 
+    /// Frees the workspace's files and history (the JavaScript layer refuses every later call).
+    #[napi(js_name = "releaseMemory", catch_unwind)]
+    pub fn release_memory(&self) {
+        *self.ws() = Workspace::new();
+    }
+
     /// Exports the workspace and its history as zip bytes (the same workspace always gives the
     /// same bytes).
     #[napi(js_name = "toZip", catch_unwind)]
