@@ -62,7 +62,8 @@ describe('quickrealm run (JSON contract)', () => {
       'not json',
       '[]',
       request({ source: 1, input: '', limits: {} }),
-      request({ source: '', limits: {} }),
+      request({ source: '', input: 5, limits: {} }),
+      request({ source: '', input: '', limits: [] }),
       request({ source: '', input: '', limits: { wall_ms: -5 } }),
       request({ source: '', input: '', limits: {}, extra: 1 }),
     ]) {
@@ -71,6 +72,31 @@ describe('quickrealm run (JSON contract)', () => {
       expect(JSON.parse(r.stderr).code, stdin).toBe('INVALID_INPUT');
       expect(r.stdout).toBe('');
     }
+  });
+
+  it('input and limits are optional, with the documented defaults', () => {
+    const r = cli(['run'], request({ source: 'emit("[" + read_input() + "]")' }));
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ output: '[]' });
+    const slow = cli(['run'], request({ source: 'for (;;) {}' }));
+    expect(JSON.parse(slow.stderr)).toEqual({ code: 'TIMEOUT', message: 'execution exceeded 1000 ms' });
+    const big = cli(['run'], request({ source: 'emit("x".repeat(70000))' }));
+    expect(JSON.parse(big.stdout).output).toHaveLength(64 * 1024);
+  });
+
+  it('--help and --version answer on stdout; unknown options are INVALID_INPUT', () => {
+    const help = cli(['--help'], '');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: quickrealm run/);
+    expect(help.stdout).toMatch(/--version/);
+    expect(cli(['-h'], '').stdout).toBe(help.stdout);
+    const version = cli(['--version'], '');
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe(require('../package.json').version);
+    const bad = cli(['run', '--fast'], '');
+    expect(bad.status).toBe(2);
+    expect(JSON.parse(bad.stderr)).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(JSON.parse(bad.stderr).message).toMatch(/--fast/);
   });
 
   it('an unknown command is INVALID_INPUT', () => {

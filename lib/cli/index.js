@@ -4,24 +4,70 @@
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin), see ./run.js
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
 
+const { parseArgs } = require('node:util');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 const { commandRun } = require('./run.js');
 const { commandExec } = require('./exec.js');
 
 const USAGE = 'usage: quickrealm run < request.json | quickrealm exec < request.json';
 
+const HELP = `${USAGE}
+
+Commands (the request is one JSON object on stdin, the answer JSON on stdout):
+  run    run a snippet in a deny-by-default realm (only emit and read_input exist)
+         request: {"source": string, "input"?: string, "limits"?: {"wall_ms"?: 1000, "output_kb"?: 64}}
+         answer:  {"output": string}
+  exec   run a file of a zipped workspace (ES modules, CommonJS, TypeScript)
+         request: {"zipBase64": string, "entryPath": string, "argv"?: [], "env"?: {}, "timeoutMs"?: number}
+         answer:  {"ok", "stdout", "stderr", "exitCode", "zipBase64", "error"?}
+
+Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
+malformed request.
+
+Options:
+  -h, --help     show this help
+  -v, --version  print the version`;
+
+/** The package's version, from its package.json. */
+function version() {
+  return /** @type {{ version: string }} */ (require('../../package.json')).version;
+}
+
 /**
  * @param {string[]} argv the arguments after the script name
  * @returns {void | Promise<void>}
  */
 function dispatch(argv) {
-  const [command] = argv;
-  if (command === 'run') return commandRun();
-  if (command === 'exec') return commandExec();
-  if (command === '--help' || command === '-h') {
-    process.stdout.write(`${USAGE}\n`);
+  /** @type {{ values: { help?: boolean, version?: boolean }, positionals: string[] }} */
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    });
+  } catch (e) {
+    return fail('INVALID_INPUT', `${e instanceof Error ? e.message : String(e)}. ${USAGE}`, EXIT_INVALID);
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${HELP}\n`);
     return;
   }
+  if (parsed.values.version) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
+  const [command, ...rest] = parsed.positionals;
+  if (rest.length > 0) {
+    return fail(
+      'INVALID_INPUT',
+      `unexpected argument '${rest[0]}': the request is read from stdin. ${USAGE}`,
+      EXIT_INVALID,
+    );
+  }
+  if (command === 'run') return commandRun();
+  if (command === 'exec') return commandExec();
   fail('INVALID_INPUT', command ? `unknown command '${command}'. ${USAGE}` : USAGE, EXIT_INVALID);
 }
 

@@ -1,7 +1,8 @@
 'use strict';
 // `quickrealm run`: the deny-by-default snippet runner.
 //
-// Reads {"source", "input", "limits": {"wall_ms", "output_kb"}} on stdin and answers with
+// Reads {"source", "input"?, "limits"?: {"wall_ms"?, "output_kb"?}} on stdin (input defaults to
+// "", wall_ms to 1000, output_kb to 64) and answers with
 // {"output"} on stdout (exit 0), or a one-line {"code","message"} on stderr (exit 1; exit 2 for
 // malformed requests). On OUTPUT_LIMIT stdout still carries the truncated output; on TIMEOUT
 // stdout stays empty.
@@ -13,8 +14,8 @@ const { EXIT_FAILED, EXIT_INVALID, answer, fail, isPlainObject, readRequest } = 
 /**
  * @typedef {object} RunRequest
  * @property {string} source
- * @property {string} input
- * @property {{ wall_ms?: number, output_kb?: number }} limits
+ * @property {string} [input]
+ * @property {{ wall_ms?: number, output_kb?: number }} [limits]
  */
 
 /**
@@ -28,8 +29,8 @@ function checkRunRequest(req) {
     if (!['source', 'input', 'limits'].includes(key)) return `unknown request field '${key}'`;
   }
   if (typeof req.source !== 'string') return 'source must be a string';
-  if (typeof req.input !== 'string') return 'input must be a string';
-  const limits = req.limits;
+  if (req.input !== undefined && typeof req.input !== 'string') return 'input must be a string';
+  const limits = req.limits ?? {};
   if (!isPlainObject(limits)) return 'limits must be an object';
   for (const key of Object.keys(limits)) {
     if (!['wall_ms', 'output_kb'].includes(key)) return `unknown limits field '${key}'`;
@@ -49,11 +50,11 @@ function commandRun() {
   if (problem) return fail('INVALID_INPUT', problem, EXIT_INVALID);
   const req = /** @type {RunRequest} */ (request.value);
 
-  const wallMs = req.limits.wall_ms ?? 1000;
-  const outputKb = req.limits.output_kb ?? 64;
+  const wallMs = req.limits?.wall_ms ?? 1000;
+  const outputKb = req.limits?.output_kb ?? 64;
   const result = runSync(req.source, {
     mode: 'script',
-    input: req.input,
+    input: req.input ?? '',
     console: 'none',
     limits: { timeoutMs: wallMs, outputBytes: outputKb * 1024 },
   });
