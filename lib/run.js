@@ -7,6 +7,7 @@ const binding = require('./native/binding.js');
 const { failedResult } = require('./errors.js');
 const { printLogs } = require('./console.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
+const { runStarted, runEnded } = require('./diagnostics.js');
 
 /**
  * @typedef {import('./index.js').RunOptions} RunOptions
@@ -89,6 +90,24 @@ function runLive(source, options, handle, exposeWake) {
 }
 
 /**
+ * What a run is, for diagnostics subscribers.
+ * @param {'run' | 'runSync'} kind
+ * @param {string} source
+ * @param {RunOptions | undefined} options
+ */
+function describeRun(kind, source, options) {
+  const o = options !== null && typeof options === 'object' ? options : {};
+  return () => ({
+    kind,
+    mode: o.mode ?? 'function',
+    sourceBytes: typeof source === 'string' ? Buffer.byteLength(source) : 0,
+    live: hasGlobals(o),
+    workspace: o.workspace != null,
+    deterministic: o.deterministic != null && o.deterministic !== false,
+  });
+}
+
+/**
  * The workspace option travels to the native side as the class instance itself.
  * @param {RunOptions | undefined} options
  */
@@ -104,6 +123,18 @@ function workspaceOf(options) {
  * @returns {RunResult}
  */
 function runSync(source, options) {
+  const id = runStarted(describeRun('runSync', source, options));
+  const result = runSyncUnobserved(source, options);
+  runEnded(id, 'runSync', result);
+  return result;
+}
+
+/**
+ * @param {string} source
+ * @param {RunOptions} [options]
+ * @returns {RunResult}
+ */
+function runSyncUnobserved(source, options) {
   const { handle, signal, error } = cancelHandleFor(options);
   if (error !== undefined) return invalidResult(error);
   // Host code the run calls (live globals) may abort the signal while the run is in progress.
@@ -141,6 +172,19 @@ function inheritConsole(result, options) {
  * @returns {Promise<RunResult>}
  */
 function run(source, options) {
+  const id = runStarted(describeRun('run', source, options));
+  return runUnobserved(source, options).then((result) => {
+    runEnded(id, 'run', result);
+    return result;
+  });
+}
+
+/**
+ * @param {string} source
+ * @param {RunOptions} [options]
+ * @returns {Promise<RunResult>}
+ */
+function runUnobserved(source, options) {
   const { handle, signal, error } = cancelHandleFor(options);
   if (error !== undefined) return Promise.resolve(invalidResult(error));
   const liveOptions = options !== undefined && hasGlobals(options) ? options : null;

@@ -5,6 +5,7 @@
 
 const binding = require('./native/binding.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
+const { runStarted, runEnded } = require('./diagnostics.js');
 
 const { ZipWorkspace } = binding;
 const nativeExec = ZipWorkspace.prototype.exec;
@@ -29,6 +30,26 @@ function afterRun(ws, result) {
  * @returns {Promise<import('./native/binding.js').ExecResult>}
  */
 function exec(entryPath, options) {
+  const id = runStarted(() => ({ kind: 'exec', entryPath: String(entryPath) }));
+  return execUnobserved.call(this, entryPath, options).then(
+    (result) => {
+      runEnded(id, 'exec', result);
+      return result;
+    },
+    (e) => {
+      runEnded(id, 'exec', { ok: false, error: { code: e?.code ?? 'INTERNAL' } });
+      throw e;
+    },
+  );
+}
+
+/**
+ * @this {import('./native/binding.js').ZipWorkspace}
+ * @param {string} entryPath
+ * @param {object | null} [options]
+ * @returns {Promise<import('./native/binding.js').ExecResult>}
+ */
+function execUnobserved(entryPath, options) {
   try {
     const { handle, signal, error } = cancelHandleFor(options);
     if (error !== undefined) {
