@@ -86,6 +86,15 @@ export interface RunOptions {
    */
   deterministic?: boolean | { seed?: number; now?: number | Date };
   /**
+   * Called with each captured console line as the run prints it (the lines are still in
+   * `logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live
+   * `globals`, which hold the main thread, they arrive when it is next free. Errors it throws are
+   * reported by Node as uncaught exceptions, as for any callback.
+   * @example
+   * await run(code, { onLog: ({ level, message }) => ui.append(level, message) });
+   */
+  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
+  /**
    * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
    * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
    * Writes are applied when the run succeeds.

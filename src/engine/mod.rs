@@ -20,7 +20,7 @@ pub(crate) mod workers;
 pub use errors::{ErrorCode, ErrorInfo};
 pub use limits::{CancelToken, LimitOverrides, Limits};
 pub use marshal::Data;
-pub use realm::{ConsoleMode, LogEntry};
+pub use realm::{ConsoleMode, LogEntry, LogListener};
 pub use run::{execute, Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
 mod deadline_tests;

@@ -8,7 +8,7 @@ use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter};
 use super::membrane::{self, FromHost};
 use super::raw;
 pub use super::realm::LiveGlobals;
-use super::realm::{ConsoleMode, LogEntry};
+use super::realm::{ConsoleMode, LogEntry, LogListener};
 use super::realm::{Realm, RealmSpec};
 use super::realm_pool;
 use rquickjs::context::EvalOptions;
@@ -61,6 +61,8 @@ pub struct RunRequest {
     pub extension: Option<Extension>,
     /// A reproducible run: virtual time from `now_ms`, randomness from `seed`.
     pub deterministic: Option<Deterministic>,
+    /// Told about each captured console line as the run prints it.
+    pub on_log: Option<LogListener>,
 }
 
 /// What a deterministic run starts from: the same code with the same values gives the same
@@ -86,6 +88,7 @@ impl RunRequest {
             console: ConsoleMode::Capture,
             extension: None,
             deterministic: None,
+            on_log: None,
         }
     }
 }
@@ -266,6 +269,7 @@ impl ActiveRun {
             watchdog.clone(),
             req.input.as_deref(),
             req.console == ConsoleMode::Capture,
+            req.on_log.clone(),
         );
         let mut active = ActiveRun {
             main: None,

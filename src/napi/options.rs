@@ -18,6 +18,7 @@ pub const RUN_OPTION_KEYS: &[&str] = &[
     "console",
     "workspace",
     "deterministic",
+    "onLog",
 ];
 const DETERMINISTIC_KEYS: &[&str] = &["seed", "now"];
 const LIMIT_KEYS: &[&str] = &[
@@ -237,6 +238,16 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
             "globals" => globals = read_globals(h, v)?,
             "workspace" => workspace = Some(v),
             "deterministic" => request.deterministic = parse_deterministic(h, v)?,
+            "onLog" if h.is_nullish(v) => {}
+            "onLog" => {
+                if h.type_of(v) != sys::ValueType::napi_function {
+                    return Err(invalid(format!(
+                        "onLog must be a function, got {}",
+                        type_name(h, v)
+                    )));
+                }
+                request.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
+            }
             _ => {} // signal: handled by the JavaScript wrapper
         }
     }

@@ -884,3 +884,32 @@ impl Drop for EscapableScope {
         }
     }
 }
+
+impl Host {
+    /// A listener that hands each captured console line to the JavaScript function `f` through
+    /// a thread-safe function: from a worker thread, or queued for the event loop when the run
+    /// is on the main thread. It never keeps the process alive on its own.
+    pub fn log_listener(&self, f: Raw) -> napi::Result<crate::engine::LogListener> {
+        use super::results::LogLine;
+        use napi::bindgen_prelude::{FromNapiValue, Function};
+        use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+        // SAFETY: `self.env` is the env of the call in progress (see `from_raw`) and `f` a value
+        // of it; `from_napi_value` checks that it is a function.
+        let function = unsafe { Function::<LogLine, ()>::from_napi_value(self.env, f) }?;
+        let tsfn = function
+            .build_threadsafe_function::<LogLine>()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build()?;
+        Ok(crate::engine::LogListener(std::sync::Arc::new(
+            move |entry: &crate::engine::LogEntry| {
+                // A full queue or a closing environment drops the line; the run's logs still
+                // hold it.
+                let _ = tsfn.call(
+                    LogLine::from(entry.clone()),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            },
+        )))
+    }
+}

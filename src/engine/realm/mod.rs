@@ -14,7 +14,7 @@ pub(crate) mod timers;
 mod url_api;
 mod web;
 
-pub use output::{ConsoleMode, LogEntry};
+pub use output::{ConsoleMode, LogEntry, LogListener};
 pub(crate) use output::{OutputSink, RunSlot};
 
 use super::alloc::{HeapMeter, MeteredAllocator};
@@ -283,9 +283,10 @@ impl Realm {
         watchdog: Arc<Watchdog>,
         input: Option<&str>,
         capture_console: bool,
+        listener: Option<LogListener>,
     ) {
         *self.slot.watchdog.borrow_mut() = watchdog;
-        *self.slot.sink.borrow_mut() = OutputSink::new(limits.output_bytes);
+        *self.slot.sink.borrow_mut() = OutputSink::new(limits.output_bytes).with_listener(listener);
         *self.slot.input.borrow_mut() = input.unwrap_or_default().to_string();
         self.slot.capture.set(capture_console);
         self.meter.set_limit(limits.memory_bytes);

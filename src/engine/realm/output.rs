@@ -24,6 +24,16 @@ pub struct LogEntry {
     pub message: String,
 }
 
+/// Told about every console line as it is captured (on the run's thread, so it must be quick).
+#[derive(Clone)]
+pub struct LogListener(pub Arc<dyn Fn(&LogEntry) + Send + Sync>);
+
+impl std::fmt::Debug for LogListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LogListener")
+    }
+}
+
 /// Output shared by `emit()` and console capture, bounded by one byte cap.
 #[derive(Debug)]
 pub(crate) struct OutputSink {
@@ -32,6 +42,7 @@ pub(crate) struct OutputSink {
     used: usize,
     cap: usize,
     pub(crate) overflowed: bool,
+    listener: Option<LogListener>,
 }
 
 impl OutputSink {
@@ -42,7 +53,14 @@ impl OutputSink {
             used: 0,
             cap,
             overflowed: false,
+            listener: None,
         }
+    }
+
+    /// The same sink, telling `listener` about each console line as it is captured.
+    pub(crate) fn with_listener(mut self, listener: Option<LogListener>) -> Self {
+        self.listener = listener;
+        self
     }
 
     /// Appends to the emitted output; false once the cap is exceeded (the rest is dropped).
@@ -63,19 +81,19 @@ impl OutputSink {
     pub(crate) fn log(&mut self, level: &'static str, message: String) -> bool {
         let room = self.cap - self.used;
         let cost = message.len();
-        if cost <= room {
-            self.used += cost;
-            self.logs.push(LogEntry { level, message });
-            return true;
+        let fits = cost <= room;
+        let message = if fits {
+            message
+        } else {
+            clip(&message, room).to_string()
+        };
+        self.used += message.len();
+        self.logs.push(LogEntry { level, message });
+        if let (Some(listener), Some(entry)) = (&self.listener, self.logs.last()) {
+            (listener.0)(entry);
         }
-        let kept = clip(&message, room);
-        self.used += kept.len();
-        self.logs.push(LogEntry {
-            level,
-            message: kept.to_string(),
-        });
-        self.overflowed = true;
-        false
+        self.overflowed |= !fits;
+        fits
     }
 }
 
