@@ -283,3 +283,21 @@ describe('SES-shaped options', () => {
     delete (Object.prototype as Record<string, unknown>)[probe];
   });
 });
+
+describe("host mistakes are the host's", () => {
+  it('bad limits or mode throw at creation instead of becoming an editing error', async () => {
+    const { createSandboxExecutor: create } = await import('../lib/index.js');
+    for (const options of [{ limits: { bogus: 1 } }, { limits: { timeoutMs: -1 } }, { mode: 'sloppy' }]) {
+      let thrown: { code?: string; message?: string } | undefined;
+      try {
+        create({ createContext: (t: unknown) => t, ...(options as object) });
+      } catch (e) {
+        thrown = e as { code?: string };
+      }
+      expect(thrown?.code, JSON.stringify(options)).toBe('INVALID_INPUT');
+    }
+    // Good options still build an editor that works.
+    const editor = create({ createContext: (t: unknown) => t, limits: { timeoutMs: 1000 } });
+    expect((await editor.run({ root: {} }, 'context.root.x = 1')).type).toBe('success');
+  });
+});

@@ -4,7 +4,7 @@
 // host objects. Failed edits are rolled back by the caller's own mechanism: tree-agent runs
 // every edit on a fresh fork and merges it only when the editor did not throw.
 
-const { run } = require('./run.js');
+const { run, runSync } = require('./run.js');
 const { QuickrealmError, failedResult, formatForModel, invalidInput } = require('./errors.js');
 
 /**
@@ -109,6 +109,10 @@ function createSandboxExecutor(options = {}) {
       'createSandboxExecutor needs a createContext option: @fluidframework/tree-agent is not installed, so no default is available',
     );
   }
+  // Host mistakes in limits or mode are the caller's to fix: refuse them now, so that a model is
+  // never told to retry an edit that could not run whatever it wrote.
+  const probe = runSync('return 0', { mode: options.mode ?? 'function', limits: options.limits, console: 'none' });
+  if (!probe.ok && probe.error.code === 'INVALID_INPUT') throw invalidInput(probe.error.message);
   const lockdown = options.lockdownOptions ?? {};
   if (lockdown === null || typeof lockdown !== 'object') throw invalidInput('lockdownOptions must be an object');
   const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
