@@ -290,14 +290,14 @@ describe("host mistakes are the host's", () => {
     for (const options of [{ limits: { bogus: 1 } }, { limits: { timeoutMs: -1 } }, { mode: 'sloppy' }]) {
       let thrown: { code?: string; message?: string } | undefined;
       try {
-        create({ createContext: (t: unknown) => t, ...(options as object) });
+        create({ createContext: (t: unknown) => t as object, ...(options as object) });
       } catch (e) {
         thrown = e as { code?: string };
       }
       expect(thrown?.code, JSON.stringify(options)).toBe('INVALID_INPUT');
     }
     // Good options still build an editor that works.
-    const editor = create({ createContext: (t: unknown) => t, limits: { timeoutMs: 1000 } });
+    const editor = create({ createContext: (t: unknown) => t as object, limits: { timeoutMs: 1000 } });
     expect((await editor.run({ root: {} }, 'context.root.x = 1')).type).toBe('success');
   });
 });
