@@ -100,7 +100,10 @@ export interface RunOptions {
    * Writes are applied when the run succeeds.
    */
   workspace?: ZipWorkspace;
-  /** Aborting stops the run with CANCELLED. */
+  /**
+   * Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's
+   * reason is a TimeoutError (`AbortSignal.timeout(ms)`).
+   */
   signal?: AbortSignal;
   /**
    * 'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host
@@ -109,10 +112,25 @@ export interface RunOptions {
   console?: 'capture' | 'inherit' | 'off' | 'none';
 }
 
-/** Runs guest code on a quickrealm worker thread. Never rejects for guest errors. */
+/**
+ * Runs guest code in a fresh, frozen realm. Without `globals` it runs on one of quickrealm's
+ * worker threads (the event loop stays free); with live `globals` it runs on the main thread in
+ * time slices of a few milliseconds. Never rejects for guest errors, limits or aborts: those
+ * are results with `ok: false`.
+ * @example
+ * const r = await run('return data.items.map((x) => x * 2)', { data: { items: [1, 2] } });
+ * if (r.ok) console.log(r.value); // [2, 4]
+ * else console.error(r.error.code, r.error.message, r.error.frame);
+ */
 export function run(source: string, options?: RunOptions): Promise<RunResult>;
 
-/** Runs guest code on the calling thread. Never throws for guest errors. */
+/**
+ * Runs guest code in a fresh, frozen realm on the calling thread, blocking it until the run
+ * ends (at most `limits.timeoutMs`). Never throws for guest errors, limits or aborts.
+ * @example
+ * const r = runSync('emit(read_input().toUpperCase())', { input: 'hi' });
+ * r.ok && r.output; // 'HI'
+ */
 export function runSync(source: string, options?: RunOptions): RunResult;
 
 export interface ConfigureOptions {
@@ -126,7 +144,12 @@ export interface ConfigureOptions {
   poolSize?: number;
 }
 
-/** Adjusts process-wide settings; returns the settings in force. */
+/**
+ * Adjusts process-wide settings; returns the settings in force.
+ * @throws {Error} with `code: 'INVALID_INPUT'` for unknown keys or values out of range.
+ * @example
+ * configure({ workers: 4, poolSize: 0 });
+ */
 export function configure(options: ConfigureOptions): { workers: number; poolSize: number };
 
 /** Counters of the prepared-realm pool (`ready`, `size`, `taken`, `built`) and the memory of one realm. */
@@ -497,5 +520,9 @@ export interface WorkspaceTools {
 /**
  * Tool definitions and a dispatcher over a workspace. `js_exec` calls `ws.exec(path, { argv, env,
  * timeoutMs })` when the workspace has an `exec` method and reports UNAVAILABLE otherwise.
+ * @throws {TypeError} with `code: 'INVALID_INPUT'` when `ws` is not a workspace.
+ * @example
+ * const { tools, dispatch } = workspaceTools(ws);
+ * const answer = await dispatch('fs_read', '{"path": "notes.md"}'); // { ok, content }
  */
 export function workspaceTools(ws: ZipWorkspace): WorkspaceTools;
