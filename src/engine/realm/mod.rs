@@ -7,6 +7,7 @@
 //! - [`lockdown`]: freezing everything reachable.
 
 mod bindings;
+mod intl;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
@@ -197,6 +198,7 @@ impl Realm {
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx)?);
                     web::install(&ctx)?;
+                    intl::install(&ctx)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
