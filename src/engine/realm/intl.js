@@ -639,11 +639,8 @@
         r.minimumSignificantDigits = s.digits.minimumSignificantDigits;
         r.maximumSignificantDigits = s.digits.maximumSignificantDigits;
       }
+      // As Node 20 reports them: without the rounding options.
       r.pluralCategories = N.pluralCategories(s.locale, s.type);
-      r.roundingIncrement = s.digits.roundingIncrement;
-      r.roundingMode = s.digits.roundingMode;
-      r.roundingPriority = s.digits.roundingPriority;
-      r.trailingZeroDisplay = s.digits.trailingZeroDisplay;
       return r;
     }
   }
@@ -694,6 +691,9 @@
       if (typeof item !== 'string') throw new TypeError(`Iterable yielded ${String(item)} which is not a string`);
       list.push(item);
     }
+    // The host copies the items to format them: joining them here first makes a list whose text
+    // would not fit in the realm's memory fail on the realm's own limit.
+    list.join('');
     return list;
   }
 

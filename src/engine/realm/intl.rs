@@ -387,6 +387,51 @@ fn affixed_parts(
     out
 }
 
+/// Parts of a compact number ("1.2K", "١٫٢ ألف"): ICU4X does not annotate them. The number is
+/// the span from the first to the last digit: digit runs split by one separator are the integer,
+/// the decimal separator and the fraction (compact numbers are never grouped below 10,000).
+fn compact_parts(full: &str) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let first = full.char_indices().find(|(_, c)| c.is_numeric());
+    let last = full.char_indices().rev().find(|(_, c)| c.is_numeric());
+    let (Some((start, _)), Some((end, c))) = (first, last) else {
+        push_affix(&mut out, full, "compact");
+        return out;
+    };
+    let end = end + c.len_utf8();
+    push_affix(&mut out, &full[..start], "compact");
+    let number = &full[start..end];
+    let mut seen_separator = false;
+    let mut run_start = 0;
+    let mut in_digits = true;
+    for (i, c) in number.char_indices() {
+        if c.is_numeric() != in_digits {
+            let ty = match (in_digits, seen_separator) {
+                (true, false) => "integer",
+                (true, true) => "fraction",
+                (false, _) => "decimal",
+            };
+            push_part(&mut out, ty, &number[run_start..i]);
+            if !in_digits {
+                seen_separator = true;
+            }
+            run_start = i;
+            in_digits = !in_digits;
+        }
+    }
+    push_part(
+        &mut out,
+        if seen_separator {
+            "fraction"
+        } else {
+            "integer"
+        },
+        &number[run_start..],
+    );
+    push_affix(&mut out, &full[end..], "compact");
+    out
+}
+
 /// The result for the guest: a string, or a flat array `[type, text, type, text, …]`.
 fn result<'js>(
     ctx: &Ctx<'js>,
@@ -521,7 +566,11 @@ fn format_number<'js>(
     d.apply_sign_display(sign);
     match &*made {
         Cached::Decimal(f) => result(&ctx, &f.format(&d), parts, Unlabeled::Literal),
-        Cached::Compact(f) => result(&ctx, &f.format(&d), parts, Unlabeled::Affix("compact")),
+        Cached::Compact(f) if parts => {
+            let full = f.format(&d).write_to_string().into_owned();
+            parts_array(&ctx, compact_parts(&full))
+        }
+        Cached::Compact(f) => result(&ctx, &f.format(&d), false, Unlabeled::Literal),
         Cached::Percent(f, digits) if parts => {
             let full = f.format(&d).write_to_string().into_owned();
             parts_array(&ctx, affixed_parts(&full, digits, &d, "percentSign"))
@@ -972,7 +1021,61 @@ fn format_date<'js>(
         time: clock,
         zone,
     };
-    result(&ctx, &f.format(&input), parts, Unlabeled::Literal)
+    let mut list = parts_of(&f.format(&input), Unlabeled::Literal);
+    adjust_widths(&mut list, &key);
+    if parts {
+        return parts_array(&ctx, list);
+    }
+    // CLDR 42+ writes U+202F before day periods ("3:04\u{202f}PM") and in a few other places;
+    // V8's `format` (so Node's and Chrome's) prints a plain space there, and scripts compare
+    // against that. Its `formatToParts` keeps U+202F, and so does this one.
+    let text: String = list.iter().map(|(_, t)| t.as_str()).collect();
+    let text = text.replace('\u{202f}', " ");
+    Ok(rquickjs::String::from_str(ctx.clone(), &text)?.into_value())
+}
+
+/// A `numeric` hour with `2-digit` minutes drops the leading zero of CLDR's two-digit hour
+/// ("9:30" rather than "09:30"), as ICU4C's pattern generator adjusts it for that request.
+fn adjust_widths(list: &mut [(&'static str, String)], key: &str) {
+    let f: Vec<&str> = key.split('|').collect();
+    let asked =
+        f.get(7).is_some_and(|h| *h == "numeric") && f.get(8).is_some_and(|m| *m == "2-digit");
+    if !asked {
+        return;
+    }
+    for (ty, text) in list.iter_mut() {
+        if *ty != "hour" {
+            continue;
+        }
+        let mut chars = text.chars();
+        if let (Some(first), Some(second), None) = (chars.next(), chars.next(), chars.next()) {
+            if is_zero_digit(first) && second.is_numeric() {
+                *text = second.to_string();
+            }
+        }
+    }
+}
+
+/// Zero in the decimal digit sets CLDR locales use by default.
+fn is_zero_digit(c: char) -> bool {
+    matches!(
+        c,
+        '0' | '\u{660}'
+            | '\u{6f0}'
+            | '\u{966}'
+            | '\u{9e6}'
+            | '\u{a66}'
+            | '\u{ae6}'
+            | '\u{b66}'
+            | '\u{be6}'
+            | '\u{c66}'
+            | '\u{ce6}'
+            | '\u{d66}'
+            | '\u{e50}'
+            | '\u{ed0}'
+            | '\u{1040}'
+            | '\u{17e0}'
+    )
 }
 
 #[cfg(test)]
