@@ -71,7 +71,7 @@ enum Cached {
     Collator(CollatorBorrowed<'static>),
     List(ListFormatter),
     Relative(RelativeTimeFormatter),
-    Date(DateTimeFormatter<CompositeFieldSet>),
+    Date(Box<DateTimeFormatter<CompositeFieldSet>>),
 }
 
 thread_local! {
@@ -991,7 +991,7 @@ fn format_date<'js>(
             full.push_str(&hc);
         }
         DateTimeFormatter::try_new((&locale(&full)).into(), fields)
-            .map(Cached::Date)
+            .map(|f| Cached::Date(Box::new(f)))
             .map_err(|e| e.to_string())
     })
     .map_err(|m| range_error(&ctx, &m))?;
