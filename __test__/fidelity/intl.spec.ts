@@ -519,6 +519,28 @@ describe('locales', () => {
   });
 });
 
+describe('large and odd inputs', () => {
+  it('format as in Node without failing the run', () => {
+    sameAsNode([
+      `new Intl.NumberFormat('en', { minimumFractionDigits: 20 }).format(1.7976931348623157e308).length`,
+      `new Intl.NumberFormat('en', { maximumSignificantDigits: 21 }).format(5e-324)`,
+      `new Intl.NumberFormat('en', { maximumFractionDigits: 20 }).format(5e-324)`,
+      `(2n ** 120000n).toLocaleString('de-DE').slice(0, 40)`,
+      `(-(2n ** 120000n)).toLocaleString('ar-EG').slice(0, 40)`,
+      `(2n ** 120000n).toLocaleString('en', { useGrouping: false }).length`,
+      `'x'.repeat(1e6).localeCompare('x'.repeat(1e6) + 'y', 'de')`,
+      `new Intl.DateTimeFormat('en', { dateStyle: 'full', timeZone: 'UTC' }).format(8.64e15)`,
+      `new Intl.PluralRules('en').select(Infinity)`,
+      `new Intl.ListFormat('en').format(Array.from({ length: 10000 }, (_, i) => String(i))).length`,
+      `[9999, 10000, 275759].map((y) => new Date(Date.UTC(y, 0, 1)).toLocaleDateString('en-US', { timeZone: 'UTC' }))`,
+    ]);
+  });
+
+  it('fraction digits go up to 100, as ECMA-402 2023 says (Node 20 stops at 20)', () => {
+    expect(inRealm([`new Intl.NumberFormat('en', { minimumFractionDigits: 100 }).format(1).length`])).toEqual([102]);
+  });
+});
+
 describe('Intl in the frozen realm', () => {
   it('everything is frozen and the methods look like built-ins', () => {
     expect(

@@ -360,7 +360,38 @@
       if (s.style === 'percent') list.push('percentSign', '%');
       return parts ? list : list.filter((_, i) => i % 2 === 1).join('');
     }
-    return N.formatNumber(s.locale, s.key, typeof x === 'bigint' ? String(x) : x, parts);
+    if (typeof x === 'bigint') {
+      const digits = String(x);
+      if (digits.length > MAX_DECIMAL_DIGITS) return hugeBigInt(s, digits, parts);
+      return N.formatNumber(s.locale, s.key, digits, parts);
+    }
+    return N.formatNumber(s.locale, s.key, x, parts);
+  }
+
+  // ICU4X's decimals hold at most 32,767 digits; a larger bigint is written here with the
+  // locale's digits and group separator, in groups of three.
+  const MAX_DECIMAL_DIGITS = 30000;
+  function hugeBigInt(s, digits, parts) {
+    const sample = N.formatNumber(s.locale, 'decimal||||short|always|auto|1|0|0|0|0', 1000, true);
+    const group = s.useGrouping === false ? '' : (sample[sample.indexOf('group') + 1] ?? '');
+    const zero = N.formatNumber(s.locale, 'decimal||||short|auto|auto|1|0|0|0|0', 0, false).codePointAt(0);
+    const negative = digits[0] === '-';
+    const abs = negative ? digits.slice(1) : digits;
+    const local = zero === 0x30 ? abs : abs.replace(/[0-9]/g, (d) => String.fromCodePoint(zero + (d.charCodeAt(0) - 0x30)));
+    const list = [];
+    if (negative && s.signDisplay !== 'never') {
+      // The locale's minus sign with the marks around it, as it writes -1.
+      const minusOne = N.formatNumber(s.locale, 'decimal||||short|auto|auto|1|0|0|0|0', -1, true);
+      list.push(...minusOne.slice(0, minusOne.indexOf('integer')));
+    }
+    else if (!negative && (s.signDisplay === 'always' || s.signDisplay === 'exceptZero')) list.push('plusSign', '+');
+    let at = local.length % 3 || 3;
+    list.push('integer', local.slice(0, at));
+    for (; at < local.length; at += 3) {
+      if (group !== '') list.push('group', group);
+      list.push('integer', local.slice(at, at + 3));
+    }
+    return parts ? list : list.filter((_, i) => i % 2 === 1).join('');
   }
 
   function NumberFormat(locales = undefined, options = undefined) {

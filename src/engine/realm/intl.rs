@@ -821,19 +821,8 @@ fn format_relative<'js>(
     Ok(f.format(d).write_to_string().into_owned())
 }
 
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
-fn civil_from_days(days: i64) -> (i64, u8, u8) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
+/// The Rata Die (days since 0001-01-01, counted from 1) of 1970-01-01.
+const UNIX_EPOCH_RATA_DIE: i64 = 719_163;
 
 fn style_length(name: &str) -> Option<Length> {
     Some(match name {
@@ -1001,10 +990,12 @@ fn format_date<'js>(
     let ms = time as i64;
     let days = ms.div_euclid(86_400_000);
     let in_day = ms.rem_euclid(86_400_000);
-    let (year, month, day) = civil_from_days(days);
-    let date = i32::try_from(year)
-        .ok()
-        .and_then(|y| icu_calendar::Date::try_new_iso(y, month, day).ok());
+    // From the day number: ECMAScript's ±275,760 years are inside ICU4X's range (±999,999
+    // years), while its year-month-day constructors stop at ±9999.
+    let date = icu_calendar::Date::from_rata_die(
+        icu_calendar::types::RataDie::new(UNIX_EPOCH_RATA_DIE + days),
+        icu_calendar::Iso,
+    );
     let clock = icu_time::Time::try_new(
         (in_day / 3_600_000) as u8,
         (in_day / 60_000 % 60) as u8,
@@ -1012,7 +1003,7 @@ fn format_date<'js>(
         (in_day % 1000) as u32 * 1_000_000,
     )
     .ok();
-    let (Some(date), Some(clock)) = (date, clock) else {
+    let Some(clock) = clock else {
         return Err(range_error(&ctx, "Invalid time value"));
     };
     let zone = icu_time::TimeZoneInfo::utc().at_date_time(icu_time::DateTime { date, time: clock });
@@ -1083,12 +1074,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn civil_dates_match_known_days() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(-719_468), (0, 3, 1));
+    fn the_epoch_is_1970_01_01() {
+        let date = icu_calendar::Date::from_rata_die(
+            icu_calendar::types::RataDie::new(UNIX_EPOCH_RATA_DIE),
+            icu_calendar::Iso,
+        );
+        assert_eq!(
+            (
+                date.extended_year(),
+                date.month().ordinal,
+                date.day_of_month().0
+            ),
+            (1970, 1, 1)
+        );
     }
 
     #[test]
@@ -1155,7 +1153,7 @@ mod tests {
                 assert!(field_set(&key).is_some(), "{key}");
             }
         }
-        assert!(field_set("||long||numeric|long|numeric|numeric|2-digit|2-digit|||").is_some());
+        assert!(field_set("||long||numeric|long|numeric|numeric|2-digit|2-digit||").is_some());
         assert!(field_set("bad").is_none());
     }
 }
