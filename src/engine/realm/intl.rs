@@ -1081,7 +1081,7 @@ mod tests {
         );
         assert_eq!(
             (
-                date.extended_year(),
+                date.year().extended_year(),
                 date.month().ordinal,
                 date.day_of_month().0
             ),
