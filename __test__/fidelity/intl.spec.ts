@@ -542,6 +542,23 @@ describe('large and odd inputs', () => {
 });
 
 describe('Intl in the frozen realm', () => {
+  it('the implementation is loaded by the first use, on the heap of that run', () => {
+    const plain = runSync('return 1');
+    const used = runSync(`return (1234.5).toLocaleString('de-DE')`);
+    expect(used.value).toBe('1.234,5');
+    expect((used.stats?.heapBytes ?? 0) - (plain.stats?.heapBytes ?? 0)).toBeGreaterThan(100_000);
+    // A run left with less free memory than the implementation needs stops at its own limit.
+    const room = 1 << 20;
+    const filler = room - (plain.stats?.heapBytes ?? 0) - 60_000;
+    const tight = runSync(`const keep = 'x'.repeat(${filler}); return keep.length + (1234.5).toLocaleString('de-DE')`, {
+      limits: { memoryBytes: room },
+    });
+    expect(tight.error?.code).toBe('MEMORY_LIMIT');
+    expect(runSync(`return new Intl.NumberFormat('fr-FR').format(1234.5)`).value).toBe(
+      new Intl.NumberFormat('fr-FR').format(1234.5),
+    );
+  });
+
   it('everything is frozen and the methods look like built-ins', () => {
     expect(
       inRealm([
@@ -551,6 +568,7 @@ describe('Intl in the frozen realm', () => {
         `[Object.prototype.toString.call(Intl), Object.prototype.toString.call(new Intl.Collator())]`,
         `(() => { 'use strict'; try { Intl.NumberFormat = null } catch (e) { return e.constructor.name } })()`,
         `(() => { try { new Number.prototype.toLocaleString() } catch (e) { return e.constructor.name } })()`,
+        `Intl.NumberFormat.supportedLocalesOf === Intl.Collator.supportedLocalesOf`,
       ]),
     ).toEqual([
       true,
@@ -559,6 +577,7 @@ describe('Intl in the frozen realm', () => {
       ['[object Intl]', '[object Intl.Collator]'],
       'TypeError',
       'TypeError',
+      false,
     ]);
   });
 });

@@ -35,13 +35,24 @@ use std::rc::Rc;
 use writeable::{Part, PartsWrite, Writeable};
 
 const SOURCE: &str = include_str!("intl.js");
+const IMPL_SOURCE: &str = include_str!("intl_impl.js");
 /// Formatters kept per thread; the cache is emptied when it reaches this size.
 const CACHE_ENTRIES: usize = 128;
 
 /// Defines `Intl` on the global object and replaces the locale-dependent methods of `Number`,
-/// `BigInt`, `Date` and `String` (before lockdown).
+/// `BigInt`, `Date` and `String` (before lockdown). Only their public shape is made here; the
+/// implementation is loaded into the realm by the first call that needs it.
 pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
     let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:intl")?.get()?;
+    let load = Function::new(ctx.clone(), load_implementation)?;
+    let intl: Value = make.call((load,))?;
+    ctx.globals().set("Intl", intl)?;
+    Ok(())
+}
+
+/// Evaluates `intl_impl.js` with the native helpers; `publics` are the public constructors.
+fn load_implementation<'js>(ctx: Ctx<'js>, publics: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    let make: Function = raw::eval_helper(&ctx, IMPL_SOURCE, c"quickrealm:intl")?.get()?;
     let natives = Object::new(ctx.clone())?;
     natives.set("canonicalize", Function::new(ctx.clone(), canonicalize)?)?;
     natives.set("formatNumber", Function::new(ctx.clone(), format_number)?)?;
@@ -57,9 +68,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
         Function::new(ctx.clone(), format_relative)?,
     )?;
     natives.set("formatDate", Function::new(ctx.clone(), format_date)?)?;
-    let intl: Value = make.call((natives,))?;
-    ctx.globals().set("Intl", intl)?;
-    Ok(())
+    make.call((natives, publics))
 }
 
 enum Cached {
