@@ -542,6 +542,13 @@ describe('large and odd inputs', () => {
 });
 
 describe('Intl in the frozen realm', () => {
+  it("is part of the standard profile only, as the other web APIs (console: 'none' has none)", () => {
+    expect(runSync('return [typeof Intl, (1234.5).toLocaleString()]', { console: 'none' }).value).toEqual([
+      'undefined',
+      '1234.5',
+    ]);
+  });
+
   it('the implementation is loaded by the first use, on the heap of that run', () => {
     const plain = runSync('return 1');
     const used = runSync(`return (1234.5).toLocaleString('de-DE')`);
