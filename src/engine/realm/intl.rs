@@ -1,7 +1,8 @@
 //! `Intl` and the locale-aware `toLocaleString`/`localeCompare` methods, over ICU4X and its
-//! compiled CLDR data. The classes are guest code (`intl.js`) that reads and checks options as
-//! ECMA-402 says; the formatting itself is done here by native helpers that only that code can
-//! reach. Each helper takes an already resolved locale and a compact key of resolved options, so
+//! compiled CLDR data. The classes are guest code: `intl.js`, their public shape, is evaluated in
+//! every realm before lockdown; `intl_impl.js`, which reads and checks options as ECMA-402 says,
+//! is loaded into a realm by the first call that needs it. The formatting itself is done here by
+//! native helpers that only that code can reach. Each helper takes an already resolved locale and a compact key of resolved options, so
 //! formatters are built once per thread and key and kept in a small cache.
 
 use super::super::marshal::text_of;
