@@ -160,12 +160,8 @@ async function expected(s: Snippet): Promise<Outcome> {
 
 /** Snippets of the corpus whose output differs from Node's, with why. */
 const KNOWN_DIFFERENCES: Record<string, string> = {
-  'localeCompare without locales for sorting names':
-    'QuickJS compares code points in localeCompare (no collation): case and accents sort apart, numeric and sensitivity options are ignored',
   'sort with a comparator that returns a boolean':
     'implementation-defined: a comparator returning booleans is inconsistent, and V8 and QuickJS leave different orders',
-  'toLocaleString without arguments for display':
-    'not yet available: toLocaleString groups digits only with Intl (the realm prints 1234567.891)',
 
   // console formatting: where the realm's printer is simpler than Node's util.inspect
   'log an array of objects longer than a line': 'console: values wider than 72 columns are not broken over lines',
@@ -203,14 +199,8 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
     'console: keys that are not identifiers print as ["key"] instead of \'key\'',
 
   // not yet available in the realm
-  'number toLocaleString in en-US': 'not yet available: locales and options of Number.prototype.toLocaleString (Intl)',
-  'Intl.NumberFormat currency and compact notation': 'not yet available: Intl',
-  'Intl.DateTimeFormat in UTC': 'not yet available: Intl',
-  'Date toLocaleDateString and toLocaleTimeString with a UTC zone':
-    'not yet available: options of Date.prototype.toLocaleDateString (Intl)',
-  'number formatting in German locale': 'not yet available: Intl',
-  'Intl.PluralRules and RelativeTimeFormat for messages': 'not yet available: Intl',
-  'Intl.ListFormat for human readable lists': 'not yet available: Intl',
+  'Intl.NumberFormat currency and compact notation':
+    "not available: Intl.NumberFormat's style 'unit' (the realm's Intl throws RangeError for it)",
 };
 
 /**

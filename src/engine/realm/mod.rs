@@ -7,6 +7,7 @@
 //! - [`lockdown`]: freezing everything reachable.
 
 mod bindings;
+mod intl;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
@@ -214,6 +215,7 @@ impl Realm {
                     timers = Some(Timers::install(&ctx)?);
                     web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
                     url_api::install(&ctx)?;
+                    intl::install(&ctx)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
