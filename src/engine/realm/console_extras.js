@@ -1,7 +1,7 @@
 // console.table, count/countReset, time/timeEnd/timeLog and assert, formatted as Node prints
 // them, over two native helpers: `line(level, text)` writes one (group-indented) console line
-// and `inspect(value)` formats a value as console.log shows it.
-((console, line, inspect) => {
+// `inspect(value)` formats a value as console.log shows it and `cell(value)` as a table cell.
+((console, line, inspect, cell) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -52,20 +52,20 @@
       line('log', typeof data === 'string' ? data : inspect(data));
       return;
     }
-    const indexOf = (n) => Array.from({ length: n }, (_, i) => inspect(i));
+    const indexOf = (n) => Array.from({ length: n }, (_, i) => cell(i));
     if (data instanceof Map) {
       const keys = [];
       const values = [];
       for (const [k, v] of data) {
-        keys.push(inspect(k));
-        values.push(inspect(v));
+        keys.push(cell(k));
+        values.push(cell(v));
       }
       line('log', renderTable(['(iteration index)', 'Key', 'Values'], [indexOf(keys.length), keys, values]));
       return;
     }
     if (data instanceof Set) {
       const values = [];
-      for (const v of data) values.push(inspect(v));
+      for (const v of data) values.push(cell(v));
       line('log', renderTable(['(iteration index)', 'Values'], [indexOf(values.length), values]));
       return;
     }
@@ -78,11 +78,11 @@
       const primitive = item === null || (typeof item !== 'function' && typeof item !== 'object');
       if (properties === undefined && primitive) {
         hasPrimitives = true;
-        primitives[i] = inspect(item);
+        primitives[i] = cell(item);
       } else {
         for (const key of properties || keysOf(item)) {
           map[key] ??= [];
-          map[key][i] = (primitive && properties) || !hasOwn(item, key) ? '' : inspect(item[key]);
+          map[key][i] = (primitive && properties) || !hasOwn(item, key) ? '' : cell(item[key]);
         }
       }
     }
