@@ -144,8 +144,11 @@ fn install_extras<'js>(
     let cell = Function::new(ctx.clone(), |ctx: Ctx<'js>, v: Value<'js>| {
         table_cell(&ctx, &v)
     })?;
+    let format = Function::new(ctx.clone(), |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+        Formatter::new(&ctx).format_args(&args.0)
+    })?;
     let install: Function = raw::eval_helper(ctx, EXTRAS, c"quickrealm:console")?.get()?;
-    install.call((console.clone(), line, inspect, cell))
+    install.call((console.clone(), line, inspect, cell, format))
 }
 
 const EXTRAS: &str = include_str!("console_extras.js");

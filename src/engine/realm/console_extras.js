@@ -1,7 +1,8 @@
 // console.table, count/countReset, time/timeEnd/timeLog and assert, formatted as Node prints
 // them, over two native helpers: `line(level, text)` writes one (group-indented) console line
-// `inspect(value)` formats a value as console.log shows it and `cell(value)` as a table cell.
-((console, line, inspect, cell) => {
+// `inspect(value)` formats a value as console.log shows it, `cell(value)` as a table cell, and
+// `format(...args)` formats arguments as console.log does.
+((console, line, inspect, cell, format) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -138,9 +139,10 @@
     },
     assert: function assert(condition, ...data) {
       if (condition) return;
-      // Node builds the first argument as text: `Assertion failed: ${data[0]}`.
-      const rest = data.length > 1 ? ` ${formatArgs(data.slice(1))}` : '';
-      line('warn', data.length === 0 ? 'Assertion failed' : `Assertion failed: ${data[0]}${rest}`);
+      // Node builds the first argument as text, `Assertion failed: ${data[0]}`, and prints it
+      // with the rest as console.warn would (format specifiers included).
+      const head = data.length === 0 ? 'Assertion failed' : `Assertion failed: ${data[0]}`;
+      line('warn', format(head, ...data.slice(1)));
     },
   };
   for (const name of keysOf(extras)) console[name] = extras[name];
