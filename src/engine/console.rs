@@ -13,7 +13,7 @@ use super::marshal::{text_of, TypedArrayKind};
 use super::raw::{self, class, PromiseState};
 use rquickjs::function::This;
 use rquickjs::{qjs, Array, Ctx, Function, Object, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// Upper bound on one formatted console line, whatever the arguments.
@@ -86,6 +86,8 @@ pub(crate) struct Formatter<'a, 'js> {
     spent: usize,
     /// The deadline or an abort interrupted formatting (the uncatchable error is pending).
     stopped: bool,
+    /// Property names already made as guest strings (see `key`).
+    names: RefCell<Vec<(String, Value<'js>)>>,
 }
 
 /// An `output` entry list with its braces and what kind of container produced it.
@@ -113,6 +115,7 @@ impl<'a, 'js> Formatter<'a, 'js> {
             current_depth: 0,
             spent: 0,
             stopped: false,
+            names: RefCell::new(Vec::new()),
         }
     }
 
@@ -1159,10 +1162,19 @@ impl<'a, 'js> Formatter<'a, 'js> {
             .unwrap_or_default()
     }
 
+    /// A property name as a guest string, made once per formatting call.
     fn key(&self, name: &str) -> Option<Value<'js>> {
-        rquickjs::String::from_str(self.ctx.clone(), name)
-            .ok()
-            .map(|s| s.into_value())
+        let mut names = self.names.borrow_mut();
+        if let Some((_, v)) = names.iter().find(|(n, _)| n == name) {
+            return Some(v.clone());
+        }
+        let v = rquickjs::String::from_str(self.ctx.clone(), name)
+            .ok()?
+            .into_value();
+        if names.len() < 32 {
+            names.push((name.to_string(), v.clone()));
+        }
+        Some(v)
     }
 
     /// An own data property's value (`None` for accessors, missing keys and proxies).
