@@ -102,6 +102,10 @@ const VALUES: Record<string, string> = {
   'a proxy prints its target': `new Proxy({ a: 1, b: [2] }, {}), new Proxy([1, 2], {})`,
   'arguments objects': `(function () { return arguments; })(1, 'a')`,
   'objects with Symbol.toStringTag': `(() => { class Tagged {} Object.defineProperty(Tagged.prototype, Symbol.toStringTag, { value: 'T' }); return [new Tagged(), { [Symbol.toStringTag]: 'Own' }]; })()`,
+  'generator objects, Math and JSON': `(function* () { yield 1; })(), Math, JSON`,
+  'static class members, bound functions and methods': `(() => { class S { static x = 1; static m() {} } return [S, S.m.bind(null), { f() {}, async g() {}, *h() {} }]; })()`,
+  'inherited and non-enumerable properties are left out': `Object.assign(Object.create({ inherited: 1 }), { own: 2 }), Object.defineProperty({}, 'hidden', { value: 1 })`,
+  'an AggregateError and an error with a code': `new AggregateError([new Error('a')], 'all'), { e: Object.assign(new TypeError('t'), { code: 'E_CODE' }) }`,
   'a subclass of Map and of Array': `(() => { class Registry extends Map {} class List extends Array {} return [new Registry([[1, 2]]), List.from([1, 2])]; })()`,
 };
 

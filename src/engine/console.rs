@@ -660,6 +660,7 @@ impl<'a, 'js> Formatter<'a, 'js> {
             Buffer(Vec<u8>, usize),
             Promise,
             Weak,
+            DataView,
         }
         let mut body = Body::Plain;
         if raw::is_plain_array(v) {
@@ -772,6 +773,9 @@ impl<'a, 'js> Formatter<'a, 'js> {
                 };
                 parts.open = format!("{}{{", prefix(ctor.as_deref(), &tag, fallback, ""));
                 body = Body::Weak;
+            } else if cls == class::DATAVIEW {
+                parts.open = format!("{}{{", prefix(ctor.as_deref(), &tag, "DataView", ""));
+                body = Body::DataView;
             } else if let Some(base) = self.boxed(obj, cls, ctor.as_deref(), &tag) {
                 parts.base = base;
                 if keys.is_empty() {
@@ -856,6 +860,20 @@ impl<'a, 'js> Formatter<'a, 'js> {
                 parts.entries.push(entry);
             }
             Body::Weak => parts.entries.push("<items unknown>".into()),
+            Body::DataView => {
+                for name in ["byteLength", "byteOffset", "buffer"] {
+                    let shown = match self.call_intrinsic(class::DATAVIEW, name, obj) {
+                        Some(v) => {
+                            self.indentation += 2;
+                            let s = self.value(&v, depth);
+                            self.indentation -= 2;
+                            s
+                        }
+                        None => "undefined".into(),
+                    };
+                    parts.entries.push(format!("{name}: {shown}"));
+                }
+            }
         }
         for key in &keys {
             if self.full() {

@@ -263,6 +263,7 @@ pub(crate) mod class {
     pub const C_CLOSURE: u32 = 16;
     pub const GENERATOR_FUNCTION: u32 = 17;
     pub const REGEXP: u32 = 19;
+    pub const DATAVIEW: u32 = 34;
     pub const BIG_INT: u32 = 35;
     pub const MAP: u32 = 36;
     pub const SET: u32 = 37;

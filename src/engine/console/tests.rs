@@ -40,6 +40,7 @@ fn class_ids_match_the_engine() {
             ("new Set()", class::SET),
             ("new WeakMap()", class::WEAKMAP),
             ("new WeakSet()", class::WEAKSET),
+            ("new DataView(new ArrayBuffer(1))", class::DATAVIEW),
             ("(async function () {})", class::ASYNC_FUNCTION),
             ("(async function* () {})", class::ASYNC_GENERATOR_FUNCTION),
         ] {
