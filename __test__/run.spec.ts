@@ -100,8 +100,9 @@ describe('console, emit and read_input', () => {
 
   it('bounds huge objects and marks cycles', () => {
     const r = runSync('const a = Array.from({length: 1000}, (_, i) => i); const o = {a}; o.self = o; console.log(o)');
-    expect(r.logs[0].message).toContain('... 950 more items');
-    expect(r.logs[0].message).toContain('self: [Circular]');
+    expect(r.logs[0].message).toContain('... 900 more items');
+    expect(r.logs[0].message).toMatch(/^<ref \*1> \{/);
+    expect(r.logs[0].message).toContain('self: [Circular *1]');
   });
 
   it("console: 'off' keeps console but records nothing; 'none' removes it", () => {

@@ -37,7 +37,7 @@ const SNIPPETS: Record<string, string> = {
   'groups indent every line': `console.group('Outer'); console.log('a'); console.group(); console.log('b\\nc'); console.table([{ x: 1 }]); console.groupEnd(); console.groupEnd(); console.log('d'); console.groupEnd(); console.log('e')`,
   'groupCollapsed prints like group': `console.groupCollapsed('Hidden', 2); console.warn('w'); console.groupEnd()`,
   'count and countReset': `console.count(); console.count(); console.count('x'); console.countReset(); console.count(); console.count('x')`,
-  'assert prints only when the condition fails': `console.assert(1 === 2, 'math is', 'off'); console.assert(false); console.assert(true, 'never'); console.assert(0, { a: 1 }, 2)`,
+  'assert prints only when the condition fails': `console.assert(1 === 2, 'math is', 'off'); console.assert(false); console.assert(true, 'never'); console.assert(0, { a: 1 }, 2); console.assert(false, 'value %d of %s', 3, 'x', { y: [1] })`,
 };
 
 describe('console extras print as Node prints', () => {

@@ -163,41 +163,6 @@ const KNOWN_DIFFERENCES: Record<string, string> = {
   'sort with a comparator that returns a boolean':
     'implementation-defined: a comparator returning booleans is inconsistent, and V8 and QuickJS leave different orders',
 
-  // console formatting: where the realm's printer is simpler than Node's util.inspect
-  'log an array of objects longer than a line': 'console: values wider than 72 columns are not broken over lines',
-  'log an object with many keys': 'console: values wider than 72 columns are not broken over lines',
-  'log an array of more than 6 numbers': 'console: arrays of more than 6 numbers are not laid out in aligned columns',
-  'log an array of more than 100 items':
-    'console: arrays are cut after 50 items (Node: 100) and not laid out in columns',
-  'console.dir with depth null': 'console: console.dir ignores its options and prints them as a second value',
-  'log Map and Set contents': 'console: Map and Set print as `Map {}` / `Set {}`, without size or entries',
-  'log strings containing single quotes inside arrays':
-    'console: strings containing a single quote are escaped instead of being printed in double quotes or backticks',
-  'log strings with tabs and newlines inside objects':
-    'console: a tab inside a quoted string is printed raw instead of as \\t',
-  'format string with %s and %d': 'console: format specifiers (%s, %d) are not substituted',
-  'format string with %o, %j and %%': 'console: format specifiers (%o, %j, %i, %%) are not substituted',
-  'log class instances': 'console: instances print without their class name prefix',
-  'log objects with a null prototype': 'console: no [Object: null prototype] prefix',
-  'log classes, async functions and generators':
-    'console: classes, async functions and generators all print as [Function: name]',
-  'log an empty object past the depth limit':
-    'console: an empty object beyond the depth limit prints as [Object] instead of {}',
-  'log a sparse array': 'console: holes print as undefined instead of <N empty items>',
-  'log typed arrays and buffers':
-    'console: typed arrays print as plain objects with quoted index keys, ArrayBuffer as {}',
-  'log regular expressions': 'console: regular expressions print as {}',
-  'log an object with a circular reference':
-    'console: circular references print as [Circular] without the <ref *1> marker',
-  'log an object with getters and setters':
-    'console: accessors are invoked and their values printed instead of [Getter]/[Setter]',
-  'log an object with symbol keys': 'console: symbol-keyed properties are left out',
-  'log boxed primitives': 'console: boxed primitives print as plain objects instead of [Number: 5], [String: ...]',
-  'log a promise and weak collections': 'console: promises and WeakMaps print as {}',
-  'log a custom error with extra fields': 'console: an Error leaves out its own fields ({ status, url })',
-  'log objects with keys that need quotes':
-    'console: keys that are not identifiers print as ["key"] instead of \'key\'',
-
   // not yet available in the realm
   'Intl.NumberFormat currency and compact notation':
     "not available: Intl.NumberFormat's style 'unit' (the realm's Intl throws RangeError for it)",

@@ -129,6 +129,8 @@ pub(crate) fn own_keys<'js>(
 
 /// An own property descriptor's parts (value or accessor pair).
 pub(crate) struct Descriptor<'js> {
+    /// `JS_PROP_*` flags (enumerable, writable, configurable, getset).
+    pub flags: i32,
     pub value: Value<'js>,
     pub getter: Value<'js>,
     pub setter: Value<'js>,
@@ -153,6 +155,7 @@ pub(crate) fn own_descriptor<'js>(
     unsafe {
         let desc = desc.assume_init();
         Some(Descriptor {
+            flags: desc.flags,
             value: Value::from_raw(ctx.clone(), desc.value),
             getter: Value::from_raw(ctx.clone(), desc.getter),
             setter: Value::from_raw(ctx.clone(), desc.setter),
@@ -244,6 +247,179 @@ pub(crate) fn typed_array_kind(v: &Value<'_>) -> Option<TypedArrayKind> {
     TypedArrayKind::from_discriminant(k.into())
 }
 
+/// QuickJS class ids of the vendored engine (`enum { JS_CLASS_OBJECT = 1, ... }` in quickjs.c);
+/// a test below checks them against the engine.
+pub(crate) mod class {
+    pub const ERROR: u32 = 3;
+    pub const NUMBER: u32 = 4;
+    pub const STRING: u32 = 5;
+    pub const BOOLEAN: u32 = 6;
+    pub const SYMBOL: u32 = 7;
+    pub const ARGUMENTS: u32 = 8;
+    pub const MAPPED_ARGUMENTS: u32 = 9;
+    pub const DATE: u32 = 10;
+    pub const C_FUNCTION: u32 = 12;
+    pub const C_FUNCTION_DATA: u32 = 15;
+    pub const C_CLOSURE: u32 = 16;
+    pub const GENERATOR_FUNCTION: u32 = 17;
+    pub const REGEXP: u32 = 19;
+    pub const DATAVIEW: u32 = 34;
+    pub const BIG_INT: u32 = 35;
+    pub const MAP: u32 = 36;
+    pub const SET: u32 = 37;
+    pub const WEAKMAP: u32 = 38;
+    pub const WEAKSET: u32 = 39;
+    pub const ASYNC_FUNCTION: u32 = 55;
+    pub const ASYNC_GENERATOR_FUNCTION: u32 = 59;
+}
+
+/// The QuickJS class id of an object (0 for primitives).
+pub(crate) fn class_id(v: &Value<'_>) -> u32 {
+    // SAFETY: see the note above the class checks.
+    unsafe { qjs::JS_GetClassID(v.as_raw()) }
+}
+
+/// Whether `v` is a function implemented natively (by the engine or the host), whose call
+/// runs no guest code of its own.
+pub(crate) fn is_native_function(v: &Value<'_>) -> bool {
+    matches!(
+        class_id(v),
+        class::C_FUNCTION | class::C_FUNCTION_DATA | class::C_CLOSURE
+    )
+}
+
+pub(crate) fn is_proxy(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
+    unsafe { qjs::JS_IsProxy(v.as_raw()) }
+}
+
+/// `Array.isArray` without looking through proxies.
+pub(crate) fn is_plain_array(v: &Value<'_>) -> bool {
+    // SAFETY: see the note above the class checks.
+    unsafe { qjs::JS_IsArray(v.as_raw()) }
+}
+
+/// The target of a proxy (no trap runs); `None` when revoked or not a proxy.
+pub(crate) fn proxy_target<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Value<'js>> {
+    if !is_proxy(v) {
+        return None;
+    }
+    // SAFETY: live context and a live proxy (module docs); the target comes back as a new
+    // reference (JS_NULL once revoked) or JS_EXCEPTION.
+    let t = unsafe { take_owned_or_catch(ctx, qjs::JS_GetProxyTarget(raw_ctx(ctx), v.as_raw()))? };
+    t.is_object().then_some(t)
+}
+
+/// The prototype of an object that is not a proxy (so no trap runs); `None` for `null`.
+pub(crate) fn prototype_of<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> Option<Object<'js>> {
+    if is_proxy(obj.as_value()) {
+        return None;
+    }
+    // SAFETY: live context and object (module docs); for an object that is not a proxy
+    // JS_GetPrototype runs no code and returns a new reference.
+    let p = unsafe { take_owned_or_catch(ctx, qjs::JS_GetPrototype(raw_ctx(ctx), obj.as_raw()))? };
+    p.into_object()
+}
+
+/// The realm's own prototype for a class (`Map.prototype` for `class::MAP`), whatever the
+/// guest did to the global bindings.
+pub(crate) fn class_proto<'js>(ctx: &Ctx<'js>, class_id: u32) -> Option<Object<'js>> {
+    // SAFETY: live context (module docs); the ids used are predefined classes, below the
+    // runtime's class count; the prototype comes back as a new reference.
+    let p = unsafe { take_owned_or_catch(ctx, qjs::JS_GetClassProto(raw_ctx(ctx), class_id))? };
+    p.into_object()
+}
+
+/// The realm's own `Function.prototype`.
+pub(crate) fn function_proto<'js>(ctx: &Ctx<'js>) -> Option<Object<'js>> {
+    // SAFETY: live context (module docs); a new reference comes back.
+    let p = unsafe { take_owned_or_catch(ctx, qjs::JS_GetFunctionProto(raw_ctx(ctx)))? };
+    p.into_object()
+}
+
+/// The well-known symbol `Symbol.toStringTag`, from the engine.
+pub(crate) fn symbol_to_string_tag<'js>(ctx: &Ctx<'js>) -> Option<Value<'js>> {
+    // SAFETY: live context (module docs); a predefined atom is never freed, and JS_AtomToValue
+    // returns a new reference to its symbol.
+    unsafe {
+        let atom = qjs::JS_ATOM_Symbol_toStringTag as qjs::JSAtom;
+        take_owned_or_catch(ctx, qjs::JS_AtomToValue(raw_ctx(ctx), atom))
+    }
+}
+
+/// A promise's state and, once settled, its result (no code runs).
+pub(crate) enum PromiseState<'js> {
+    Pending,
+    Fulfilled(Value<'js>),
+    Rejected(Value<'js>),
+}
+
+pub(crate) fn promise_state<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<PromiseState<'js>> {
+    // SAFETY: see the note above the class checks.
+    if !unsafe { qjs::JS_IsPromise(v.as_raw()) } {
+        return None;
+    }
+    let c = raw_ctx(ctx);
+    // SAFETY: live context and promise (module docs); the state is read from the object.
+    let state = unsafe { qjs::JS_PromiseState(c, v.as_raw()) };
+    if state == qjs::JSPromiseStateEnum_JS_PROMISE_PENDING {
+        return Some(PromiseState::Pending);
+    }
+    // SAFETY: live context and a settled promise; the result is a new reference.
+    let result = unsafe { take_owned_or_catch(ctx, qjs::JS_PromiseResult(c, v.as_raw()))? };
+    Some(if state == qjs::JSPromiseStateEnum_JS_PROMISE_REJECTED {
+        PromiseState::Rejected(result)
+    } else {
+        PromiseState::Fulfilled(result)
+    })
+}
+
+/// Own property keys of an object that is not a proxy, leaving out array indices below
+/// 2^31 without making strings of them (a long array lists them all). `None` when the object
+/// refused; the exception is caught.
+pub(crate) fn own_non_index_keys<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    include_symbols: bool,
+    enumerable_only: bool,
+) -> Option<Vec<Value<'js>>> {
+    if is_proxy(obj.as_value()) {
+        return None;
+    }
+    let mut flags = qjs::JS_GPN_STRING_MASK as i32;
+    if include_symbols {
+        flags |= qjs::JS_GPN_SYMBOL_MASK as i32;
+    }
+    if enumerable_only {
+        flags |= qjs::JS_GPN_ENUM_ONLY as i32;
+    }
+    let c = raw_ctx(ctx);
+    let mut tab: *mut qjs::JSPropertyEnum = std::ptr::null_mut();
+    let mut len: u32 = 0;
+    // SAFETY: live context and object (module docs); `tab` and `len` are locals QuickJS fills.
+    let rc = unsafe { qjs::JS_GetOwnPropertyNames(c, &mut tab, &mut len, obj.as_raw(), flags) };
+    if rc < 0 {
+        let _ = ctx.catch();
+        return None;
+    }
+    // Tagged-integer atoms (JS_ATOM_TAG_INT in quickjs.c) are the indices 0..2^31-1.
+    const TAG_INT: u32 = 1 << 31;
+    let mut keys = Vec::new();
+    for i in 0..len as usize {
+        // SAFETY: on success `tab` holds `len` initialized entries, alive until freed below.
+        let atom = unsafe { (*tab.add(i)).atom };
+        if atom & TAG_INT != 0 {
+            continue;
+        }
+        // SAFETY: a live atom of the table; JS_AtomToValue returns a new reference.
+        keys.push(unsafe { Value::from_raw(ctx.clone(), qjs::JS_AtomToValue(c, atom)) });
+    }
+    // SAFETY: the table and its atoms were allocated by the call above and are freed once here;
+    // the keys hold their own references.
+    unsafe { qjs::JS_FreePropertyEnum(c, tab, len) };
+    Some(keys)
+}
+
 /// Marks an error object uncatchable, so that once thrown guest `catch`/`finally` cannot
 /// intercept it (no effect on other values).
 pub fn make_uncatchable<'js>(ctx: &Ctx<'js>, v: &Value<'js>) {
@@ -254,8 +430,17 @@ pub fn make_uncatchable<'js>(ctx: &Ctx<'js>, v: &Value<'js>) {
 /// Copies the bytes viewed by a typed array or held by an ArrayBuffer; `None` for anything
 /// else, or for a detached buffer.
 pub fn view_bytes<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Vec<u8>> {
+    view_bytes_capped(ctx, v, usize::MAX).map(|(bytes, _)| bytes)
+}
+
+/// Like `view_bytes`, but copies at most `cap` bytes; also gives the whole length in bytes.
+pub(crate) fn view_bytes_capped<'js>(
+    ctx: &Ctx<'js>,
+    v: &Value<'js>,
+    cap: usize,
+) -> Option<(Vec<u8>, usize)> {
     if is_array_buffer(v) {
-        return buffer_bytes(ctx, v, 0, None);
+        return buffer_bytes(ctx, v, 0, None, cap);
     }
     let mut offset: qjs::size_t = 0;
     let mut length: qjs::size_t = 0;
@@ -272,16 +457,18 @@ pub fn view_bytes<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> Option<Vec<u8>> {
         );
         take_owned_or_catch(ctx, raw)?
     };
-    buffer_bytes(ctx, &buffer, offset as usize, Some(length as usize))
+    buffer_bytes(ctx, &buffer, offset as usize, Some(length as usize), cap)
 }
 
-/// Copies `length` bytes (all of them for `None`) from `offset` of an ArrayBuffer's data.
+/// Copies `length` bytes (all of them for `None`) from `offset` of an ArrayBuffer's data, at
+/// most `cap` of them; with the length in bytes.
 fn buffer_bytes<'js>(
     ctx: &Ctx<'js>,
     buffer: &Value<'js>,
     offset: usize,
     length: Option<usize>,
-) -> Option<Vec<u8>> {
+    cap: usize,
+) -> Option<(Vec<u8>, usize)> {
     let mut size: qjs::size_t = 0;
     // SAFETY: live context and value (module docs); `size` is a local QuickJS fills.
     let data = unsafe { qjs::JS_GetArrayBuffer(raw_ctx(ctx), &mut size, buffer.as_raw()) };
@@ -294,15 +481,20 @@ fn buffer_bytes<'js>(
             let _ = ctx.catch();
             return None;
         }
-        return (length == 0).then(Vec::new);
+        return (length == 0).then(|| (Vec::new(), 0));
     }
     if offset.checked_add(length)? > size {
         return None;
     }
+    let whole = length;
+    let length = length.min(cap);
     // SAFETY: `data` points to the buffer's `size` bytes, kept alive by `buffer`; no JS code runs
     // between the call above and this copy, so nothing can detach or resize the buffer, and
     // `offset + length <= size` keeps the slice inside it.
-    Some(unsafe { std::slice::from_raw_parts(data.add(offset), length) }.to_vec())
+    Some((
+        unsafe { std::slice::from_raw_parts(data.add(offset), length) }.to_vec(),
+        whole,
+    ))
 }
 
 /// A guest string as exact UTF-16 (lone surrogates preserved); `None` if it could not be read.

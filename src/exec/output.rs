@@ -12,7 +12,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::files::{lock, SharedFiles};
 use super::guest_errors::throw_uncatchable;
 use super::process::{lock_state, SharedState};
-use crate::engine::console::{clip, Formatter, CONSOLE_LEVELS, MAX_LINE};
+use crate::engine::console::{clip, format_console, CONSOLE_LEVELS, MAX_LINE};
 use crate::engine::limits::CancelToken;
 
 /// Where text goes.
@@ -169,7 +169,7 @@ impl OutputHost {
                 ctx.clone(),
                 move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
                     // Formatting may run guest code, which may log: no lock is held meanwhile.
-                    let mut line = Formatter::new(&ctx).format_args(&args.0);
+                    let mut line = format_console(&ctx, method, &args.0)?;
                     line.truncate(clip(&line, MAX_LINE).len());
                     host.write(&ctx, |out| out.line(Stream::of_level(level), &line))
                 },

@@ -1,6 +1,6 @@
 //! Host bindings every realm gets: `emit`, `read_input` and (unless absent) `console`.
 
-use super::super::console::{Formatter, CONSOLE_LEVELS};
+use super::super::console::{format_console, table_cell, Formatter, CONSOLE_LEVELS};
 use super::super::limits::StopReason;
 use super::super::raw;
 use super::output::RunSlot;
@@ -45,7 +45,7 @@ pub(crate) fn install_bindings<'js>(
                 if !slot.capture.get() {
                     return Ok(());
                 }
-                let line = Formatter::new(&ctx).format_args(&args.0);
+                let line = format_console(&ctx, method, &args.0)?;
                 write_line(&ctx, &slot, level, &line)
             },
         )?
@@ -91,7 +91,7 @@ fn install_groups<'js>(
             ctx.clone(),
             move |ctx: Ctx<'js>, args: Rest<Value<'js>>| -> rquickjs::Result<()> {
                 if slot.capture.get() && !args.0.is_empty() {
-                    let line = Formatter::new(&ctx).format_args(&args.0);
+                    let line = Formatter::new(&ctx).format_args(&args.0)?;
                     write_line(&ctx, &slot, "log", &line)?;
                 }
                 let indent = (slot.group_indent.get() + 2).min(MAX_GROUP_INDENT);
@@ -139,10 +139,16 @@ fn install_extras<'js>(
         },
     )?;
     let inspect = Function::new(ctx.clone(), |ctx: Ctx<'js>, v: Value<'js>| {
-        Formatter::new(&ctx).inspect(&v)
+        Formatter::new(&ctx).inspect_value(&v)
+    })?;
+    let cell = Function::new(ctx.clone(), |ctx: Ctx<'js>, v: Value<'js>| {
+        table_cell(&ctx, &v)
+    })?;
+    let format = Function::new(ctx.clone(), |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+        Formatter::new(&ctx).format_args(&args.0)
     })?;
     let install: Function = raw::eval_helper(ctx, EXTRAS, c"quickrealm:console")?.get()?;
-    install.call((console.clone(), line, inspect))
+    install.call((console.clone(), line, inspect, cell, format))
 }
 
 const EXTRAS: &str = include_str!("console_extras.js");

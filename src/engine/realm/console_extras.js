@@ -1,7 +1,8 @@
 // console.table, count/countReset, time/timeEnd/timeLog and assert, formatted as Node prints
 // them, over two native helpers: `line(level, text)` writes one (group-indented) console line
-// and `inspect(value)` formats a value as console.log shows it.
-((console, line, inspect) => {
+// `inspect(value)` formats a value as console.log shows it, `cell(value)` as a table cell, and
+// `format(...args)` formats arguments as console.log does.
+((console, line, inspect, cell, format) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -52,20 +53,20 @@
       line('log', typeof data === 'string' ? data : inspect(data));
       return;
     }
-    const indexOf = (n) => Array.from({ length: n }, (_, i) => inspect(i));
+    const indexOf = (n) => Array.from({ length: n }, (_, i) => cell(i));
     if (data instanceof Map) {
       const keys = [];
       const values = [];
       for (const [k, v] of data) {
-        keys.push(inspect(k));
-        values.push(inspect(v));
+        keys.push(cell(k));
+        values.push(cell(v));
       }
       line('log', renderTable(['(iteration index)', 'Key', 'Values'], [indexOf(keys.length), keys, values]));
       return;
     }
     if (data instanceof Set) {
       const values = [];
-      for (const v of data) values.push(inspect(v));
+      for (const v of data) values.push(cell(v));
       line('log', renderTable(['(iteration index)', 'Values'], [indexOf(values.length), values]));
       return;
     }
@@ -78,11 +79,11 @@
       const primitive = item === null || (typeof item !== 'function' && typeof item !== 'object');
       if (properties === undefined && primitive) {
         hasPrimitives = true;
-        primitives[i] = inspect(item);
+        primitives[i] = cell(item);
       } else {
         for (const key of properties || keysOf(item)) {
           map[key] ??= [];
-          map[key][i] = (primitive && properties) || !hasOwn(item, key) ? '' : inspect(item[key]);
+          map[key][i] = (primitive && properties) || !hasOwn(item, key) ? '' : cell(item[key]);
         }
       }
     }
@@ -138,9 +139,10 @@
     },
     assert: function assert(condition, ...data) {
       if (condition) return;
-      // Node builds the first argument as text: `Assertion failed: ${data[0]}`.
-      const rest = data.length > 1 ? ` ${formatArgs(data.slice(1))}` : '';
-      line('warn', data.length === 0 ? 'Assertion failed' : `Assertion failed: ${data[0]}${rest}`);
+      // Node builds the first argument as text, `Assertion failed: ${data[0]}`, and prints it
+      // with the rest as console.warn would (format specifiers included).
+      const head = data.length === 0 ? 'Assertion failed' : `Assertion failed: ${data[0]}`;
+      line('warn', format(head, ...data.slice(1)));
     },
   };
   for (const name of keysOf(extras)) console[name] = extras[name];
