@@ -157,6 +157,7 @@ process.on('unhandledRejection', () => {});
 (async () => {
   const counts = { run: 0, skipped: 0, realm: 0, node: 0, bothFail: 0, unfrozen: 0, onlyFrozenFails: 0 };
   const unfrozenCauses = new Map();
+  const unfrozenOthers = [];
   let batch = [];
   const flush = () => {
     const verdicts = inUnfrozen(batch);
@@ -166,6 +167,7 @@ process.on('unhandledRejection', () => {});
         counts.onlyFrozenFails++;
         const why = cause(message, file, full);
         unfrozenCauses.set(why, (unfrozenCauses.get(why) ?? 0) + 1);
+        if (why === 'other') unfrozenOthers.push(`${path.relative(root, file)}: ${message.slice(0, 160)}`);
       }
     });
     batch = [];
@@ -208,6 +210,7 @@ process.on('unhandledRejection', () => {});
     console.log(`plain QuickJS-ng (unfrozen, same engine) passes ${counts.unfrozen} (${pct(counts.unfrozen)})`);
     console.log('quickrealm fails where plain QuickJS-ng passes:');
     for (const [why, n] of [...unfrozenCauses].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(5)}  ${why}`);
+    for (const line of unfrozenOthers) console.log(`    ${line}`);
   } else {
     console.log('(build the plain QuickJS-ng runner for the unfrozen baseline: cargo build --release --example unfrozen-quickjs)');
   }

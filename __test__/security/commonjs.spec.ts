@@ -102,6 +102,7 @@ describe('module graphs cannot exhaust the host', () => {
     });
     expect(r.ok).toBe(false);
     expect(r.error?.name).toBe('RangeError');
+    expect(r.error?.message).toMatch(/Maximum call stack size exceeded/);
     await expectHealthy();
   });
 

@@ -678,3 +678,26 @@ fn built_in_callbacks_get_this_undefined() {
         "{o:?}"
     );
 }
+
+#[test]
+fn a_stack_overflow_while_parsing_is_reported_as_such() {
+    // Engine patch 0018: the tokenizer's stack-overflow error used to be replaced by whatever
+    // syntax error the parser met next. Deep nesting in the source exhausts the parser's stack.
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let nested = format!(
+                "return {}1{}",
+                "(function(a){ return ".repeat(3000),
+                "})(0)".repeat(3000)
+            );
+            let mut req = RunRequest::new(nested);
+            req.limits.stack_bytes = 256 << 10;
+            execute(&req, &CancelToken::new())
+        })
+        .expect("spawn");
+    let o = handle.join().expect("the thread survives");
+    let e = o.error.expect("an error");
+    assert_eq!(e.name, "RangeError", "{e:?}");
+    assert!(e.message.contains("call stack"), "{e:?}");
+}

@@ -22898,6 +22898,12 @@ int JS_PRINTF_FORMAT_ATTR(2, 3) js_parse_error(JSParseState *s, JS_PRINTF_FORMAT
     va_list ap;
     int backtrace_flags;
 
+    /* a step that failed before (the native stack ran out while scanning a
+       token, memory, an interrupt) left its own error pending: reporting a
+       syntax error instead would send the author looking for a mistake that
+       is not in the code */
+    if (JS_HasException(ctx))
+        return -1;
     va_start(ap, fmt);
     JS_ThrowError2(ctx, JS_SYNTAX_ERROR, false, fmt, ap);
     va_end(ap);
