@@ -50,3 +50,27 @@ describe('onLog', () => {
     }
   });
 });
+
+describe('onLog on workspace runs', () => {
+  it('ws.exec delivers console lines while the run is still running', async () => {
+    const { ZipWorkspace } = await import('../lib/index.js');
+    const ws = new ZipWorkspace();
+    ws.writeFile(
+      'main.ts',
+      "console.log('start');\nconst t = Date.now(); while (Date.now() - t < 400) {}\nconsole.error('end');\nprocess.stdout.write('raw\\n');\n",
+    );
+    const arrivals: Array<[string, number]> = [];
+    const started = Date.now();
+    const r = await ws.exec('main.ts', {
+      onLog: ({ level, message }) => arrivals.push([`${level}:${message}`, Date.now() - started]),
+    });
+    const ended = Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(r.stdout).toBe('start\nraw\n');
+    expect(arrivals.map(([m]) => m)).toEqual(['log:start', 'error:end']);
+    expect(arrivals[0]?.[1]).toBeLessThan(ended - 200);
+    await expect(ws.exec('main.ts', { onLog: 42 as unknown as () => void })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+  });
+});

@@ -440,6 +440,11 @@ export interface ExecOptions {
    * is a `TimeoutError` (as with `AbortSignal.timeout(ms)`).
    */
   signal?: AbortSignal;
+  /**
+   * Called with each console line as the run prints it, from the worker thread's queue (the
+   * lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line.
+   */
+  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
   /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
   deterministic?: boolean | { seed?: number; now?: number | Date };
 }

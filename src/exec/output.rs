@@ -14,6 +14,7 @@ use super::guest_errors::throw_uncatchable;
 use super::process::{lock_state, SharedState};
 use crate::engine::console::{clip, format_console, CONSOLE_LEVELS, MAX_LINE};
 use crate::engine::limits::CancelToken;
+use crate::engine::{LogEntry, LogListener};
 
 /// Where text goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +144,8 @@ pub(super) struct OutputHost {
     pub(super) state: SharedState,
     pub(super) files: SharedFiles,
     pub(super) cancel: CancelToken,
+    /// Told about each console line the run prints, once it is written.
+    pub(super) on_log: Option<LogListener>,
 }
 
 impl OutputHost {
@@ -171,7 +174,14 @@ impl OutputHost {
                     // Formatting may run guest code, which may log: no lock is held meanwhile.
                     let mut line = format_console(&ctx, method, &args.0)?;
                     line.truncate(clip(&line, MAX_LINE).len());
-                    host.write(&ctx, |out| out.line(Stream::of_level(level), &line))
+                    host.write(&ctx, |out| out.line(Stream::of_level(level), &line))?;
+                    if let Some(listener) = &host.on_log {
+                        (listener.0)(&LogEntry {
+                            level,
+                            message: line,
+                        });
+                    }
+                    Ok(())
                 },
             )?
             .with_name(method)?;

@@ -6,6 +6,7 @@ use super::SharedWorkspace;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::limits::Limits;
 use crate::engine::run::{Deterministic, Stats};
+use crate::engine::LogListener;
 use crate::workspace::{StagedOp, WriteQuota, WsCode, WsError, WsResult};
 
 /// When a run's file changes reach the workspace.
@@ -55,6 +56,8 @@ pub struct ExecRequest {
     pub commit: CommitPolicy,
     /// A reproducible run (virtual time, seeded randomness), as for `run`.
     pub deterministic: Option<Deterministic>,
+    /// Told about each console line as the run prints it.
+    pub on_log: Option<LogListener>,
 }
 
 /// Most `argv` entries and `env` variables one exec call takes.
@@ -90,6 +93,7 @@ impl ExecRequest {
             quota: WriteQuota::default(),
             commit: CommitPolicy::OnSuccess,
             deterministic: None,
+            on_log: None,
         }
     }
 }

@@ -106,6 +106,7 @@ fn run_exec_unguarded(req: &ExecRequest, overlay: Overlay, cancel: &CancelToken)
             state: state.clone(),
             files: files.clone(),
             cancel: cancel.clone(),
+            on_log: req.on_log.clone(),
         },
         boot: Boot {
             name: BOOT_NAME.to_string(),

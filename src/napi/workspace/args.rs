@@ -290,6 +290,7 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
             "commit",
             "quota",
             "deterministic",
+            "onLog",
         ],
     )?;
     if let Some(v) = o.get("argv")? {
@@ -315,6 +316,12 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
     }
     if let Some(v) = o.get("quota")? {
         req.quota = write_quota(h, v)?;
+    }
+    if let Some(v) = o.get("onLog")? {
+        if h.type_of(v) != napi::sys::ValueType::napi_function {
+            return Err(invalid("options.onLog must be a function"));
+        }
+        req.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
     }
     if let Some(v) = o.get("deterministic")? {
         req.deterministic =
