@@ -9,12 +9,11 @@
 //! at `MAX_LINE` bytes a line.
 
 use super::ffi;
-use super::marshal::{text_of, TypedArrayKind};
+use super::marshal::{collect_entries, text_of, TypedArrayKind};
 use super::raw::{self, class, PromiseState};
 use rquickjs::function::This;
-use rquickjs::{qjs, Array, Ctx, Function, Object, Value};
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use rquickjs::{qjs, Ctx, Object, Value};
+use std::cell::RefCell;
 
 /// Upper bound on one formatted console line, whatever the arguments.
 pub(crate) const MAX_LINE: usize = 64 << 10;
@@ -1451,34 +1450,7 @@ impl<'a, 'js> Formatter<'a, 'js> {
                 .filter(raw::is_native_function)
                 .and_then(|f| f.into_function())
                 .ok_or(rquickjs::Error::Unknown)?;
-            let collected = Array::new(self.ctx.clone())?;
-            let sink = collected.clone();
-            let count = Rc::new(Cell::new(0usize));
-            let counter = count.clone();
-            let push = Function::new(
-                self.ctx.clone(),
-                move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
-                    let n = counter.get();
-                    counter.set(n + 1);
-                    if n >= limit {
-                        return Ok(());
-                    }
-                    let at = sink.len();
-                    if is_map {
-                        sink.set(at, key)?;
-                        sink.set(at + 1, value)?;
-                    } else {
-                        sink.set(at, value)?;
-                    }
-                    Ok(())
-                },
-            )?;
-            for_each.call::<_, ()>((This(obj.clone()), push))?;
-            let mut out = Vec::with_capacity(collected.len());
-            for i in 0..collected.len() {
-                out.push(collected.get(i)?);
-            }
-            Ok((out, count.get()))
+            collect_entries(self.ctx, obj, &for_each, is_map, limit)
         };
         run().unwrap_or_else(|_| {
             let _ = self.ctx.catch();

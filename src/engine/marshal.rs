@@ -610,26 +610,45 @@ impl<'a, 'js> Copier<'a, 'js> {
         let ctor: Object = ctx.globals().get(ctor_name)?;
         let proto: Object = ctor.get("prototype")?;
         let for_each: rquickjs::Function = proto.get("forEach")?;
-        let collected = Array::new(ctx.clone())?;
-        let sink = collected.clone();
-        let push = rquickjs::Function::new(
-            ctx.clone(),
-            move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
-                let n = sink.len();
-                if is_map {
-                    sink.set(n, key)?;
-                    sink.set(n + 1, value)?;
-                } else {
-                    sink.set(n, value)?;
-                }
-                Ok(())
-            },
-        )?;
-        for_each.call::<_, ()>((rquickjs::function::This(obj.clone()), push))?;
-        let mut out = Vec::with_capacity(collected.len());
-        for i in 0..collected.len() {
-            out.push(collected.get(i)?);
-        }
-        Ok(out)
+        Ok(collect_entries(ctx, obj, &for_each, is_map, usize::MAX)?.0)
     }
+}
+
+/// A Map's entries as `[k0, v0, k1, v1, ...]` or a Set's values, at most `limit` of them, and
+/// how many there are, read by calling `for_each` (the realm's own `forEach` of that class).
+pub(crate) fn collect_entries<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    for_each: &rquickjs::Function<'js>,
+    is_map: bool,
+    limit: usize,
+) -> rquickjs::Result<(Vec<Value<'js>>, usize)> {
+    let collected = Array::new(ctx.clone())?;
+    let sink = collected.clone();
+    let count = std::rc::Rc::new(std::cell::Cell::new(0usize));
+    let counter = count.clone();
+    let push = rquickjs::Function::new(
+        ctx.clone(),
+        move |value: Value<'js>, key: Value<'js>| -> rquickjs::Result<()> {
+            let n = counter.get();
+            counter.set(n + 1);
+            if n >= limit {
+                return Ok(());
+            }
+            let at = sink.len();
+            if is_map {
+                sink.set(at, key)?;
+                sink.set(at + 1, value)?;
+            } else {
+                sink.set(at, value)?;
+            }
+            Ok(())
+        },
+    )?;
+    for_each.call::<_, ()>((rquickjs::function::This(obj.clone()), push))?;
+    let mut out = Vec::with_capacity(collected.len());
+    for i in 0..collected.len() {
+        out.push(collected.get(i)?);
+    }
+    Ok((out, count.get()))
 }

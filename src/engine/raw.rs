@@ -95,6 +95,18 @@ pub(crate) fn own_keys<'js>(
     include_symbols: bool,
     enumerable_only: bool,
 ) -> Option<Vec<Value<'js>>> {
+    own_keys_where(ctx, obj, include_symbols, enumerable_only, |_| true)
+}
+
+/// Own property keys whose atom `keep` accepts. `None` when the object refused (a proxy trap
+/// threw; the exception is left pending).
+fn own_keys_where<'js>(
+    ctx: &Ctx<'js>,
+    obj: &Object<'js>,
+    include_symbols: bool,
+    enumerable_only: bool,
+    keep: impl Fn(qjs::JSAtom) -> bool,
+) -> Option<Vec<Value<'js>>> {
     let mut flags = qjs::JS_GPN_STRING_MASK as i32;
     if include_symbols {
         flags |= qjs::JS_GPN_SYMBOL_MASK as i32;
@@ -110,17 +122,17 @@ pub(crate) fn own_keys<'js>(
     if rc < 0 {
         return None;
     }
-    let keys = (0..len as usize)
-        .map(|i| {
-            // SAFETY: on success `tab` holds `len` initialized entries, alive until the table is
-            // freed below; JS_AtomToValue returns a new reference (JS_EXCEPTION when out of
-            // memory), which `Value` takes over.
-            unsafe {
-                let atom = (*tab.add(i)).atom;
-                Value::from_raw(ctx.clone(), qjs::JS_AtomToValue(c, atom))
-            }
-        })
-        .collect();
+    let mut keys = Vec::new();
+    for i in 0..len as usize {
+        // SAFETY: on success `tab` holds `len` initialized entries, alive until freed below.
+        let atom = unsafe { (*tab.add(i)).atom };
+        if !keep(atom) {
+            continue;
+        }
+        // SAFETY: a live atom of the table; JS_AtomToValue returns a new reference (JS_EXCEPTION
+        // when out of memory), which `Value` takes over.
+        keys.push(unsafe { Value::from_raw(ctx.clone(), qjs::JS_AtomToValue(c, atom)) });
+    }
     // SAFETY: the table and its atoms were allocated by the call above and are freed once here;
     // the keys hold their own references.
     unsafe { qjs::JS_FreePropertyEnum(c, tab, len) };
@@ -386,38 +398,15 @@ pub(crate) fn own_non_index_keys<'js>(
     if is_proxy(obj.as_value()) {
         return None;
     }
-    let mut flags = qjs::JS_GPN_STRING_MASK as i32;
-    if include_symbols {
-        flags |= qjs::JS_GPN_SYMBOL_MASK as i32;
-    }
-    if enumerable_only {
-        flags |= qjs::JS_GPN_ENUM_ONLY as i32;
-    }
-    let c = raw_ctx(ctx);
-    let mut tab: *mut qjs::JSPropertyEnum = std::ptr::null_mut();
-    let mut len: u32 = 0;
-    // SAFETY: live context and object (module docs); `tab` and `len` are locals QuickJS fills.
-    let rc = unsafe { qjs::JS_GetOwnPropertyNames(c, &mut tab, &mut len, obj.as_raw(), flags) };
-    if rc < 0 {
-        let _ = ctx.catch();
-        return None;
-    }
     // Tagged-integer atoms (JS_ATOM_TAG_INT in quickjs.c) are the indices 0..2^31-1.
     const TAG_INT: u32 = 1 << 31;
-    let mut keys = Vec::new();
-    for i in 0..len as usize {
-        // SAFETY: on success `tab` holds `len` initialized entries, alive until freed below.
-        let atom = unsafe { (*tab.add(i)).atom };
-        if atom & TAG_INT != 0 {
-            continue;
-        }
-        // SAFETY: a live atom of the table; JS_AtomToValue returns a new reference.
-        keys.push(unsafe { Value::from_raw(ctx.clone(), qjs::JS_AtomToValue(c, atom)) });
+    let keys = own_keys_where(ctx, obj, include_symbols, enumerable_only, |atom| {
+        atom & TAG_INT == 0
+    });
+    if keys.is_none() {
+        let _ = ctx.catch();
     }
-    // SAFETY: the table and its atoms were allocated by the call above and are freed once here;
-    // the keys hold their own references.
-    unsafe { qjs::JS_FreePropertyEnum(c, tab, len) };
-    Some(keys)
+    keys
 }
 
 /// Marks an error object uncatchable, so that once thrown guest `catch`/`finally` cannot

@@ -1,5 +1,5 @@
 use super::*;
-use rquickjs::{Context, Runtime};
+use rquickjs::{Array, Context, Runtime};
 
 fn inspect(src: &str) -> String {
     let rt = Runtime::new().unwrap();
