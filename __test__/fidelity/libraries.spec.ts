@@ -55,8 +55,9 @@ const LIBRARIES: Record<string, Library> = {
       return [jsyaml.load('a: 1\\nb: [x, y]\\nc: { d: true }'), jsyaml.dump({ k: [1, 2], s: 'text' }), e]`,
   },
   zod: {
-    pkg: 'zod',
-    bundle: 'zod/lib/index.umd.js',
+    // zod 3's UMD bundle, installed under an alias (the project's own zod is version 4).
+    pkg: 'zod3-umd',
+    bundle: 'zod3-umd/lib/index.umd.js',
     name: 'Zod',
     use: `const { z } = Zod; const User = z.object({ name: z.string().min(1), age: z.number().int().nonnegative(), tags: z.array(z.string()).default([]) });
       const bad = User.safeParse({ name: '', age: -1.5 }); let thrown; try { User.parse(null) } catch (x) { thrown = [x.name, x instanceof z.ZodError] }
@@ -103,7 +104,7 @@ function inRealm(lib: Library): unknown {
 
 function inNode(lib: Library): unknown {
   const exported = require(lib.pkg);
-  const value = lib.pkg === 'zod' ? { z: exported.z } : exported;
+  const value = lib.pkg === 'zod3-umd' ? { z: exported.z } : exported;
   return JSON.parse(JSON.stringify(new Function(lib.name, lib.use)(value)));
 }
 
@@ -140,11 +141,11 @@ const GRAPH_LIMITS = { limits: { memoryBytes: 512 << 20, timeoutMs: 60_000 } };
 async function inWorkspace(lib: Library, esm: boolean): Promise<unknown> {
   const ws = new ZipWorkspace();
   addPackage(ws, lib.pkg);
-  const bind = lib.pkg === 'zod' ? '{ z: lib.z }' : 'lib';
+  const bind = lib.pkg === 'zod3-umd' ? '{ z: lib.z }' : 'lib';
   const body = `const ${lib.name} = ${bind};\nconsole.log(JSON.stringify((function () { ${lib.use}\n})()));\n`;
   if (esm) {
     // zod's ES build exports `z` by name (its default export is `z` itself).
-    const pick = lib.pkg === 'zod' ? 'ns' : "'default' in ns ? ns.default : ns";
+    const pick = lib.pkg === 'zod3-umd' ? 'ns' : "'default' in ns ? ns.default : ns";
     ws.writeFile('main.mjs', `import * as ns from '${lib.pkg}';\nconst lib = ${pick};\n${body}`);
   } else {
     ws.writeFile('main.cjs', `const lib = require('${lib.pkg}');\n${body}`);
