@@ -3,7 +3,7 @@
 // cancellation and drives runs with live host values. Everything else (validation, limits,
 // marshalling) happens in Rust.
 
-const binding = require('./native/binding.js');
+const binding = require('./native/load.js');
 const { failedResult } = require('./errors.js');
 const { printLogs } = require('./console.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');

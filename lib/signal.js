@@ -2,7 +2,7 @@
 // AbortSignal support shared by run, runSync and ZipWorkspace#exec: a native cancel handle tied
 // to the signal, and the outcome code the signal's reason stands for.
 
-const binding = require('./native/binding.js');
+const binding = require('./native/load.js');
 
 /**
  * @param {unknown} signal

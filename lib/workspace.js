@@ -3,7 +3,7 @@
 // promise (bad options reject instead of throwing), and `dispose()` / `Symbol.dispose`, which
 // free the workspace's memory; every later call throws an error coded DISPOSED.
 
-const binding = require('./native/binding.js');
+const binding = require('./native/load.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
 

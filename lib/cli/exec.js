@@ -8,7 +8,7 @@
 // run succeeded, 1 when it failed; a malformed request (bad JSON, fields, base64 or archive, or
 // an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
-const { ZipWorkspace } = require('../native/binding.js');
+const { ZipWorkspace } = require('../native/load.js');
 const { EXIT_FAILED, EXIT_INVALID, answer, fail, isPlainObject, readRequest } = require('./io.js');
 
 /**

@@ -6,7 +6,7 @@
 const { formatForModel, invalidInput } = require('../errors.js');
 const { isAbortSignalLike } = require('../signal.js');
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
-const { ZipWorkspace: NativeWorkspace } = require('../native/binding.js');
+const { ZipWorkspace: NativeWorkspace } = require('../native/load.js');
 
 /**
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
