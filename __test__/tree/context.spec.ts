@@ -37,8 +37,6 @@ function pantryView() {
   return view;
 }
 
-const labels = (row: readonly { label: string }[]) => row.map((j) => j.label);
-
 describe('createContext(view)', () => {
   it('root reads the view root; assigning replaces it with a primitive or created content', () => {
     const view = unionView('Hello');
