@@ -10,7 +10,7 @@
 
 const { run, runSync } = require('./run.js');
 const { QuickrealmError, formatForModel, invalidInput } = require('./errors.js');
-const { fluidTreeIfInstalled, loadFluidTree } = require('./fluid-tree.js');
+const { fluidTreeIfInstalled, loadFluidTree, pathOf, valueAt } = require('./fluid-tree.js');
 
 /**
  * @typedef {import('./index.js').SandboxExecutorOptions} SandboxExecutorOptions
@@ -118,16 +118,34 @@ function isBranch(tree) {
   );
 }
 
-/**
- * Whether `tree` is a SharedTree node, and the view it lives in when it is in one (an unhydrated
- * node is in none).
- * @param {unknown} tree
- */
-function nodeAndView(tree) {
+/** @param {unknown} tree */
+function isTreeNode(tree) {
   const fluid = tree !== null && typeof tree === 'object' ? fluidTreeIfInstalled() : null;
-  if (!fluid || !(tree instanceof fluid.TreeNode)) return { isNode: false, view: undefined };
-  const context = fluid.TreeAlpha.context(tree);
-  return { isNode: true, view: context.isView() ? context : undefined };
+  return fluid !== null && tree instanceof fluid.TreeNode;
+}
+
+/**
+ * How to edit `tree` on a fork: the branch to fork, where the tree is in a fork of it, and what
+ * to describe after the merge. Null for a tree that no branch holds (plain objects, nodes not
+ * in a tree yet).
+ * @param {unknown} tree
+ * @returns {{ branch: Branch, find(fork: Branch): unknown, state(): unknown } | null}
+ */
+function forkPlan(tree) {
+  const fluid = tree !== null && typeof tree === 'object' ? fluidTreeIfInstalled() : null;
+  if (!fluid || !(tree instanceof fluid.TreeNode)) {
+    return isBranch(tree) ? { branch: tree, find: (fork) => fork, state: () => rootOf(tree) } : null;
+  }
+  const view = fluid.TreeAlpha.context(tree);
+  if (!view.isView() || !isBranch(view)) return null;
+  // The node's place, found again in the fork and, after the merge, in the view (where the edit
+  // may have replaced the node).
+  const path = pathOf(fluid, tree);
+  return {
+    branch: view,
+    find: (fork) => valueAt(fluid, rootOf(fork), path),
+    state: () => valueAt(fluid, rootOf(view), path),
+  };
 }
 
 /**
@@ -233,48 +251,32 @@ function createSandboxExecutor(options = {}) {
 
   /**
    * One edit that leaves the tree as it was when it fails, where the tree allows it: a view or
-   * branch is edited on a fork that is merged only on success; a node in a view is edited in an
-   * asynchronous transaction that is rolled back on failure. Anything else is edited in place.
+   * branch, or a node in one, is edited on a fork of that branch, merged only on success (the
+   * branch itself stays untouched until then, and edits the host makes to it meanwhile are
+   * kept). Anything else is edited in place.
    * @param {unknown} tree
    * @param {string} code
    * @param {AbortSignal | undefined} signal
    * @returns {Promise<{ result: RunResult, reset: boolean, state: () => unknown }>}
    */
   const editAtomically = async (tree, code, signal) => {
-    if (isBranch(tree)) {
-      const fork = tree.fork();
-      /** @type {RunResult} */
-      let result;
-      try {
-        result = await runWith(contextFor(fork), code, signal);
-      } catch (e) {
-        fork.dispose();
-        throw e;
-      }
-      if (result.ok) tree.merge(fork);
-      else fork.dispose();
-      return { result, reset: true, state: () => rootOf(tree) };
+    const plan = forkPlan(tree);
+    if (!plan) {
+      const result = await runWith(contextFor(tree), code, signal);
+      return { result, reset: false, state: () => (isTreeNode(tree) ? tree : rootOf(tree)) };
     }
-    const context = contextFor(tree);
-    const { isNode, view } = nodeAndView(tree);
-    // A node's context follows a replaced root; any other tree shows its own root.
-    const state = isNode ? () => ('root' in context ? context.root : tree) : () => rootOf(tree);
-    if (!view) return { result: await runWith(context, code, signal), reset: false, state };
-    /** @type {RunResult | undefined} */
+    const fork = plan.branch.fork();
+    /** @type {RunResult} */
     let result;
-    /** @type {{ error: unknown } | undefined} */
-    let failure;
-    // A transaction callback that throws leaves the view unusable: every failure rolls back instead.
-    await view.runTransactionAsync(async () => {
-      try {
-        result = await runWith(context, code, signal);
-      } catch (error) {
-        failure = { error };
-      }
-      return result?.ok ? undefined : { rollback: true };
-    });
-    if (failure) throw failure.error;
-    return { result: /** @type {RunResult} */ (result), reset: true, state };
+    try {
+      result = await runWith(contextFor(plan.find(fork)), code, signal);
+    } catch (e) {
+      fork.dispose();
+      throw e;
+    }
+    if (result.ok) plan.branch.merge(fork);
+    else fork.dispose();
+    return { result, reset: true, state: plan.state };
   };
 
   /**

@@ -5,13 +5,18 @@
 
 const { QuickrealmError } = require('./errors.js');
 
-/** @typedef {typeof import('@fluidframework/tree/alpha')} FluidTree */
+/**
+ * @typedef {typeof import('@fluidframework/tree/alpha')} FluidTree
+ * @typedef {import('@fluidframework/tree/alpha').TreeNode} TreeNode
+ */
 
 const PACKAGE = '@fluidframework/tree';
 const ENTRY = '@fluidframework/tree/alpha';
 
 /** @type {FluidTree | undefined} */
 let loaded;
+/** Set once loading failed, so that optional checks do not retry on every call. */
+let unavailable = false;
 
 /**
  * The `@fluidframework/tree/alpha` namespace; throws a QuickrealmError (code INVALID_INPUT)
@@ -47,11 +52,61 @@ function loadFluidTree() {
  * @returns {FluidTree | null}
  */
 function fluidTreeIfInstalled() {
+  if (unavailable) return null;
   try {
     return loadFluidTree();
   } catch {
+    unavailable = true;
     return null;
   }
 }
 
-module.exports = { loadFluidTree, fluidTreeIfInstalled };
+/**
+ * The child of `parent` at `key`, read the way the parent's kind stores it.
+ * @param {FluidTree} fluid
+ * @param {TreeNode} parent
+ * @param {string | number} key
+ * @returns {unknown}
+ */
+function childAt(fluid, parent, key) {
+  const slot = /** @type {any} */ (parent);
+  return fluid.Tree.schema(parent).kind === fluid.NodeKind.Map ? slot.get(key) : slot[key];
+}
+
+/**
+ * The keys (property names, map keys, array indexes) from the root of its tree down to `node`.
+ * @param {FluidTree} fluid
+ * @param {TreeNode} node
+ * @returns {(string | number)[]}
+ */
+function pathOf(fluid, node) {
+  /** @type {(string | number)[]} */
+  const path = [];
+  for (
+    let at = node, parent = fluid.Tree.parent(at);
+    parent !== undefined;
+    at = parent, parent = fluid.Tree.parent(at)
+  ) {
+    path.unshift(fluid.Tree.key(at));
+  }
+  return path;
+}
+
+/**
+ * What is at `path` under `root` (undefined where the path leads nowhere): the same place in
+ * another branch of the tree.
+ * @param {FluidTree} fluid
+ * @param {unknown} root
+ * @param {(string | number)[]} path
+ * @returns {unknown}
+ */
+function valueAt(fluid, root, path) {
+  let value = root;
+  for (const key of path) {
+    if (!(value instanceof fluid.TreeNode)) return undefined;
+    value = childAt(fluid, value, key);
+  }
+  return value;
+}
+
+module.exports = { loadFluidTree, fluidTreeIfInstalled, childAt, pathOf, valueAt };

@@ -2,7 +2,7 @@
 // quickrealm/tree: the `context` that tree-agent gives model-written edit code, built from a
 // SharedTree view or subtree node with @fluidframework/tree's public API (3.1.0 or later).
 
-const { loadFluidTree } = require('./fluid-tree.js');
+const { childAt, loadFluidTree } = require('./fluid-tree.js');
 const { invalidInput } = require('./errors.js');
 
 /**
@@ -65,17 +65,6 @@ function isView(fluid, value) {
     'root' in value &&
     'schema' in value
   );
-}
-
-/**
- * Reads the child of `parent` at `key` the way its kind stores it.
- * @param {FluidTree} fluid
- * @param {TreeNode} parent
- * @param {string | number} key
- */
-function childAt(fluid, parent, key) {
-  const slot = /** @type {any} */ (parent);
-  return fluid.Tree.schema(parent).kind === fluid.NodeKind.Map ? slot.get(key) : slot[key];
 }
 
 /**
