@@ -51,7 +51,7 @@ function entriesOf(globals, where) {
  * A value's kind, for error messages: `null`, `an array`, `an object`, `a string`...
  * @param {unknown} value
  */
-function describe(value) {
+function kindOfValue(value) {
   if (value == null) return String(value);
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
@@ -64,10 +64,10 @@ function describe(value) {
  * @returns {AbortSignal | undefined}
  */
 function checkCall(code, callOptions) {
-  if (typeof code !== 'string') throw invalidInput(`the edit code must be a string, got ${describe(code)}`);
+  if (typeof code !== 'string') throw invalidInput(`the edit code must be a string, got ${kindOfValue(code)}`);
   if (callOptions == null) return undefined;
   if (typeof callOptions !== 'object')
-    throw invalidInput(`the edit options must be an object, got ${describe(callOptions)}`);
+    throw invalidInput(`the edit options must be an object, got ${kindOfValue(callOptions)}`);
   for (const key of Object.keys(callOptions)) {
     if (!CALL_OPTION_KEYS.includes(key)) throw invalidInput(`unknown edit option '${key}' (known: signal)`);
   }
@@ -178,7 +178,7 @@ function createSandboxExecutor(options = {}) {
   }
   if (options.createContext != null && typeof options.createContext !== 'function') {
     throw invalidInput(
-      `createContext must be a function that builds \`context\` from the tree, got ${describe(options.createContext)}`,
+      `createContext must be a function that builds \`context\` from the tree, got ${kindOfValue(options.createContext)}`,
     );
   }
   // Without a builder of its own, the executor uses quickrealm/tree's: @fluidframework/tree must
@@ -206,7 +206,7 @@ function createSandboxExecutor(options = {}) {
   const contextFor = (tree) => {
     const context = createContext(tree);
     if (context === null || (typeof context !== 'object' && typeof context !== 'function')) {
-      throw invalidInput(`createContext must return an object, got ${describe(context)}`);
+      throw invalidInput(`createContext must return an object, got ${kindOfValue(context)}`);
     }
     return context;
   };
