@@ -118,9 +118,21 @@ function isBranch(tree) {
   );
 }
 
+/**
+ * @fluidframework/tree when `tree` may be one of its nodes (an instance of some class) and the
+ * package is installed; plain objects and arrays never load it.
+ * @param {unknown} tree
+ */
+function fluidForNode(tree) {
+  if (tree === null || typeof tree !== 'object') return null;
+  const proto = Object.getPrototypeOf(tree);
+  if (proto === null || proto === Object.prototype || proto === Array.prototype) return null;
+  return fluidTreeIfInstalled();
+}
+
 /** @param {unknown} tree */
 function isTreeNode(tree) {
-  const fluid = tree !== null && typeof tree === 'object' ? fluidTreeIfInstalled() : null;
+  const fluid = fluidForNode(tree);
   return fluid !== null && tree instanceof fluid.TreeNode;
 }
 
@@ -132,7 +144,7 @@ function isTreeNode(tree) {
  * @returns {{ branch: Branch, find(fork: Branch): unknown, state(): unknown } | null}
  */
 function forkPlan(tree) {
-  const fluid = tree !== null && typeof tree === 'object' ? fluidTreeIfInstalled() : null;
+  const fluid = fluidForNode(tree);
   if (!fluid || !(tree instanceof fluid.TreeNode)) {
     return isBranch(tree) ? { branch: tree, find: (fork) => fork, state: () => rootOf(tree) } : null;
   }
