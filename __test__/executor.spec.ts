@@ -1,4 +1,6 @@
 // createSandboxExecutor: a drop-in for tree-agent's SES edit executor.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandboxExecutor } from '../lib/index.js';
 
@@ -152,6 +154,32 @@ describe('.run()', () => {
     };
     expect(EDITING_ERROR_PREFIX).toBe(PREFIX);
     expect(EDITING_ERROR_NOT_RESET_PREFIX).toBe(NOT_RESET_PREFIX);
+  });
+});
+
+describe('@fluidframework/tree stays unloaded', () => {
+  it('with a builder of its own, plain-object trees never load the package; a class instance may', () => {
+    const script = `const Module = require('node:module');
+      const resolve = Module._resolveFilename;
+      let asked = 0;
+      Module._resolveFilename = function (request, ...rest) {
+        if (request.startsWith('@fluidframework/tree')) asked++;
+        return resolve.call(this, request, ...rest);
+      };
+      const { createSandboxExecutor } = require(${JSON.stringify(join(__dirname, '..', 'lib', 'index.js'))});
+      const editor = createSandboxExecutor({ createContext: (t) => ({ root: t.root }) });
+      (async () => {
+        const counts = [];
+        await editor.run({ root: { a: 1 } }, 'context.root.a = 2');
+        await editor({ root: [1] }, 'context.root.push(2)');
+        counts.push(asked);
+        class Doc { root = { a: 1 }; }
+        await editor.run(new Doc(), 'context.root.a = 2');
+        counts.push(asked);
+        process.stdout.write(JSON.stringify(counts));
+      })();`;
+    const counts = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+    expect(counts).toEqual([0, 1]);
   });
 });
 
