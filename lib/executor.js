@@ -198,7 +198,7 @@ function createSandboxExecutor(options = {}) {
   if (options.createContext == null) loadFluidTree();
   // Called with whatever tree the host passes; a builder that refuses it throws to the host.
   const createContext = /** @type {(tree: unknown) => unknown} */ (
-    options.createContext ?? require('./tree.js').createContext
+    options.createContext ?? require('./tree-context.js').createContext
   );
   const lockdown = options.lockdownOptions ?? {};
   if (lockdown === null || typeof lockdown !== 'object') throw invalidInput('lockdownOptions must be an object');
