@@ -29,7 +29,10 @@ export interface TreeContext {
   isMap(value: unknown): boolean;
   /** The node's parent node; undefined at the root and for anything that is not a node. */
   parent(node: unknown): TreeNode | undefined;
-  /** The node's property name, map key or array index (`Tree.key`); undefined for non-nodes. */
+  /**
+   * The node's property name, map key or array index (`Tree.key`; for the root, the key of the
+   * root field); undefined for non-nodes.
+   */
   key(node: unknown): string | number | undefined;
 }
 

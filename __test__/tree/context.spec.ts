@@ -134,6 +134,7 @@ describe('createContext(view)', () => {
     expect(key(view.root.shelf)).toBe('shelf');
     expect(parent(view.root.shelf)).toBe(view.root);
     expect(parent(view.root)).toBeUndefined();
+    expect(key(view.root)).toBe(Tree.key(view.root));
     expect(parent('Honey')).toBeUndefined();
     expect(key(42)).toBeUndefined();
   });
