@@ -195,10 +195,10 @@ export interface SandboxEditExecutor<TSchema = unknown> {
   (tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<void>;
   /**
    * One edit that is all or nothing where the tree allows it: a view or branch (`fork`, `merge`,
-   * `dispose`) is edited on a fork merged only on success; a node in a view, in a transaction
-   * rolled back on failure. Other trees are edited in place, and a failed edit's message says the
-   * tree was not reset. Resolves with the edit result in tree-agent's wording plus the full
-   * RunResult whatever the code did; rejects only for host mistakes, as the editor form does.
+   * `dispose`), or a node in one, is edited on a fork of that branch merged only on success. Other
+   * trees are edited in place, and a failed edit's message says the tree was not reset. Resolves
+   * with the edit result in tree-agent's wording plus the full RunResult whatever the code did;
+   * rejects only for host mistakes, as the editor form does.
    */
   run(tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<EditResult & { result: RunResult }>;
   /** Phantom marker for the schema type parameter. */
