@@ -1,9 +1,14 @@
 // createSandboxExecutor: a drop-in for tree-agent's SES edit executor.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSandboxExecutor } from '../lib/index.js';
 
 const PREFIX =
   'Running the generated code produced an error. The state of the tree will be reset to its previous state as it was before the code ran. Please try again. Here is the error: ';
+/** What `.run()` says instead when the tree cannot fork, so the failed edit's changes stay. */
+const NOT_RESET_PREFIX =
+  'Running the generated code produced an error. The tree was not reset: changes the code made before the error are still in place. Please try again. Here is the error: ';
 
 /** A stand-in tree: the context exposes its root for reading and writing. */
 function fakeTree(root: unknown = { items: [1, 2, 3], title: 'List' }) {
@@ -104,42 +109,77 @@ describe('.run()', () => {
     expect(r.result.stats.hostCalls).toBeGreaterThan(0);
   });
 
-  it('never throws: an editing error in tree-agent wording, with location and frame', async () => {
+  it('never throws: an editing error with location and frame, saying a tree that cannot fork was not reset', async () => {
     const editor = createSandboxExecutor({ createContext });
-    const r = await editor.run(fakeTree(), 'const items = context.root.items;\nitems.missing.push(1);');
+    const tree = fakeTree({ items: [1] });
+    const r = await editor.run(tree, 'const items = context.root.items;\nitems.push(2);\nitems.missing.push(1);');
     expect(r.type).toBe('editingError');
     expect(r.message).toBe(
-      `${PREFIX}cannot read property 'push' of undefined (line 2, column ${r.result.error?.column})\n` +
+      `${NOT_RESET_PREFIX}cannot read property 'push' of undefined (line 3, column ${r.result.error?.column})\n` +
         r.result.error?.frame,
     );
-    expect(r.result.error?.frame).toContain('> 2 | items.missing.push(1);');
+    expect(r.result.error?.frame).toContain('> 3 | items.missing.push(1);');
     expect(r.result.error?.frame).toContain('^');
     expect(r.result.ok).toBe(false);
-    expect(r.result.error?.line).toBe(2);
+    expect(r.result.error?.line).toBe(3);
+    // What the message says: the push before the error stayed.
+    expect(tree.root).toEqual({ items: [1, 2] });
   });
 
-  it('never throws for syntax errors, limits, thrown non-errors or a failing createContext', async () => {
+  it('never throws for syntax errors, limits or thrown non-errors', async () => {
     const editor = createSandboxExecutor({ createContext, limits: { timeoutMs: 100 } });
-    for (const code of ['const = 1;', 'for (;;) {}', 'throw 42', 'await Promise.reject("no")']) {
-      const r = await editor.run(fakeTree(), code);
+    for (const code of ['const = 1;', 'for (;;) {}', 'throw 42', 'await Promise.reject("no")', '']) {
+      const r = await editor.run(fakeTree(), code === '' ? 'x'.repeat(2 * 1024 * 1024) : code);
       expect(r.type, code).toBe('editingError');
-      expect(r.message.startsWith(PREFIX), code).toBe(true);
-      expect(r.message.length, code).toBeGreaterThan(PREFIX.length);
+      expect(r.message.startsWith(NOT_RESET_PREFIX), code).toBe(true);
+      expect(r.message.length, code).toBeGreaterThan(NOT_RESET_PREFIX.length);
     }
+  });
+
+  it("a failing createContext is the host's: both forms reject with its error", async () => {
     const broken = createSandboxExecutor({
       createContext: () => {
-        throw new Error('no context today');
+        throw new RangeError('no context today');
       },
     });
-    const r = await broken.run(fakeTree(), 'context.root = 1;');
-    expect(r).toMatchObject({ type: 'editingError', message: `${PREFIX}no context today` });
-    await expect(broken(fakeTree(), 'context.root = 1;')).rejects.toThrow('no context today');
+    await expect(broken.run(fakeTree(), 'context.root = 1;')).rejects.toThrow(new RangeError('no context today'));
+    await expect(broken(fakeTree(), 'context.root = 1;')).rejects.toThrow(new RangeError('no context today'));
   });
 
   it('the prefix is exported exactly as tree-agent words it', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { EDITING_ERROR_PREFIX } = require('../lib/executor.js') as { EDITING_ERROR_PREFIX: string };
+    const { EDITING_ERROR_PREFIX, EDITING_ERROR_NOT_RESET_PREFIX } = require('../lib/executor.js') as {
+      EDITING_ERROR_PREFIX: string;
+      EDITING_ERROR_NOT_RESET_PREFIX: string;
+    };
     expect(EDITING_ERROR_PREFIX).toBe(PREFIX);
+    expect(EDITING_ERROR_NOT_RESET_PREFIX).toBe(NOT_RESET_PREFIX);
+  });
+});
+
+describe('@fluidframework/tree stays unloaded', () => {
+  it('with a builder of its own, plain-object trees never load the package; a class instance may', () => {
+    const script = `const Module = require('node:module');
+      const resolve = Module._resolveFilename;
+      let asked = 0;
+      Module._resolveFilename = function (request, ...rest) {
+        if (request.startsWith('@fluidframework/tree')) asked++;
+        return resolve.call(this, request, ...rest);
+      };
+      const { createSandboxExecutor } = require(${JSON.stringify(join(__dirname, '..', 'lib', 'index.js'))});
+      const editor = createSandboxExecutor({ createContext: (t) => ({ root: t.root }) });
+      (async () => {
+        const counts = [];
+        await editor.run({ root: { a: 1 } }, 'context.root.a = 2');
+        await editor({ root: [1] }, 'context.root.push(2)');
+        counts.push(asked);
+        class Doc { root = { a: 1 }; }
+        await editor.run(new Doc(), 'context.root.a = 2');
+        counts.push(asked);
+        process.stdout.write(JSON.stringify(counts));
+      })();`;
+    const counts = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+    expect(counts).toEqual([0, 1]);
   });
 });
 
@@ -164,9 +204,15 @@ describe('options', () => {
     expect(seen).toEqual(['hello']);
   });
 
-  it('without createContext and without tree-agent installed, creation throws a clear error', () => {
-    expect(() => createSandboxExecutor()).toThrow(/createContext/);
-    expect(() => createSandboxExecutor({})).toThrow(/@fluidframework\/tree-agent/);
+  it("without createContext, quickrealm/tree's builder refuses a tree that is not a SharedTree view or node", async () => {
+    const editor = createSandboxExecutor();
+    for (const attempt of [editor(fakeTree(), 'context.root = 1;'), editor.run(fakeTree(), 'context.root = 1;')]) {
+      await expect(attempt).rejects.toMatchObject({
+        name: 'TypeError',
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/^INVALID_INPUT: createContext\(\) takes a tree view or a tree node/),
+      });
+    }
   });
 
   it('a global named context is reserved, in globals (Record or Map) and compartmentOptions.globals', () => {
@@ -299,5 +345,72 @@ describe("host mistakes are the host's", () => {
     // Good options still build an editor that works.
     const editor = create({ createContext: (t: unknown) => t as object, limits: { timeoutMs: 1000 } });
     expect((await editor.run({ root: {} }, 'context.root.x = 1')).type).toBe('success');
+  });
+
+  it('other bad options throw at creation, coded INVALID_INPUT', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ createContext: 'createContext' }, /createContext must be a function.*got a string/],
+      [{ createContext: {} }, /createContext must be a function.*got an object/],
+      [{ createContext, lockdownOptions: 'unsafe' }, /lockdownOptions must be an object/],
+      [{ createContext, compartmentOptions: 1 }, /compartmentOptions must be an object/],
+      [{ createContext, compartmentOptions: { globals: 'x' } }, /compartmentOptions\.globals must be a Map/],
+      [{ createContext, limits: { timeoutMs: 'soon' } }, /timeoutMs/],
+      ['options', /takes an options object/],
+    ];
+    for (const [options, message] of cases) {
+      let thrown: unknown;
+      try {
+        createSandboxExecutor(options as never);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, JSON.stringify(options)).toBeInstanceOf(Error);
+      expect(thrown, JSON.stringify(options)).toMatchObject({ code: 'INVALID_INPUT', message });
+    }
+  });
+
+  it('bad edit arguments reject from both forms before any code runs', async () => {
+    let built = 0;
+    const editor = createSandboxExecutor({
+      createContext: (tree) => {
+        built++;
+        return createContext(tree);
+      },
+    });
+    const tree = fakeTree({ n: 0 });
+    const cases: [unknown, unknown, RegExp][] = [
+      [42, undefined, /^INVALID_INPUT: the edit code must be a string, got a number$/],
+      [undefined, undefined, /^INVALID_INPUT: the edit code must be a string, got undefined$/],
+      ['context.root.n++', 'fast', /^INVALID_INPUT: the edit options must be an object, got a string$/],
+      ['context.root.n++', { timeoutMs: 5 }, /^INVALID_INPUT: unknown edit option 'timeoutMs'/],
+      ['context.root.n++', { signal: 'stop' }, /^INVALID_INPUT: signal must be an AbortSignal$/],
+    ];
+    for (const [code, callOptions, message] of cases) {
+      for (const form of [editor, editor.run]) {
+        await expect(form(tree, code as string, callOptions as never), String(code)).rejects.toMatchObject({
+          name: 'TypeError',
+          code: 'INVALID_INPUT',
+          message: expect.stringMatching(message),
+        });
+      }
+    }
+    expect(built).toBe(0);
+    expect(tree.root).toEqual({ n: 0 });
+    // The same editor still edits with good arguments.
+    await editor.run(tree, 'context.root.n++', { signal: new AbortController().signal });
+    expect(tree.root).toEqual({ n: 1 });
+  });
+
+  it('a createContext that returns no object is refused before the code runs', async () => {
+    for (const made of [undefined, null, 'context']) {
+      const editor = createSandboxExecutor({ createContext: () => made as never });
+      for (const form of [editor, editor.run]) {
+        await expect(form(fakeTree(), 'globalThis.ran = true;')).rejects.toMatchObject({
+          name: 'TypeError',
+          code: 'INVALID_INPUT',
+          message: expect.stringMatching(/^INVALID_INPUT: createContext must return an object, got /),
+        });
+      }
+    }
   });
 });

@@ -168,8 +168,12 @@ export interface EditResult {
 }
 
 export interface SandboxExecutorOptions {
-  /** Builds `context` from the tree; default: tree-agent's createContext when installed. */
-  createContext?: (tree: unknown) => object;
+  /**
+   * Builds `context` from the tree (a fork of it, for `.run()` on a view). Default: `createContext`
+   * of `quickrealm/tree`, which needs `@fluidframework/tree` installed. An error it throws goes to
+   * the host (it is not an edit failure).
+   */
+  createContext?(tree: unknown): object;
   /** Extra live globals. The name 'context' is reserved (throws). */
   globals?: Map<string, unknown> | Record<string, unknown>;
   /** SES-shaped alias for extra globals, accepted as-is. */
@@ -183,17 +187,29 @@ export interface SandboxExecutorOptions {
 
 export interface SandboxEditExecutor<TSchema = unknown> {
   /**
-   * tree-agent's AsynchronousEditor: resolves on success, throws on failure. An aborted `signal`
-   * stops the edit (`CANCELLED`, or `TIMEOUT` for `AbortSignal.timeout()`).
+   * tree-agent's AsynchronousEditor: edits `tree` in place; resolves on success, rejects when the
+   * code fails (rolling back is the caller's part, as tree-agent runs it on a fork). An aborted
+   * `signal` stops the edit (`CANCELLED`, or `TIMEOUT` for `AbortSignal.timeout()`). Host
+   * mistakes (code that is not a string, unknown options, a failing `createContext`) reject too.
    */
   (tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<void>;
-  /** Never throws: the edit result in tree-agent's wording plus the full RunResult. */
+  /**
+   * One edit that is all or nothing where the tree allows it: a view or branch (`fork`, `merge`,
+   * `dispose`), or a node in one, is edited on a fork of that branch merged only on success. Other
+   * trees are edited in place, and a failed edit's message says the tree was not reset. Resolves
+   * with the edit result in tree-agent's wording plus the full RunResult whatever the code did;
+   * rejects only for host mistakes, as the editor form does.
+   */
   run(tree: unknown, code: string, options?: { signal?: AbortSignal }): Promise<EditResult & { result: RunResult }>;
   /** Phantom marker for the schema type parameter. */
   readonly __schema?: TSchema;
 }
 
-/** A drop-in replacement for the SES edit executor, with a separate heap and hard limits. */
+/**
+ * A drop-in replacement for the SES edit executor, with a separate heap and hard limits. Bad
+ * options throw here (TypeError or RangeError, code INVALID_INPUT), as does a missing
+ * `@fluidframework/tree` when no `createContext` is given.
+ */
 export function createSandboxExecutor<TSchema = unknown>(
   options?: SandboxExecutorOptions,
 ): SandboxEditExecutor<TSchema>;

@@ -1,20 +1,18 @@
-// A small stand-in for tree-agent, written from its public contract: `createContext(tree)` for
-// the edit code, and an agent loop that runs every edit on its own fork and merges only edits
-// that did not throw. Used to drive `createSandboxExecutor` against a real SharedTree.
+// A small stand-in for tree-agent's agent loop, written from its public contract: every edit
+// runs on its own fork and is merged only when the editor did not throw. The edit code's
+// `context` comes from quickrealm/tree (the executor's default builder). Used to drive
+// `createSandboxExecutor` against a real SharedTree.
 import {
-  NodeKind,
   SchemaFactory,
-  Tree,
-  TreeAlpha,
-  TreeNode,
   TreeViewConfiguration,
   createIndependentTreeViewAlpha,
   type ImplicitFieldSchema,
-  type TreeNodeSchema,
   type TreeViewAlpha,
 } from '@fluidframework/tree/alpha';
 import { expect } from 'vitest';
 import { createSandboxExecutor, type SandboxExecutorOptions } from '../../lib/index.js';
+
+export { createContext } from '../../lib/tree.js';
 
 /** tree-agent's fixed wording for a failed edit; the error's message follows it. */
 export const EDITING_ERROR_PREFIX =
@@ -26,138 +24,9 @@ export interface EditOutcome {
   message: string;
 }
 
-/** What `context` offers the edit code. */
-export interface TreeContext {
-  root: unknown;
-  create: Record<string, (content: unknown) => unknown>;
-  is: Record<string, (value: unknown) => boolean>;
-  isArray(value: unknown): boolean;
-  isMap(value: unknown): boolean;
-  parent(node: unknown): TreeNode | undefined;
-  key(node: unknown): string | number | undefined;
-}
-
 /** The part of a tree view the harness relies on. */
 interface ViewLike {
   root: unknown;
-  readonly schema: ImplicitFieldSchema;
-}
-
-function isSchema(x: unknown): x is TreeNodeSchema {
-  return typeof x === 'function' && typeof (x as { identifier?: unknown }).identifier === 'string';
-}
-
-/** Schema entries of a field: a FieldSchema, a list of (possibly lazy) types, or one type. */
-function typesOfField(field: unknown): TreeNodeSchema[] {
-  if (field !== null && typeof field === 'object' && 'allowedTypeSet' in field) {
-    return [...(field as { allowedTypeSet: ReadonlySet<TreeNodeSchema> }).allowedTypeSet];
-  }
-  const items = Array.isArray(field) ? field : [field];
-  const out: TreeNodeSchema[] = [];
-  for (const item of items) {
-    const t = isSchema(item) ? item : typeof item === 'function' ? (item as () => unknown)() : undefined;
-    if (isSchema(t)) out.push(t);
-  }
-  return out;
-}
-
-/** Every named, non-leaf node schema reachable from the given types, keyed by its short name. */
-function namedTypes(start: TreeNodeSchema[]): Map<string, TreeNodeSchema> {
-  const named = new Map<string, TreeNodeSchema>();
-  const seen = new Set<TreeNodeSchema>();
-  const visit = (s: TreeNodeSchema) => {
-    if (seen.has(s)) return;
-    seen.add(s);
-    if (s.kind !== NodeKind.Leaf) {
-      const short = s.identifier.slice(s.identifier.lastIndexOf('.') + 1);
-      if (/^[A-Za-z_$][\w$]*$/.test(short)) named.set(short, s);
-    }
-    for (const child of s.childTypes) visit(child);
-  };
-  for (const s of start) visit(s);
-  return named;
-}
-
-function kindOf(value: unknown): NodeKind | undefined {
-  return value instanceof TreeNode ? Tree.schema(value).kind : undefined;
-}
-
-function isView(tree: unknown): tree is ViewLike {
-  return tree !== null && typeof tree === 'object' && !(tree instanceof TreeNode) && 'root' in tree && 'schema' in tree;
-}
-
-/**
- * Builds `context` for a tree view (root = the view's root) or a subtree node (root = that node;
- * assigning it replaces the node in its parent).
- */
-export function createContext(tree: unknown): TreeContext {
-  let start: TreeNodeSchema[];
-  let readRoot: () => unknown;
-  let writeRoot: (value: unknown) => void;
-  if (isView(tree)) {
-    start = typesOfField(tree.schema);
-    readRoot = () => tree.root;
-    writeRoot = (value) => {
-      tree.root = value;
-    };
-  } else if (tree instanceof TreeNode) {
-    start = [Tree.schema(tree)];
-    let node: TreeNode = tree;
-    readRoot = () => node;
-    writeRoot = (value) => {
-      const parent = Tree.parent(node);
-      const key = Tree.key(node);
-      if (parent === undefined)
-        throw new Error('The root node of the document cannot be replaced from a subtree edit.');
-      const kind = Tree.schema(parent).kind;
-      const slot = parent as unknown as Record<string | number, unknown> & {
-        set(k: string, v: unknown): void;
-        get(k: string): unknown;
-        removeAt(i: number): void;
-        insertAt(i: number, v: unknown): void;
-      };
-      let replaced: unknown;
-      if (kind === NodeKind.Map) {
-        slot.set(key as string, value);
-        replaced = slot.get(key as string);
-      } else if (kind === NodeKind.Array) {
-        Tree.runTransaction(parent, () => {
-          slot.removeAt(key as number);
-          slot.insertAt(key as number, value);
-        });
-        replaced = slot[key];
-      } else {
-        slot[key] = value;
-        replaced = slot[key];
-      }
-      if (!(replaced instanceof TreeNode)) throw new Error('The replacement for a subtree root must be a node.');
-      node = replaced;
-    };
-  } else {
-    throw new TypeError('createContext needs a tree view or a tree node');
-  }
-
-  const create: Record<string, (content: unknown) => unknown> = {};
-  const is: Record<string, (value: unknown) => boolean> = {};
-  for (const [name, schema] of namedTypes(start)) {
-    create[name] = (content: unknown) =>
-      TreeAlpha.tagContentSchema(schema, content as Parameters<typeof TreeAlpha.tagContentSchema>[1]);
-    is[name] = (value: unknown) => Tree.is(value, schema);
-  }
-  return {
-    get root() {
-      return readRoot();
-    },
-    set root(value: unknown) {
-      writeRoot(value);
-    },
-    create,
-    is,
-    isArray: (value) => kindOf(value) === NodeKind.Array,
-    isMap: (value) => kindOf(value) === NodeKind.Map,
-    parent: (node) => (node instanceof TreeNode ? Tree.parent(node) : undefined),
-    key: (node) => (node instanceof TreeNode ? Tree.key(node) : undefined),
-  };
 }
 
 /** tree-agent's editor shape. */
@@ -277,10 +146,9 @@ export function snapshot(view: { root: unknown }): string {
   return JSON.stringify(view.root);
 }
 
-/** The executor the tree specs use: small limits keep failures fast. */
+/** The executor the tree specs use (quickrealm/tree's context): small limits keep failures fast. */
 export function treeExecutor(options: SandboxExecutorOptions = {}) {
   return createSandboxExecutor({
-    createContext,
     limits: { timeoutMs: 300, memoryBytes: 16 * 1024 * 1024 },
     ...options,
   });
