@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { run, runSync } from '../lib/index.js';
+import { run, runSync, ZipWorkspace } from '../lib/index.js';
 import { expectHealthy } from './helpers.js';
 
 const LOOPS: Record<string, string> = {
@@ -122,5 +122,62 @@ describe('OUTPUT_LIMIT', () => {
     const r = runSync('emit("abc")', { limits: { outputBytes: 3 } });
     expect(r.ok).toBe(true);
     expect(r.output).toBe('abc');
+  });
+});
+
+describe('STEP_LIMIT', () => {
+  const spin = 'for (let i = 0; ; i++) { if (i % 10 === 0) emit(i + " ") }';
+
+  it('stops a loop at the same point every time, on either entry point', async () => {
+    const a = await run(spin, { limits: { steps: 2_000 } });
+    const b = runSync(spin, { limits: { steps: 2_000 } });
+    expect(a.ok).toBe(false);
+    if (a.ok || b.ok) return;
+    expect(a.error.code).toBe('STEP_LIMIT');
+    expect(a.error.message).toContain('2000 steps');
+    expect(b.error.code).toBe('STEP_LIMIT');
+    expect(a.output).not.toBe('');
+    expect(b.output).toBe(a.output);
+    expect(a.stats.steps).toBe(2_000);
+    await expectHealthy();
+  });
+
+  it('counts steps without a budget, and a budget of exactly that many lets the run finish', async () => {
+    const src = 'let s = 0; for (let i = 0; i < 500; i++) s += i; return s';
+    const free = await run(src);
+    expect(free.ok && free.value).toBe(124_750);
+    expect(free.stats.steps).toBeGreaterThanOrEqual(500);
+    const exact = await run(src, { limits: { steps: free.stats.steps } });
+    expect(exact.ok).toBe(true);
+    const short = await run(src, { limits: { steps: free.stats.steps - 1 } });
+    expect(short.ok ? 'ok' : short.error.code).toBe('STEP_LIMIT');
+  });
+
+  it('cannot be caught, and recursion counts one step per call', async () => {
+    const caught = await run("try { for (;;) {} } catch { return 'caught' } finally { return 'finally' }", {
+      limits: { steps: 1_000 },
+    });
+    expect(caught.ok ? caught.value : caught.error.code).toBe('STEP_LIMIT');
+    const deep = runSync('const f = (n) => (n === 0 ? 0 : 1 + f(n - 1)); return f(300)', { limits: { steps: 250 } });
+    expect(deep.ok ? deep.value : deep.error.code).toBe('STEP_LIMIT');
+  });
+
+  it('is refused when not a positive whole number', () => {
+    for (const steps of [0, -1, 1.5, Number.NaN, 2 ** 54]) {
+      const r = runSync('1', { limits: { steps } });
+      expect(r.ok ? 'ok' : [r.error.code, r.error.message.startsWith('limits.steps must be')]).toEqual([
+        'INVALID_INPUT',
+        true,
+      ]);
+    }
+  });
+
+  it('applies to workspace programs too', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('main.js', 'let n = 0; while (true) n++;');
+    const r = await ws.exec('main.js', { limits: { steps: 5_000 } });
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe('STEP_LIMIT');
+    expect(r.stats?.steps).toBe(5_000);
   });
 });

@@ -86,7 +86,7 @@ function failedResult(code, name, message) {
     output: '',
     logs: [],
     error: { code, name, message },
-    stats: { wallMs: 0, heapBytes: 0, hostCalls: 0 },
+    stats: { wallMs: 0, heapBytes: 0, hostCalls: 0, steps: 0 },
   };
 }
 

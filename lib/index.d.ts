@@ -16,6 +16,15 @@ export interface Limits {
   outputBytes?: number;
   /** Crossings into the host (membrane reads, writes, calls) a run may make. Default 1,000,000. */
   hostCalls?: number;
+  /**
+   * A deterministic budget of steps: one per loop iteration (backward jump) and one per function
+   * call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or
+   * `finally` runs), at the same point every time for the same code and input. Default: no
+   * budget (`stats.steps` still counts). Min 1, max 2^53.
+   * @example
+   * (await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'
+   */
+  steps?: number;
 }
 
 import type {
@@ -484,7 +493,7 @@ export interface ExecResult {
   error?: ExecErrorInfo;
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null;
-  stats: { wallMs: number; heapBytes: number };
+  stats: { wallMs: number; heapBytes: number; steps: number };
 }
 
 /** The JSON Schema subset used by the tool definitions. */

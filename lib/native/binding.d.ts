@@ -131,7 +131,7 @@ export declare class ZipWorkspace {
 export declare function configure(options: { workers?: number; poolSize?: number }): Settings
 
 /** Stable error codes, as JavaScript sees them. */
-export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'NOT_FOUND' | 'INTERNAL'
+export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'STEP_LIMIT' | 'NOT_FOUND' | 'INTERNAL'
 
 /** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
 export interface ExecErrorInfo {
@@ -168,6 +168,8 @@ export interface ExecResult {
 export interface ExecStats {
   wallMs: number
   heapBytes: number
+  /** Interpreter steps the program took (see `limits.steps`). */
+  steps: number
 }
 
 /** Where a live run stands after `pump()`. */
@@ -226,6 +228,8 @@ export interface RunStats {
   heapBytes: number
   /** Crossings into host code (live globals). */
   hostCalls: number
+  /** Interpreter steps the guest took (loop iterations and calls; see `limits.steps`). */
+  steps: number
 }
 
 /** Runs guest code on the calling thread. */

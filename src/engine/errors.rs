@@ -13,6 +13,8 @@ pub enum ErrorCode {
     InvalidInput,
     PolicyViolation,
     HostCallLimit,
+    /// The guest used up `limits.steps`.
+    StepLimit,
     /// A file the caller named (an exec entry point) does not exist.
     NotFound,
     Internal,
@@ -29,6 +31,7 @@ impl ErrorCode {
             ErrorCode::InvalidInput => "INVALID_INPUT",
             ErrorCode::PolicyViolation => "POLICY_VIOLATION",
             ErrorCode::HostCallLimit => "HOST_CALL_LIMIT",
+            ErrorCode::StepLimit => "STEP_LIMIT",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::Internal => "INTERNAL",
         }

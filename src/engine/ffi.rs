@@ -20,6 +20,29 @@ extern "C" {
     fn JS_AdvanceVirtualClock(ctx: *mut qjs::JSContext, ms: f64);
     /// Patch 0012: Math.random's state from a seed.
     fn JS_SetRandomSeed(ctx: *mut qjs::JSContext, seed: u64);
+    /// Patch 0019: a budget of interpreter steps (backward jumps and calls); negative: none.
+    fn JS_SetStepLimit(ctx: *mut qjs::JSContext, limit: i64);
+    fn JS_GetStepsTaken(ctx: *mut qjs::JSContext) -> i64;
+    fn JS_StepsExhausted(ctx: *mut qjs::JSContext) -> bool;
+}
+
+/// Gives the context `limit` steps from now (`None`: no budget) and restarts the step count.
+pub fn set_step_limit(ctx: &Ctx<'_>, limit: Option<u64>) {
+    let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+    // SAFETY: `ctx` is a live context entered on the current thread; the call only sets fields
+    // of the context.
+    unsafe { JS_SetStepLimit(ctx.as_raw().as_ptr(), limit) };
+}
+
+/// Steps taken since the last [`set_step_limit`], and whether the budget stopped the guest.
+pub fn steps(ctx: &Ctx<'_>) -> (u64, bool) {
+    // SAFETY: `ctx` is a live context entered on the current thread; the calls only read
+    // fields of the context.
+    let (taken, exhausted) = unsafe {
+        let raw = ctx.as_raw().as_ptr();
+        (JS_GetStepsTaken(raw), JS_StepsExhausted(raw))
+    };
+    (u64::try_from(taken).unwrap_or(0), exhausted)
 }
 
 /// Gives the context a virtual clock at `epoch_ms` and seeds `Math.random` (deterministic runs).

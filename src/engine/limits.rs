@@ -23,6 +23,8 @@ const MAX_OUTPUT_BYTES: usize = 256 << 20;
 pub(crate) const MAX_SOURCE_BYTES: usize = 1 << 20;
 const DEFAULT_HOST_CALLS: u64 = 1_000_000;
 const MAX_HOST_CALLS: u64 = 1_000_000_000;
+/// 2^53: every budget a caller can write as a JavaScript number exactly.
+const MAX_STEPS: u64 = 1 << 53;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -32,6 +34,8 @@ pub struct Limits {
     pub output_bytes: usize,
     /// Crossings into the host a run with live values may make.
     pub host_calls: u64,
+    /// Interpreter steps (loop iterations and calls) the guest may take; `None`: no budget.
+    pub steps: Option<u64>,
 }
 
 impl Default for Limits {
@@ -42,6 +46,7 @@ impl Default for Limits {
             stack_bytes: DEFAULT_STACK_BYTES,
             output_bytes: DEFAULT_OUTPUT_BYTES,
             host_calls: DEFAULT_HOST_CALLS,
+            steps: None,
         }
     }
 }
@@ -54,6 +59,7 @@ pub struct LimitOverrides {
     pub stack_bytes: Option<f64>,
     pub output_bytes: Option<f64>,
     pub host_calls: Option<f64>,
+    pub steps: Option<f64>,
 }
 
 fn checked(name: &str, value: f64, min: f64, max: f64) -> Result<f64, String> {
@@ -101,6 +107,10 @@ impl LimitOverrides {
             host_calls: match self.host_calls {
                 Some(v) => checked("hostCalls", v, 1.0, MAX_HOST_CALLS as f64)? as u64,
                 None => d.host_calls,
+            },
+            steps: match self.steps {
+                Some(v) => Some(checked("steps", v, 1.0, MAX_STEPS as f64)? as u64),
+                None => d.steps,
             },
         })
     }

@@ -98,6 +98,8 @@ pub struct Stats {
     pub wall_ms: f64,
     pub heap_bytes: usize,
     pub host_calls: u64,
+    /// Interpreter steps the guest took (see [`Limits::steps`]).
+    pub steps: u64,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -469,6 +471,7 @@ impl ActiveRun {
         };
         self.main = None;
         self.namespace = None;
+        let (steps, steps_exhausted) = realm.context.with(|ctx| ffi::steps(&ctx));
         let host_calls = realm
             .guest
             .as_ref()
@@ -500,6 +503,14 @@ impl ActiveRun {
                 ErrorCode::HostCallLimit,
                 "RangeError",
                 "the run made more host calls than its budget allows",
+            )),
+            StopReason::None if steps_exhausted => Some(ErrorInfo::new(
+                ErrorCode::StepLimit,
+                "RangeError",
+                format!(
+                    "the run took more than {} steps (loop iterations and calls)",
+                    limits.steps.unwrap_or_default()
+                ),
             )),
             StopReason::None if realm.meter.exhausted() => Some(ErrorInfo::new(
                 ErrorCode::MemoryLimit,
@@ -549,6 +560,7 @@ impl ActiveRun {
                 wall_ms: watchdog.elapsed_ms(),
                 heap_bytes,
                 host_calls,
+                steps,
             },
         };
         if let Some(ext) = &req.extension {

@@ -701,3 +701,76 @@ fn a_stack_overflow_while_parsing_is_reported_as_such() {
     assert_eq!(e.name, "RangeError", "{e:?}");
     assert!(e.message.contains("call stack"), "{e:?}");
 }
+
+fn with_steps(src: &str, steps: Option<u64>) -> RunOutcome {
+    let mut req = RunRequest::new(src);
+    req.limits.steps = steps;
+    execute(&req, &CancelToken::new())
+}
+
+/// Patch 0019: a step budget stops the guest at the same point every time, and nothing the
+/// guest does (catch, finally, async jobs, timers) gets past it.
+#[test]
+fn step_budget_stops_at_the_same_point_every_time() {
+    let src = "for (let i = 0; ; i++) { if (i % 7 === 0) emit(i + ' ') }";
+    let first = with_steps(src, Some(5_000));
+    assert_eq!(code(&first), Some(ErrorCode::StepLimit), "{first:?}");
+    assert!(first
+        .error
+        .as_ref()
+        .is_some_and(|e| e.message.contains("5000 steps")));
+    assert_eq!(first.stats.steps, 5_000);
+    for _ in 0..3 {
+        let again = with_steps(src, Some(5_000));
+        assert_eq!(again.output, first.output);
+        assert_eq!(code(&again), Some(ErrorCode::StepLimit));
+    }
+    // A bigger budget gets further along the same path.
+    let more = with_steps(src, Some(10_000));
+    assert!(more.output.len() > first.output.len() && more.output.starts_with(&first.output));
+}
+
+#[test]
+fn step_budget_cannot_be_caught_or_outlived() {
+    for src in [
+        "try { for (;;) {} } catch (e) {} return 'escaped'",
+        "try { for (;;) {} } finally { return 'escaped' }",
+        "const f = () => f(); try { f() } catch { } for (;;) {}",
+        "for (;;) await null",
+        "await new Promise(() => { (function spin() { Promise.resolve().then(spin) })() })",
+        "setTimeout(() => { for (;;) {} }, 0); await new Promise((r) => setTimeout(r, 10)); return 1",
+        "Array.from({ length: 1e6 }, (_, i) => i); return 'done'",
+        "function* g() { for (;;) yield 1 } for (const x of g()) {}",
+    ] {
+        let o = with_steps(src, Some(10_000));
+        assert_eq!(code(&o), Some(ErrorCode::StepLimit), "{src}: {o:?}");
+        assert_eq!(o.value, None, "{src}");
+    }
+}
+
+#[test]
+fn steps_are_counted_without_a_budget_and_a_budget_in_reach_changes_nothing() {
+    let src = "let s = 0; for (let i = 0; i < 1000; i++) s += i; return s";
+    let free = with_steps(src, None);
+    assert!(free.ok, "{free:?}");
+    // One step per iteration (the backward jump), plus a few calls around the guest's code.
+    assert!(
+        (1_000..1_010).contains(&free.stats.steps),
+        "{}",
+        free.stats.steps
+    );
+    let calls = with_steps(
+        "const f = (x) => x; for (let i = 0; i < 1000; i++) f(i)",
+        None,
+    );
+    assert!(
+        (2_000..2_010).contains(&calls.stats.steps),
+        "{}",
+        calls.stats.steps
+    );
+    let budgeted = with_steps(src, Some(free.stats.steps));
+    assert_eq!(budgeted.value, free.value, "{budgeted:?}");
+    assert_eq!(budgeted.stats.steps, free.stats.steps);
+    let short = with_steps(src, Some(free.stats.steps - 1));
+    assert_eq!(code(&short), Some(ErrorCode::StepLimit), "{short:?}");
+}

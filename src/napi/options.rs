@@ -27,6 +27,7 @@ const LIMIT_KEYS: &[&str] = &[
     "stackBytes",
     "outputBytes",
     "hostCalls",
+    "steps",
 ];
 
 pub struct ParsedRun {
@@ -123,6 +124,7 @@ pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
             "memoryBytes" => o.memory_bytes = Some(n),
             "stackBytes" => o.stack_bytes = Some(n),
             "hostCalls" => o.host_calls = Some(n),
+            "steps" => o.steps = Some(n),
             _ => o.output_bytes = Some(n),
         }
     }

@@ -30,6 +30,8 @@ pub enum ErrorCode {
     PolicyViolation,
     #[napi(value = "HOST_CALL_LIMIT")]
     HostCallLimit,
+    #[napi(value = "STEP_LIMIT")]
+    StepLimit,
     /// A file the caller named (an exec entry point) does not exist.
     #[napi(value = "NOT_FOUND")]
     NotFound,
@@ -49,6 +51,7 @@ impl From<EngineCode> for ErrorCode {
             EngineCode::InvalidInput => ErrorCode::InvalidInput,
             EngineCode::PolicyViolation => ErrorCode::PolicyViolation,
             EngineCode::HostCallLimit => ErrorCode::HostCallLimit,
+            EngineCode::StepLimit => ErrorCode::StepLimit,
             EngineCode::NotFound => ErrorCode::NotFound,
             EngineCode::Internal => ErrorCode::Internal,
         }
@@ -111,6 +114,8 @@ pub struct RunStats {
     pub heap_bytes: f64,
     /// Crossings into host code (live globals).
     pub host_calls: f64,
+    /// Interpreter steps the guest took (loop iterations and calls; see `limits.steps`).
+    pub steps: f64,
 }
 
 /// A run's result as the binding returns it; `lib/index.d.ts` narrows it to a union on `ok`.
@@ -142,6 +147,7 @@ impl From<RunOutcome> for NativeRunResult {
                 wall_ms: o.stats.wall_ms,
                 heap_bytes: o.stats.heap_bytes as f64,
                 host_calls: o.stats.host_calls as f64,
+                steps: o.stats.steps as f64,
             },
         }
     }

@@ -298,6 +298,9 @@ impl Realm {
             (limits.memory_bytes / 8).clamp(1 << 20, 16 << 20) + self.meter.used(),
         );
         self.enter(limits.stack_bytes);
+        // Counted from here, so the budget and the count cover the guest's code only.
+        self.context
+            .with(|ctx| ffi::set_step_limit(&ctx, limits.steps));
     }
 
     /// Measures the stack from the current frame; call at every top-level entry into the realm.

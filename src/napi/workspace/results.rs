@@ -219,6 +219,8 @@ impl ExecErrorInfo {
 pub struct ExecStats {
     pub wall_ms: f64,
     pub heap_bytes: i64,
+    /// Interpreter steps the program took (see `limits.steps`).
+    pub steps: i64,
 }
 
 /// What `exec` resolves to. Fields are set in this order: `error` and `historyId` only when
@@ -253,6 +255,7 @@ impl From<ExecOutcome> for ExecResult {
             stats: Some(ExecStats {
                 wall_ms: o.stats.wall_ms,
                 heap_bytes: num(o.stats.heap_bytes as u64),
+                steps: num(o.stats.steps),
             }),
         }
     }

@@ -612,6 +612,10 @@ struct JSContext {
 
     /* when the counter reaches zero, JSRutime.interrupt_handler is called */
     int interrupt_counter;
+    /* the step budget (JS_SetStepLimit): one step per interpreter poll, that is
+       per backward jump or call; negative once spent */
+    int64_t steps_left;
+    int64_t step_limit;
 
     struct list_head loaded_modules; /* list of JSModuleDef.link */
 
@@ -2921,6 +2925,8 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
     ctx->error_back_trace = JS_UNDEFINED;
     ctx->error_prepare_stack = JS_UNDEFINED;
     ctx->error_stack_trace_limit = js_int32(10);
+    ctx->steps_left = INT64_MAX;
+    ctx->step_limit = INT64_MAX;
     init_list_head(&ctx->loaded_modules);
     // TODO(bnoordhuis) use getrandom() etc.
     ctx->random_state = js__gettimeofday_us();
@@ -8786,6 +8792,24 @@ static no_inline __exception int __js_poll_interrupts(JSContext *ctx)
             return -1;
         }
     }
+    return 0;
+}
+
+/* The step budget is spent: stop with the uncatchable "interrupted" error,
+   and keep stopping at every later step (JS_StepsExhausted tells why). */
+static no_inline __exception int js_steps_exhausted(JSContext *ctx)
+{
+    ctx->steps_left = -1;
+    JS_ThrowInterrupted(ctx);
+    return -1;
+}
+
+/* One step of the budget: taken by every call and every backward jump (one
+   loop iteration). */
+static inline __exception int js_take_step(JSContext *ctx)
+{
+    if (unlikely(--ctx->steps_left < 0))
+        return js_steps_exhausted(ctx);
     return 0;
 }
 
@@ -18423,7 +18447,7 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
 #define BREAK           SWITCH(pc)
 #endif
 
-    if (js_poll_interrupts(caller_ctx))
+    if (js_poll_interrupts(caller_ctx) || js_take_step(caller_ctx))
         return JS_EXCEPTION;
     if (unlikely(JS_VALUE_GET_TAG(func_obj) != JS_TAG_OBJECT)) {
         if (flags & JS_CALL_FLAG_GENERATOR) {
@@ -19501,19 +19525,34 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
             BREAK;
 
         CASE(OP_goto):
-            pc += (int32_t)get_u32(pc);
-            if (unlikely(js_poll_interrupts(ctx)))
-                goto exception;
+            {
+                int32_t diff = (int32_t)get_u32(pc);
+                pc += diff;
+                if (unlikely(js_poll_interrupts(ctx)))
+                    goto exception;
+                if (diff < 0 && unlikely(js_take_step(ctx)))
+                    goto exception;
+            }
             BREAK;
         CASE(OP_goto16):
-            pc += (int16_t)get_u16(pc);
-            if (unlikely(js_poll_interrupts(ctx)))
-                goto exception;
+            {
+                int32_t diff = (int16_t)get_u16(pc);
+                pc += diff;
+                if (unlikely(js_poll_interrupts(ctx)))
+                    goto exception;
+                if (diff < 0 && unlikely(js_take_step(ctx)))
+                    goto exception;
+            }
             BREAK;
         CASE(OP_goto8):
-            pc += (int8_t)pc[0];
-            if (unlikely(js_poll_interrupts(ctx)))
-                goto exception;
+            {
+                int32_t diff = (int8_t)pc[0];
+                pc += diff;
+                if (unlikely(js_poll_interrupts(ctx)))
+                    goto exception;
+                if (diff < 0 && unlikely(js_take_step(ctx)))
+                    goto exception;
+            }
             BREAK;
         CASE(OP_if_true):
             {
@@ -19529,7 +19568,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                 }
                 sp--;
                 if (res) {
-                    pc += (int32_t)get_u32(pc - 4) - 4;
+                    int32_t diff = (int32_t)get_u32(pc - 4) - 4;
+                    pc += diff;
+                    if (diff < 0 && unlikely(js_take_step(ctx)))
+                        goto exception;
                 }
                 if (unlikely(js_poll_interrupts(ctx)))
                     goto exception;
@@ -19549,7 +19591,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                 }
                 sp--;
                 if (!res) {
-                    pc += (int32_t)get_u32(pc - 4) - 4;
+                    int32_t diff = (int32_t)get_u32(pc - 4) - 4;
+                    pc += diff;
+                    if (diff < 0 && unlikely(js_take_step(ctx)))
+                        goto exception;
                 }
                 if (unlikely(js_poll_interrupts(ctx)))
                     goto exception;
@@ -19569,7 +19614,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                 }
                 sp--;
                 if (res) {
-                    pc += (int8_t)pc[-1] - 1;
+                    int32_t diff = (int8_t)pc[-1] - 1;
+                    pc += diff;
+                    if (diff < 0 && unlikely(js_take_step(ctx)))
+                        goto exception;
                 }
                 if (unlikely(js_poll_interrupts(ctx)))
                     goto exception;
@@ -19589,7 +19637,10 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                 }
                 sp--;
                 if (!res) {
-                    pc += (int8_t)pc[-1] - 1;
+                    int32_t diff = (int8_t)pc[-1] - 1;
+                    pc += diff;
+                    if (diff < 0 && unlikely(js_take_step(ctx)))
+                        goto exception;
                 }
                 if (unlikely(js_poll_interrupts(ctx)))
                     goto exception;
@@ -63430,6 +63481,26 @@ void JS_AdvanceVirtualClock(JSContext *ctx, double ms)
 {
     if (ctx->virtual_clock && ms > 0)
         ctx->virtual_elapsed_ms += ms;
+}
+
+void JS_SetStepLimit(JSContext *ctx, int64_t limit)
+{
+    if (limit < 0)
+        limit = INT64_MAX;
+    ctx->step_limit = limit;
+    ctx->steps_left = limit;
+}
+
+int64_t JS_GetStepsTaken(JSContext *ctx)
+{
+    if (ctx->steps_left < 0)
+        return ctx->step_limit;
+    return ctx->step_limit - ctx->steps_left;
+}
+
+bool JS_StepsExhausted(JSContext *ctx)
+{
+    return ctx->steps_left < 0;
 }
 
 void JS_SetRandomSeed(JSContext *ctx, uint64_t seed)

@@ -1006,6 +1006,13 @@ JS_EXTERN void JS_SetVirtualClock(JSContext *ctx, double epoch_ms);
 JS_EXTERN void JS_AdvanceVirtualClock(JSContext *ctx, double ms);
 /* Math.random's state from a seed: the same seed, the same sequence. */
 JS_EXTERN void JS_SetRandomSeed(JSContext *ctx, uint64_t seed);
+/* A deterministic budget of steps, one per backward jump or call the
+   interpreter makes; a negative limit means none. Once spent, the context
+   stops with the uncatchable "interrupted" error and JS_StepsExhausted()
+   is true. JS_GetStepsTaken() counts from the last JS_SetStepLimit(). */
+JS_EXTERN void JS_SetStepLimit(JSContext *ctx, int64_t limit);
+JS_EXTERN int64_t JS_GetStepsTaken(JSContext *ctx);
+JS_EXTERN bool JS_StepsExhausted(JSContext *ctx);
 
 #define JS_GPN_STRING_MASK  (1 << 0)
 #define JS_GPN_SYMBOL_MASK  (1 << 1)
