@@ -10,7 +10,10 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ZipWorkspace } = require('../workspace.js');
+// The public class type: lib/workspace.js adds dispose() to the native class at run time.
+const { ZipWorkspace } = /** @type {{ ZipWorkspace: typeof import('../index.js').ZipWorkspace }} */ (
+  /** @type {unknown} */ (require('../workspace.js'))
+);
 const { combineToolSets } = require('../tools/toolset.js');
 const { workspaceTools } = require('../tools/workspace.js');
 const { codeTool } = require('../tools/code.js');
@@ -21,6 +24,7 @@ const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 /**
  * @typedef {import('../tools/index.js').ToolSet} ToolSet
  * @typedef {import('../tools/index.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ZipWorkspace} Workspace
  */
 
 /** Where the editor dialects live when this build has them. */
@@ -32,6 +36,7 @@ const messageOf = (e) => (e instanceof Error ? e.message : String(e));
 /**
  * Opens the workspace stored at `zipPath`, or an empty one when the file does not exist.
  * @param {string} zipPath
+ * @returns {Workspace}
  */
 function openWorkspace(zipPath) {
   if (!fs.existsSync(zipPath)) {
@@ -44,7 +49,7 @@ function openWorkspace(zipPath) {
 
 /**
  * The editor tools of a dialect, from lib/tools/dialects when this build includes it.
- * @param {ZipWorkspace} ws
+ * @param {Workspace} ws
  * @param {string} dialect
  * @returns {ToolSet}
  */
@@ -61,7 +66,7 @@ function dialectTools(ws, dialect) {
 
 /**
  * The server's tool set: every call of a tool that is not read-only and succeeded saves the zip.
- * @param {ZipWorkspace} ws
+ * @param {Workspace} ws
  * @param {string} zipPath
  * @param {string | undefined} dialect
  * @returns {ToolSet}
