@@ -72,6 +72,8 @@ describe('toAISDKTools', () => {
   it('passes the abort signal of the call to the tool', async () => {
     const set = codeTool();
     const tools = toAISDKTools(set);
+    // @ts-expect-error the declared type is the AI SDK's Tool, not any
+    tools.run_js!.noSuchField;
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const out = await tools.run_js!.execute!(

@@ -21,6 +21,8 @@ describe('createMcpServer', () => {
     const ws = new ZipWorkspace();
     const set = combineToolSets(workspaceTools(ws), codeTool({ workspace: ws }));
     const server: McpServer = createMcpServer(set, { name: 'files', version: '1.2.3' });
+    // @ts-expect-error the declared type is the SDK's McpServer, not any
+    server.noSuchMethod;
     const client = await connect(server);
     expect(client.getServerVersion()).toMatchObject({ name: 'files', version: '1.2.3' });
     const { tools } = await client.listTools();

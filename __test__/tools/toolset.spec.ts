@@ -91,6 +91,9 @@ describe('createToolSet', () => {
       createToolSet([{ ...add, inputSchema: { type: 'string' } as unknown as ToolDefinitionInput['inputSchema'] }]),
     ).toThrow(/inputSchema/);
     expect(() => createToolSet([add], { hint: {} } as never)).toThrow(/unknown createToolSet\(\) option 'hint'/);
+    expect(() =>
+      createToolSet([{ ...add, inputSchema: { type: 'object', properties: { a: { type: 'integr' } } } as never }]),
+    ).toThrow(/tools\[0\]\.inputSchema is not a valid JSON Schema/);
     try {
       createToolSet([{ ...add, handler: undefined as never }]);
       expect.unreachable();

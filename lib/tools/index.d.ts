@@ -2,7 +2,11 @@
 // OpenAI, Anthropic, the Vercel AI SDK and MCP.
 
 import type { Limits, ZipWorkspace } from '../index.js';
+// Optional peers: their types are used where installed and are `any` where not, so projects
+// without them still type-check with skipLibCheck off.
+// @ts-ignore
 import type { Tool as AISDKTool } from 'ai';
+// @ts-ignore
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 export type JsonSchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | 'null';
@@ -92,6 +96,12 @@ export interface ToolSet {
    */
   dispatch(name: string, args: unknown, options?: ToolContext): Promise<ToolResult>;
 }
+
+/** @deprecated The old name of {@link Tool}. */
+export type ToolDefinition = Tool;
+
+/** @deprecated The old name of {@link ToolSet}. */
+export type WorkspaceTools = ToolSet;
 
 /** A tool as a host defines it for {@link createToolSet}: the handler may throw. */
 export interface ToolDefinitionInput {

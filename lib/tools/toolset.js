@@ -334,7 +334,14 @@ function createToolSet(definitions, options = {}) {
     };
     const name = def.name;
     const inputSchema = def.inputSchema;
-    const validate = validatorFor(inputSchema);
+    let validate;
+    try {
+      validate = validatorFor(inputSchema);
+    } catch (e) {
+      throw invalidInput(
+        `tools[${index}].inputSchema is not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     const run = def.handler;
 
     /**
