@@ -334,6 +334,7 @@ function createToolSet(definitions, options = {}) {
     };
     const name = def.name;
     const inputSchema = def.inputSchema;
+    /** @type {import('ajv').ValidateFunction} */
     let validate;
     try {
       validate = validatorFor(inputSchema);
