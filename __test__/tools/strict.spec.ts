@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   codeTool,
   type JsonSchema,
+  type OpenAIToolsOptions,
   toOpenAITools,
   toStrictJsonSchema,
   workspaceTools,
@@ -110,6 +111,12 @@ describe('toOpenAITools strict', () => {
     expect(strict.properties!.mode).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
     expect(strict.properties!.kind).toEqual({ anyOf: [{ enum: ['x'] }, { type: 'null' }] });
     expect(strict.properties!.list!.items!.properties!.n).toEqual({ type: 'number', description: '(at most 3)' });
+  });
+
+  it('takes the API as a value known only at run time', () => {
+    const options: OpenAIToolsOptions = { api: Math.random() < 2 ? 'responses' : 'chat', strict: true };
+    const tools = toOpenAITools(workspaceTools(ws), options);
+    expect(tools[0]).toMatchObject({ type: 'function', name: 'fs_read', strict: true });
   });
 
   it('refuses unknown options', () => {

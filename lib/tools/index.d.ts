@@ -250,6 +250,7 @@ export interface OpenAIToolsOptions {
  */
 export function toOpenAITools(set: ToolSet, options: OpenAIToolsOptions & { api: 'responses' }): OpenAIResponsesTool[];
 export function toOpenAITools(set: ToolSet, options?: OpenAIToolsOptions & { api?: 'chat' }): OpenAIChatTool[];
+export function toOpenAITools(set: ToolSet, options?: OpenAIToolsOptions): OpenAIChatTool[] | OpenAIResponsesTool[];
 
 /**
  * A JSON Schema rewritten for OpenAI's strict mode: every property listed in `required`, the
@@ -295,6 +296,11 @@ export function toOpenAIToolMessage(
   result: ToolResult,
   options?: { api?: 'chat' },
 ): OpenAIToolMessage;
+export function toOpenAIToolMessage(
+  toolCallId: string,
+  result: ToolResult,
+  options?: { api?: 'chat' | 'responses' },
+): OpenAIToolMessage | OpenAIFunctionCallOutput;
 
 // ---- Anthropic ------------------------------------------------------------------------
 
