@@ -19,6 +19,7 @@ const { ZipWorkspace: NativeWorkspace } = require('../native/binding.js');
  * @typedef {import('./index.js').WorkspaceToolsOptions} WorkspaceToolsOptions
  * @typedef {{ name: WorkspaceToolName, description: string, inputSchema: ToolParameterSchema & { type: 'object' }, annotations: ToolAnnotations }} WorkspaceToolDefinition
  */
+
 /** Lines `fs_read_lines` returns when `end` is not given. */
 const DEFAULT_LINE_WINDOW = 200;
 /** Entries `fs_list` shows before cutting the listing. */
