@@ -50,6 +50,25 @@ describe('createToolSet', () => {
     expect(r.content).toMatch(/a must be an integer, got null/);
   });
 
+  it('names every type a field may have', async () => {
+    const set = createToolSet([
+      {
+        ...add,
+        inputSchema: {
+          type: 'object',
+          properties: { when: { anyOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }] } },
+          required: ['when'],
+        },
+        handler: () => 'ok',
+      },
+    ]);
+    const r = await set.dispatch('add', { when: true });
+    expect(r.content).toBe(
+      'ERROR INVALID_INPUT: add: when must be a string or an integer, got a boolean\nHint: Check the arguments against the tool definition.',
+    );
+    expect((await set.dispatch('add', { when: -1 })).content).toMatch(/when must be at least 0, got -1/);
+  });
+
   it('fills in annotations and the safe handler', async () => {
     const [tool] = createToolSet([{ ...add, annotations: undefined }]).tools;
     expect(tool!.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });

@@ -250,9 +250,25 @@ function valueAtSchema(schema, schemaPath) {
  */
 function problems(validate, args, schema) {
   if (validate(args)) return null;
+  // Branches of an anyOf each report their own type: one message per field names them all.
+  /** @type {Map<string, import('ajv').ErrorObject>} */
+  const typeErrors = new Map();
+  /** @type {import('ajv').ErrorObject[]} */
+  const errors = [];
+  for (const e of validate.errors ?? []) {
+    const seen = e.keyword === 'type' ? typeErrors.get(e.instancePath) : undefined;
+    if (seen) {
+      const types = new Set([...String(seen.params.type).split(','), ...String(e.params.type).split(',')]);
+      seen.params = { ...seen.params, type: [...types].join(',') };
+      continue;
+    }
+    const copy = { ...e };
+    if (e.keyword === 'type') typeErrors.set(e.instancePath, copy);
+    errors.push(copy);
+  }
   /** @type {string[]} */
   const messages = [];
-  for (const e of validate.errors ?? []) {
+  for (const e of errors) {
     const m = describeError(e, args, schema);
     if (m && !messages.includes(m)) messages.push(m);
   }
