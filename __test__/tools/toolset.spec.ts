@@ -207,6 +207,34 @@ describe('restriction', () => {
     expect((await combined.dispatch('sub', { a: 2, b: 2 })).code).toBe('UNKNOWN_TOOL');
     expect(() => combineToolSets(math, math)).toThrow(/two tools are named 'add'/);
   });
+
+  it("calls still go through each set's own dispatch when restricted or combined", async () => {
+    const math = createToolSet([add]);
+    const seen: string[] = [];
+    const audited = {
+      tools: math.tools,
+      dispatch: async (name: string, args: unknown) => {
+        seen.push(name);
+        return math.dispatch(name, args);
+      },
+    };
+    const set = restrictToolSet(combineToolSets(audited, workspaceTools(ws, { include: ['fs_stat'] })), {
+      exclude: ['fs_stat'],
+    });
+    expect(await set.dispatch('add', { a: 1, b: 1 })).toEqual({ ok: true, content: '2' });
+    expect(seen).toEqual(['add']);
+    const throwing = combineToolSets({
+      tools: math.tools,
+      dispatch: () => {
+        throw new Error('broken set');
+      },
+    });
+    expect(await throwing.dispatch('add', { a: 1, b: 1 })).toEqual({
+      ok: false,
+      code: 'INTERNAL',
+      content: 'ERROR INTERNAL: broken set',
+    });
+  });
 });
 
 describe('workspace tool annotations', () => {

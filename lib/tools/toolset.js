@@ -416,11 +416,14 @@ function createToolSet(definitions, options = {}) {
 }
 
 /**
- * A ToolSet over tools whose handlers already check their arguments.
+ * A ToolSet offering `tools`, where a call of one goes to `route(tool)`: its own handler, or
+ * the dispatch of the set it came from (so a set's own dispatch, with whatever it does around
+ * its tools, still runs when the set is restricted or combined).
  * @param {Tool[]} tools
+ * @param {(tool: Tool) => ToolSet['dispatch']} [route]
  * @returns {ToolSet}
  */
-function fromTools(tools) {
+function fromTools(tools, route) {
   /** @type {Map<string, Tool>} */
   const byName = new Map(tools.map((t) => [t.name, t]));
   /**
@@ -440,9 +443,9 @@ function fromTools(tools) {
       );
     }
     try {
-      return await tool.handler(args, options);
+      return route ? await route(tool)(tool.name, args, options) : await tool.handler(args, options);
     } catch (err) {
-      // Tools made here never throw; a hand-made one might.
+      // Tools and sets made here never throw; hand-made ones might.
       return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null);
     }
   }
@@ -494,7 +497,7 @@ function restrictToolSet(set, options = {}) {
       !exclude?.has(t.name) &&
       (!options.readOnly || t.annotations.readOnlyHint === true),
   );
-  return fromTools(kept);
+  return fromTools(kept, () => set.dispatch);
 }
 
 /**
@@ -505,6 +508,8 @@ function restrictToolSet(set, options = {}) {
 function combineToolSets(...sets) {
   /** @type {Tool[]} */
   const tools = [];
+  /** @type {Map<Tool, ToolSet['dispatch']>} */
+  const owner = new Map();
   const seen = new Set();
   for (const [i, set] of sets.entries()) {
     checkToolSet(set, `combineToolSets() argument ${i + 1}`);
@@ -512,9 +517,10 @@ function combineToolSets(...sets) {
       if (seen.has(t.name)) throw invalidInput(`two tools are named '${t.name}'`);
       seen.add(t.name);
       tools.push(t);
+      owner.set(t, set.dispatch);
     }
   }
-  return fromTools(tools);
+  return fromTools(tools, (t) => /** @type {ToolSet['dispatch']} */ (owner.get(t)));
 }
 
 /**
