@@ -16,7 +16,7 @@ const USAGE =
 
 const HELP = `${USAGE}
 
-Commands (the request is one JSON object on stdin, the answer JSON on stdout):
+Commands (run and exec read one JSON request on stdin and answer JSON on stdout):
   run    run a snippet in a deny-by-default realm (only emit and read_input exist)
          request: {"source": string, "input"?: string, "limits"?: {"wall_ms"?: 1000, "output_kb"?: 64}}
          answer:  {"output": string}
