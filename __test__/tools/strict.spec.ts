@@ -11,7 +11,7 @@ import {
   ZipWorkspace,
 } from '../../lib/index.js';
 
-/** Keywords strict mode accepts on every model (validation keywords are refused by some). */
+/** Keywords OpenAI's strict mode accepts (its structured outputs documentation's list). */
 const STRICT_KEYWORDS = new Set([
   'type',
   'description',
@@ -23,6 +23,17 @@ const STRICT_KEYWORDS = new Set([
   'anyOf',
   '$ref',
   '$defs',
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 
 /** Checks the strict-mode rules at every level; returns the problems found. */
@@ -72,16 +83,21 @@ describe('toOpenAITools strict', () => {
     }
   });
 
-  it('moves constraints into descriptions and leaves out open maps', () => {
+  it('keeps the constraints strict mode accepts and leaves out open maps', () => {
     const [execTool] = toOpenAITools(workspaceTools(ws, { include: ['js_exec'] }), { strict: true });
     const props = execTool!.function.parameters.properties!;
     expect(Object.keys(props)).toEqual(['path', 'argv', 'timeoutMs']);
+    expect(props.path).toEqual({ type: 'string', minLength: 1, description: 'Entry file to run, e.g. ~/src/app.js' });
+    // A nullable constrained field keeps its constraint on its own branch.
     expect(props.timeoutMs).toEqual({
-      type: ['integer', 'null'],
-      description: 'Wall-clock limit for the run in milliseconds. (at least 1)',
+      anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }],
+      description: 'Wall-clock limit for the run in milliseconds.',
     });
-    expect(props.path!.description).toMatch(/\(must not be empty\)$/);
-    expect(props.argv).toMatchObject({ type: ['array', 'null'], items: { type: 'string' } });
+    expect(props.argv).toEqual({
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      description: 'Arguments, seen as process.argv.slice(2).',
+    });
   });
 
   it('without strict the schemas pass unchanged', () => {
@@ -102,6 +118,7 @@ describe('toOpenAITools strict', () => {
         opts: { type: 'object', properties: { deep: { type: 'boolean' } } },
         list: {
           type: 'array',
+          uniqueItems: true,
           items: { type: 'object', properties: { n: { type: 'number', maximum: 3 } }, required: ['n'] },
         },
       },
@@ -110,7 +127,10 @@ describe('toOpenAITools strict', () => {
     expect(strictProblems(strict, 'root')).toEqual([]);
     expect(strict.properties!.mode).toEqual({ type: ['string', 'null'], enum: ['a', 'b', null] });
     expect(strict.properties!.kind).toEqual({ anyOf: [{ enum: ['x'] }, { type: 'null' }] });
-    expect(strict.properties!.list!.items!.properties!.n).toEqual({ type: 'number', description: '(at most 3)' });
+    expect(strict.properties!.list!.items!.properties!.n).toEqual({ type: 'number', maximum: 3 });
+    // uniqueItems is refused in strict mode: it becomes words.
+    expect(strict.properties!.list).toMatchObject({ type: 'array', description: '(no duplicates)' });
+    expect(strict.properties!.list).not.toHaveProperty('uniqueItems');
   });
 
   it('takes the API as a value known only at run time', () => {

@@ -254,13 +254,17 @@ export function toOpenAITools(set: ToolSet, options?: OpenAIToolsOptions): OpenA
 
 /**
  * A JSON Schema rewritten for OpenAI's strict mode: every property listed in `required`, the
- * optional ones made nullable (`type: ['integer', 'null']`), `additionalProperties: false` on
- * every object, and only keywords strict mode accepts. Constraints such as `minLength` and
- * `minimum` move into the description (dispatch still enforces them); open maps
- * (`additionalProperties` given as a schema), which strict mode cannot express, are left out.
+ * optional ones made nullable (`type: ['boolean', 'null']`, or `anyOf: [<schema>, { type: 'null' }]`
+ * when the schema carries constraints), `additionalProperties: false` on
+ * every object, and only keywords strict mode accepts: the structure keywords plus `pattern`,
+ * `format`, `minLength`, `maxLength`, `minimum`, `maximum`, `exclusiveMinimum`,
+ * `exclusiveMaximum`, `multipleOf`, `minItems` and `maxItems`. Other constraints (`uniqueItems`,
+ * ...) move into the description (dispatch still enforces them); `const` becomes a one-value
+ * `enum`; open maps (`additionalProperties` given as a schema), which strict mode cannot
+ * express, are left out.
  * @example
  * toStrictJsonSchema({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } } });
- * // { type: 'object', properties: { n: { type: ['integer', 'null'], description: '(at least 1)' } },
+ * // { type: 'object', properties: { n: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] } },
  * //   required: ['n'], additionalProperties: false }
  */
 export function toStrictJsonSchema(schema: JsonSchema): JsonSchema;

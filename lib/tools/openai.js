@@ -14,10 +14,11 @@ const { checkToolSet, isPlainObject } = require('./toolset.js');
  * @typedef {import('./index.js').OpenAIToolsOptions} OpenAIToolsOptions
  */
 
-// Strict mode accepts a subset of JSON Schema. Validation keywords (minLength, minimum,
-// pattern, ...) are accepted by some models and refused by others (fine-tuned ones, older
-// compatible servers), so they are moved into the description instead: dispatch enforces
-// them anyway, against the original schema.
+// Strict mode accepts a subset of JSON Schema: the structure keywords, and (per OpenAI's
+// structured outputs documentation, and as the openai package's own strict-schema transform
+// keeps them) pattern, format, minLength, maxLength, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum, multipleOf, minItems and maxItems. Other constraints are refused there, so
+// they are described in words instead; dispatch enforces every one against the original schema.
 const STRICT_KEYWORDS = new Set([
   'type',
   'description',
@@ -29,6 +30,32 @@ const STRICT_KEYWORDS = new Set([
   'anyOf',
   '$ref',
   '$defs',
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+]);
+
+/** The keywords of STRICT_KEYWORDS that constrain values rather than describe structure. */
+const VALIDATION_KEYWORDS = new Set([
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
 ]);
 
 /**
@@ -39,25 +66,12 @@ const STRICT_KEYWORDS = new Set([
 function constraintWords(s) {
   /** @type {string[]} */
   const words = [];
-  const num = (/** @type {string} */ k) => (typeof s[k] === 'number' ? /** @type {number} */ (s[k]) : undefined);
-  const minLength = num('minLength');
-  const maxLength = num('maxLength');
-  if (minLength === 1 && maxLength === undefined) words.push('must not be empty');
-  else if (minLength !== undefined) words.push(`at least ${minLength} characters`);
-  if (maxLength !== undefined) words.push(`at most ${maxLength} characters`);
-  const minimum = num('minimum');
-  const maximum = num('maximum');
-  if (minimum !== undefined && maximum !== undefined) words.push(`from ${minimum} to ${maximum}`);
-  else if (minimum !== undefined) words.push(`at least ${minimum}`);
-  else if (maximum !== undefined) words.push(`at most ${maximum}`);
-  if (num('exclusiveMinimum') !== undefined) words.push(`more than ${s.exclusiveMinimum}`);
-  if (num('exclusiveMaximum') !== undefined) words.push(`less than ${s.exclusiveMaximum}`);
-  if (num('multipleOf') !== undefined) words.push(`a multiple of ${s.multipleOf}`);
-  if (typeof s.pattern === 'string') words.push(`matching /${s.pattern}/`);
-  if (typeof s.format === 'string') words.push(`format ${s.format}`);
-  if (num('minItems') !== undefined) words.push(`at least ${s.minItems} items`);
-  if (num('maxItems') !== undefined) words.push(`at most ${s.maxItems} items`);
   if (s.uniqueItems === true) words.push('no duplicates');
+  if (typeof s.minProperties === 'number') words.push(`at least ${s.minProperties} entries`);
+  if (typeof s.maxProperties === 'number') words.push(`at most ${s.maxProperties} entries`);
+  if (isPlainObject(s.not) && Array.isArray(s.not.enum)) {
+    words.push(`not ${s.not.enum.map((v) => JSON.stringify(v)).join(' or ')}`);
+  }
   return words;
 }
 
@@ -77,13 +91,17 @@ function isOpenMap(s) {
  * @returns {Record<string, unknown>}
  */
 function nullable(s) {
-  if (typeof s.type === 'string') {
+  // A type list is the plain form; constraints keep to their own branch, so a schema carrying
+  // any takes the anyOf form.
+  const constrained = Object.keys(s).some((k) => VALIDATION_KEYWORDS.has(k));
+  if (typeof s.type === 'string' && !constrained) {
     /** @type {Record<string, unknown>} */
     const out = { ...s, type: [s.type, 'null'] };
     if (Array.isArray(s.enum) && !s.enum.includes(null)) out.enum = [...s.enum, null];
     return out;
   }
-  if (Array.isArray(s.type)) return s.type.includes('null') ? s : { ...s, type: [...s.type, 'null'] };
+  if (Array.isArray(s.type) && s.type.includes('null')) return s;
+  if (Array.isArray(s.type) && !constrained) return { ...s, type: [...s.type, 'null'] };
   if (Array.isArray(s.anyOf)) {
     return s.anyOf.some((b) => isPlainObject(b) && b.type === 'null')
       ? s
@@ -98,8 +116,8 @@ function nullable(s) {
 /**
  * Rewrites a JSON Schema for OpenAI's strict mode: every property required (optional ones
  * become nullable, and dispatch treats null as absent), `additionalProperties: false` on every
- * object, only the keywords strict mode accepts (the other constraints are described in words),
- * and open maps, which strict mode cannot express, left out.
+ * object, only the keywords strict mode accepts (others, such as uniqueItems, are described in
+ * words), `const` as a one-value enum, and open maps, which strict mode cannot express, left out.
  * @param {JsonSchema} schema
  * @returns {JsonSchema}
  */
