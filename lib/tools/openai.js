@@ -19,17 +19,8 @@ const { checkToolSet, isPlainObject } = require('./toolset.js');
 // keeps them) pattern, format, minLength, maxLength, minimum, maximum, exclusiveMinimum,
 // exclusiveMaximum, multipleOf, minItems and maxItems. Other constraints are refused there, so
 // they are described in words instead; dispatch enforces every one against the original schema.
-const STRICT_KEYWORDS = new Set([
-  'type',
-  'description',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'enum',
-  'anyOf',
-  '$ref',
-  '$defs',
+/** Value constraints strict mode accepts. */
+const VALIDATION_KEYWORDS = new Set([
   'pattern',
   'format',
   'minLength',
@@ -43,19 +34,19 @@ const STRICT_KEYWORDS = new Set([
   'maxItems',
 ]);
 
-/** The keywords of STRICT_KEYWORDS that constrain values rather than describe structure. */
-const VALIDATION_KEYWORDS = new Set([
-  'pattern',
-  'format',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
+/** Every keyword strict mode accepts: the structure ones and the value constraints. */
+const STRICT_KEYWORDS = new Set([
+  'type',
+  'description',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'anyOf',
+  '$ref',
+  '$defs',
+  ...VALIDATION_KEYWORDS,
 ]);
 
 /**
