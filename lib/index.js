@@ -3,7 +3,7 @@
 
 const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
-const { workspaceTools } = require('./tools/workspace.js');
+const tools = require('./tools/index.js');
 const { ZipWorkspace } = require('./workspace.js');
 
 module.exports = {
@@ -14,5 +14,5 @@ module.exports = {
   realmStats,
   createSandboxExecutor,
   ZipWorkspace,
-  workspaceTools,
+  ...tools,
 };

@@ -2,6 +2,25 @@
 // of its process-wide state), under named exports.
 import quickrealm from './index.js';
 
-export const { run, runSync, configure, poolStats, realmStats, createSandboxExecutor, ZipWorkspace, workspaceTools } =
-  quickrealm;
+export const {
+  run,
+  runSync,
+  configure,
+  poolStats,
+  realmStats,
+  createSandboxExecutor,
+  ZipWorkspace,
+  createToolSet,
+  restrictToolSet,
+  combineToolSets,
+  workspaceTools,
+  codeTool,
+  toOpenAITools,
+  toOpenAIToolMessage,
+  toStrictJsonSchema,
+  toAnthropicTools,
+  toAnthropicToolResult,
+  toAISDKTools,
+  createMcpServer,
+} = quickrealm;
 export default quickrealm;

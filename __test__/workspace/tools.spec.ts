@@ -52,12 +52,14 @@ describe('tool definitions', () => {
     for (const t of tools) {
       expect(t.name).toMatch(/^[a-z_]+$/);
       expect(t.description.length).toBeGreaterThan(40);
-      expect(t.parameters.type).toBe('object');
-      expect(t.parameters.additionalProperties).toBe(false);
-      expect(Array.isArray(t.parameters.required)).toBe(true);
-      checkSchema(t.parameters, t.name);
-      // Plain data: survives JSON unchanged, as it must to be sent to a model API.
-      expect(JSON.parse(JSON.stringify(t))).toEqual(t);
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.inputSchema.additionalProperties).toBe(false);
+      expect(Array.isArray(t.inputSchema.required)).toBe(true);
+      checkSchema(t.inputSchema, t.name);
+      // Plain data (but the handler): survives JSON unchanged, as it must to be sent to a model API.
+      const { handler, ...data } = t;
+      expect(typeof handler).toBe('function');
+      expect(JSON.parse(JSON.stringify(data))).toEqual(data);
     }
   });
 
@@ -68,9 +70,9 @@ describe('tool definitions', () => {
     expect(byName.fs_read_lines!.description).toMatch(/inclusive/);
     expect(byName.fs_patch_lines!.description).toMatch(/expected/);
     expect(byName.fs_read!.description).toContain('~/');
-    expect(byName.fs_patch_lines!.parameters.required).toEqual(['path', 'start', 'end', 'replacement']);
-    expect(byName.js_exec!.parameters.required).toEqual(['path']);
-    expect(Object.keys(byName.js_exec!.parameters.properties)).toEqual(['path', 'argv', 'env', 'timeoutMs']);
+    expect(byName.fs_patch_lines!.inputSchema.required).toEqual(['path', 'start', 'end', 'replacement']);
+    expect(byName.js_exec!.inputSchema.required).toEqual(['path']);
+    expect(Object.keys(byName.js_exec!.inputSchema.properties!)).toEqual(['path', 'argv', 'env', 'timeoutMs']);
   });
 
   it('each call gets its own copy of the definitions', () => {
@@ -260,6 +262,7 @@ describe('dispatch: failures are results, never exceptions', () => {
     const missing = await dispatch('fs_read', { path: 'nope.txt' });
     expect(missing).toEqual({
       ok: false,
+      code: 'NOT_FOUND',
       content: 'ERROR NOT_FOUND: ~/nope.txt does not exist\nHint: Check the path with fs_list.',
     });
     expect((await dispatch('fs_write', { path: '../escape', content: 'x' })).content).toMatch(/^ERROR PATH_INVALID: /);
@@ -325,6 +328,7 @@ describe('js_exec', () => {
     const t = await workspaceTools(throwing).dispatch('js_exec', { path: 'main.js' });
     expect(t).toEqual({
       ok: false,
+      code: 'NOT_FOUND',
       content: 'ERROR NOT_FOUND: ~/main.js does not exist\nHint: Check the path with fs_list.',
     });
   });

@@ -3,23 +3,31 @@
 //
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin), see ./run.js
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
+//   quickrealm mcp --zip <file>       an MCP server over stdio for a zipped workspace, see ./mcp.js
 
 const { parseArgs } = require('node:util');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 const { commandRun } = require('./run.js');
 const { commandExec } = require('./exec.js');
+const { commandMcp } = require('./mcp.js');
 
-const USAGE = 'usage: quickrealm run < request.json | quickrealm exec < request.json';
+const USAGE =
+  'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>]';
 
 const HELP = `${USAGE}
 
-Commands (the request is one JSON object on stdin, the answer JSON on stdout):
+Commands (run and exec read one JSON request on stdin and answer JSON on stdout):
   run    run a snippet in a deny-by-default realm (only emit and read_input exist)
          request: {"source": string, "input"?: string, "limits"?: {"wall_ms"?: 1000, "output_kb"?: 64}}
          answer:  {"output": string}
   exec   run a file of a zipped workspace (ES modules, CommonJS, TypeScript)
          request: {"zipBase64": string, "entryPath": string, "argv"?: [], "env"?: {}, "timeoutMs"?: number}
          answer:  {"ok", "stdout", "stderr", "exitCode", "zipBase64", "error"?}
+  mcp    serve a zipped workspace to an MCP client over stdio: the workspace tools (fs_*, js_exec),
+         run_js, and with --dialect an editor dialect's tools; the zip is saved after each change
+         (a missing file starts an empty workspace)
+         --zip <file>      the workspace archive (required)
+         --dialect <name>  anthropic-text-editor, anthropic-memory, openai-apply-patch or mcp-filesystem
 
 Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
 malformed request.
@@ -38,14 +46,19 @@ function version() {
  * @returns {void | Promise<void>}
  */
 function dispatch(argv) {
-  /** @type {{ values: { help?: boolean, version?: boolean }, positionals: string[] }} */
+  /** @type {{ values: { help?: boolean, version?: boolean, zip?: string, dialect?: string }, positionals: string[] }} */
   let parsed;
   try {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+        zip: { type: 'string' },
+        dialect: { type: 'string' },
+      },
     });
   } catch (e) {
     return fail('INVALID_INPUT', `${e instanceof Error ? e.message : String(e)}. ${USAGE}`, EXIT_INVALID);
@@ -59,6 +72,15 @@ function dispatch(argv) {
     return;
   }
   const [command, ...rest] = parsed.positionals;
+  const { zip, dialect } = parsed.values;
+  if (command !== 'mcp' && (zip !== undefined || dialect !== undefined)) {
+    return fail(
+      'INVALID_INPUT',
+      `--${zip !== undefined ? 'zip' : 'dialect'} belongs to quickrealm mcp. ${USAGE}`,
+      EXIT_INVALID,
+    );
+  }
+  if (command === 'mcp' && rest.length === 0) return commandMcp({ zip, dialect }, version());
   if (rest.length > 0) {
     return fail(
       'INVALID_INPUT',

@@ -1,24 +1,25 @@
 'use strict';
-// LLM tool definitions over a ZipWorkspace, and a dispatcher that checks a model's arguments,
-// calls the workspace and answers with compact text. The dispatcher never throws: every
-// failure becomes `{ ok: false, content: 'ERROR CODE: message' }` plus a hint.
+// Tools for models over a ZipWorkspace, in the neutral form (see ./toolset.js): reading,
+// writing, patching, listing, searching and running files, each answering with compact text.
+// Failures come back as `{ ok: false, code, content: 'ERROR CODE: message' }` plus a hint.
 
 const { formatForModel, invalidInput } = require('../errors.js');
-const { isAbortSignalLike } = require('../signal.js');
+const { clip, createToolSet, isPlainObject, restrictToolSet, toolFailure } = require('./toolset.js');
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
 const { ZipWorkspace: NativeWorkspace } = require('../native/load.js');
 
 /**
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
  * @typedef {import('../index.js').ExecOptions} ExecOptions
- * @typedef {import('../index.js').ToolDefinition} ToolDefinition
- * @typedef {import('../index.js').ToolParameterSchema} ToolParameterSchema
- * @typedef {import('../index.js').ToolResult} ToolResult
- * @typedef {import('../index.js').WorkspaceTools} WorkspaceTools
+ * @typedef {import('./index.js').ToolParameterSchema} ToolParameterSchema
+ * @typedef {import('./index.js').ToolResult} ToolResult
+ * @typedef {import('./index.js').ToolSet} ToolSet
+ * @typedef {import('./index.js').ToolAnnotations} ToolAnnotations
+ * @typedef {import('./index.js').WorkspaceToolName} WorkspaceToolName
+ * @typedef {import('./index.js').WorkspaceToolsOptions} WorkspaceToolsOptions
+ * @typedef {{ name: WorkspaceToolName, description: string, inputSchema: ToolParameterSchema & { type: 'object' }, annotations: ToolAnnotations }} WorkspaceToolDefinition
  */
 
-/** Longest `content` a tool returns, in characters; longer text is cut with a note. */
-const MAX_CONTENT = 64 * 1024;
 /** Lines `fs_read_lines` returns when `end` is not given. */
 const DEFAULT_LINE_WINDOW = 200;
 /** Entries `fs_list` shows before cutting the listing. */
@@ -37,15 +38,19 @@ const LINE_CONVENTION = 'Line numbers are 1-based and ranges are inclusive: star
  */
 const pathParam = (what) => ({ type: 'string', minLength: 1, description: `${what}, e.g. ~/src/app.js` });
 
-/** @returns {ToolDefinition[]} */
+/** Reads only: calling twice changes nothing. */
+const READ = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+
+/** @returns {WorkspaceToolDefinition[]} */
 function definitions() {
   return [
     {
       name: 'fs_read',
+      annotations: { ...READ },
       description:
         `Read a whole text file from the workspace. ${PATH_CONVENTION} ` +
         'Large files are cut off; use fs_read_lines to read them in parts.',
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: { path: pathParam('File to read') },
         required: ['path'],
@@ -54,11 +59,12 @@ function definitions() {
     },
     {
       name: 'fs_read_lines',
+      annotations: { ...READ },
       description:
         `Read a range of lines from a text file; each line comes back prefixed with its number. ${LINE_CONVENTION} ` +
         `Without end, ${DEFAULT_LINE_WINDOW} lines are returned; an end past the last line is fine. ` +
         `The answer also tells how many lines the file has. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: pathParam('File to read'),
@@ -71,10 +77,11 @@ function definitions() {
     },
     {
       name: 'fs_write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       description:
         'Create or replace a whole text file; missing parent folders are created. ' +
         `To change part of an existing file, prefer fs_patch_lines. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: pathParam('File to write'),
@@ -86,13 +93,14 @@ function definitions() {
     },
     {
       name: 'fs_patch_lines',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       description:
         `Replace lines start..end of a text file with new text. ${LINE_CONVENTION} ` +
         'To insert without removing anything, use end = start - 1 (start = line count + 1 appends). ' +
         'An empty replacement deletes the lines. For safety pass expected: the exact current text of the ' +
         'lines being replaced, as read with fs_read_lines but without the line-number prefixes; if the file ' +
         `changed, nothing is written and the current text is returned. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: pathParam('File to patch'),
@@ -107,10 +115,11 @@ function definitions() {
     },
     {
       name: 'fs_list',
+      annotations: { ...READ },
       description:
         'List a folder: one entry per line, folders end with /, files show their size in bytes. ' +
         `Set recursive to list everything below the folder. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: { type: 'string', description: 'Folder to list. Default ~/ (the root).' },
@@ -122,8 +131,9 @@ function definitions() {
     },
     {
       name: 'fs_stat',
+      annotations: { ...READ },
       description: `Tell whether a path is a file or a folder, its size and when it last changed. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: { path: pathParam('File or folder') },
         required: ['path'],
@@ -132,8 +142,9 @@ function definitions() {
     },
     {
       name: 'fs_mkdir',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       description: `Create a folder and any missing parent folders; an existing folder is fine. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: { path: pathParam('Folder to create') },
         required: ['path'],
@@ -142,10 +153,11 @@ function definitions() {
     },
     {
       name: 'fs_delete',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       description:
         'Delete a file or a folder. A folder that still has entries needs recursive: true. ' +
         `Every change is recorded in the workspace history and can be undone by the user. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: pathParam('File or folder to delete'),
@@ -157,11 +169,12 @@ function definitions() {
     },
     {
       name: 'fs_search',
+      annotations: { ...READ },
       description:
         'Search text files for a literal, case-sensitive string (not a regular expression). Each hit is ' +
         'shown as path:line:column: text, with context lines as path-line- text; hits are separated by --. ' +
         `Binary files are skipped. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           query: { type: 'string', minLength: 1, description: 'The exact text to find.' },
@@ -180,12 +193,13 @@ function definitions() {
     },
     {
       name: 'js_exec',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       description:
         'Run a .js, .mjs or .ts file from the workspace as an ES module. Relative imports and the fs, ' +
         'fs/promises, path and os modules work (fs reads and writes the workspace); nothing else can be ' +
         "imported. Returns the exit code, stdout and stderr. The run's file changes are kept only if it " +
         `succeeds. ${PATH_CONVENTION}`,
-      parameters: {
+      inputSchema: {
         type: 'object',
         properties: {
           path: pathParam('Entry file to run'),
@@ -204,110 +218,7 @@ function definitions() {
   ];
 }
 
-// ----- argument checking: the JSON Schema subset the definitions use -----
-
-/** @param {unknown} v */
-function typeName(v) {
-  if (v === null) return 'null';
-  if (v === undefined) return 'undefined';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'number') return `the number ${v}`;
-  if (typeof v === 'object') return 'an object';
-  return `a ${typeof v}`;
-}
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, unknown>}
- */
-function isPlainObject(v) {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/**
- * @param {unknown} v
- * @param {ToolParameterSchema['type']} type
- */
-function hasType(v, type) {
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'integer':
-      return typeof v === 'number' && Number.isInteger(v);
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    case 'array':
-      return Array.isArray(v);
-    case 'object':
-      return isPlainObject(v);
-    default:
-      return false;
-  }
-}
-
-/**
- * Returns a message naming the first problem with `value`, or null.
- * @param {ToolParameterSchema} schema
- * @param {unknown} value
- * @param {string} where the argument's name ('' for the arguments object)
- * @returns {string | null}
- */
-function check(schema, value, where) {
-  if (schema.type && !hasType(value, schema.type)) {
-    const want = /^[aeiou]/.test(schema.type) ? `an ${schema.type}` : `a ${schema.type}`;
-    return `${where} must be ${want}, got ${typeName(value)}`;
-  }
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined && value < schema.minimum)
-      return `${where} must be at least ${schema.minimum}, got ${value}`;
-    if (schema.maximum !== undefined && value > schema.maximum)
-      return `${where} must be at most ${schema.maximum}, got ${value}`;
-  }
-  if (typeof value === 'string' && schema.minLength !== undefined && value.length < schema.minLength) {
-    return `${where} must not be empty`;
-  }
-  if (Array.isArray(value) && schema.items) {
-    for (let i = 0; i < value.length; i++) {
-      const problem = check(schema.items, value[i], `${where}[${i}]`);
-      if (problem) return problem;
-    }
-  }
-  if (isPlainObject(value) && (schema.properties || schema.additionalProperties !== undefined)) {
-    const props = schema.properties || {};
-    for (const key of schema.required || []) {
-      if (value[key] === undefined) return `${where ? `${where}.` : ''}${key} is required`;
-    }
-    for (const key of Object.keys(value)) {
-      const name = where ? `${where}.${key}` : key;
-      if (Object.hasOwn(props, key)) {
-        if (value[key] === undefined) continue;
-        const problem = check(props[key], value[key], name);
-        if (problem) return problem;
-      } else if (schema.additionalProperties === false) {
-        const known = Object.keys(props);
-        return `unknown argument '${name}'${known.length ? `; expected: ${known.join(', ')}` : ''}`;
-      } else if (typeof schema.additionalProperties === 'object') {
-        const problem = check(schema.additionalProperties, value[key], name);
-        if (problem) return problem;
-      }
-    }
-  }
-  return null;
-}
-
 // ----- text helpers -----
-
-/**
- * @param {string} text
- * @param {string} hint what to do instead, when the text is cut
- */
-function clip(text, hint) {
-  if (text.length <= MAX_CONTENT) return text;
-  const cut = text.slice(0, MAX_CONTENT);
-  return `${cut}\n[... cut off after ${MAX_CONTENT} of ${text.length} characters; ${hint}]`;
-}
 
 /** @param {number | null | undefined} id */
 const historyNote = (id) => (id === null || id === undefined ? 'no change' : `history #${id}`);
@@ -325,7 +236,6 @@ const HINTS = {
   EXISTS: 'Something already exists at that path.',
   QUOTA: 'The workspace is full; delete files that are no longer needed.',
   INVALID_INPUT: 'Check the arguments against the tool definition.',
-  UNKNOWN_TOOL: null,
 };
 
 /**
@@ -333,28 +243,7 @@ const HINTS = {
  * @param {string} message
  * @returns {ToolResult}
  */
-function failure(code, message) {
-  const hint = HINTS[code];
-  return { ok: false, content: `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}` };
-}
-
-/**
- * @param {unknown} err
- * @returns {ToolResult}
- */
-function fromError(err) {
-  if (
-    err &&
-    typeof err === 'object' &&
-    'code' in err &&
-    typeof err.code === 'string' &&
-    'message' in err &&
-    typeof err.message === 'string'
-  ) {
-    return failure(err.code, err.message);
-  }
-  return failure('INTERNAL', err instanceof Error ? err.message : String(err));
-}
+const failure = (code, message) => toolFailure(code, message, HINTS[code]);
 
 /**
  * @param {number} start the first line's number
@@ -369,7 +258,7 @@ function numbered(start, lines) {
 
 /**
  * One function per tool but js_exec; each gets arguments already checked against its schema.
- * @satisfies {Record<Exclude<ToolDefinition['name'], 'js_exec'>, (ws: ZipWorkspace, args: never) => string>}
+ * @satisfies {Record<Exclude<WorkspaceToolName, 'js_exec'>, (ws: ZipWorkspace, args: never) => string>}
  */
 const handlers = {
   /**
@@ -537,73 +426,45 @@ async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
     }
   }
   if (!r.stdout && !r.stderr && !r.error) parts.push('(no output)');
-  return { ok: Boolean(r.ok), content: clip(parts.join('\n'), 'print less output') };
+  const content = clip(parts.join('\n'), 'print less output');
+  if (r.ok) return { ok: true, content };
+  const code =
+    r.error && typeof r.error === 'object' && typeof r.error.code === 'string' ? r.error.code : 'EXEC_FAILED';
+  return { ok: false, code, content };
 }
 
 /**
- * Tool definitions over `ws` and a dispatcher for them.
+ * The workspace tools over `ws` as a ToolSet, optionally restricted.
  *
  * `dispatch(name, args, { signal })` takes the arguments as an object or a JSON string and
- * resolves to `{ ok, content }`; it never rejects. An aborted `signal` stops a running `js_exec`
+ * resolves to a ToolResult; it never rejects. An aborted `signal` stops a running `js_exec`
  * (`CANCELLED`, or `TIMEOUT` for `AbortSignal.timeout()`) and refuses a call not yet started.
  * @param {ZipWorkspace} ws
- * @returns {WorkspaceTools}
+ * @param {WorkspaceToolsOptions} [options]
+ * @returns {ToolSet}
  */
-function workspaceTools(ws) {
+function workspaceTools(ws, options = {}) {
   if (ws === null || typeof ws !== 'object' || typeof ws.readText !== 'function') {
     throw invalidInput('workspaceTools() takes a ZipWorkspace');
   }
-  const tools = definitions();
-  /** @type {Map<string, ToolDefinition>} */
-  const byName = new Map(tools.map((t) => [t.name, t]));
-
-  /**
-   * @param {string} name
-   * @param {unknown} args
-   * @param {{ signal?: AbortSignal }} [options]
-   * @returns {Promise<ToolResult>}
-   */
-  async function dispatch(name, args, options) {
-    try {
-      const signal = options?.signal ?? undefined;
-      if (signal !== undefined && !isAbortSignalLike(signal)) {
-        return failure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal');
-      }
-      if (signal?.aborted) return failure('CANCELLED', `${String(name)} was not run: the call was cancelled`);
-      const tool = typeof name === 'string' ? byName.get(name) : undefined;
-      if (!tool) {
-        return failure(
-          'UNKNOWN_TOOL',
-          `there is no tool named ${JSON.stringify(String(name))}; available: ${[...byName.keys()].join(', ')}`,
-        );
-      }
-      let parsed = args;
-      if (typeof parsed === 'string') {
-        try {
-          parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
-        } catch (e) {
-          const reason = e instanceof Error ? e.message : String(e);
-          return failure('INVALID_INPUT', `the arguments of ${name} are not valid JSON: ${reason}`);
-        }
-      }
-      if (parsed === undefined || parsed === null) parsed = {};
-      if (!isPlainObject(parsed)) {
-        return failure('INVALID_INPUT', `the arguments of ${name} must be an object, got ${typeName(parsed)}`);
-      }
-      const problem = check(tool.parameters, parsed, '');
-      if (problem) return failure('INVALID_INPUT', `${name}: ${problem}`);
-      // The schema check above is what makes these casts hold.
-      if (tool.name === 'js_exec') {
-        return await execTool(ws, /** @type {Parameters<typeof execTool>[1]} */ (parsed), signal);
-      }
-      const handler = /** @type {(ws: ZipWorkspace, args: Record<string, unknown>) => string} */ (handlers[tool.name]);
-      return { ok: true, content: handler(ws, parsed) };
-    } catch (err) {
-      return fromError(err);
-    }
-  }
-
-  return { tools, dispatch };
+  if (!isPlainObject(options)) throw invalidInput('workspaceTools() options must be an object');
+  const set = createToolSet(
+    definitions().map((def) => ({
+      ...def,
+      // The set validates arguments against inputSchema before a handler runs, which is what
+      // makes these casts hold.
+      handler:
+        def.name === 'js_exec'
+          ? (/** @type {Record<string, unknown>} */ args, /** @type {{ signal?: AbortSignal }} */ { signal }) =>
+              execTool(ws, /** @type {Parameters<typeof execTool>[1]} */ (args), signal)
+          : (/** @type {Record<string, unknown>} */ args) =>
+              /** @type {Record<string, (ws: ZipWorkspace, args: Record<string, unknown>) => string>} */ (
+                /** @type {unknown} */ (handlers)
+              )[def.name](ws, args),
+    })),
+    { hints: HINTS },
+  );
+  return restrictToolSet(set, options);
 }
 
-module.exports = { workspaceTools };
+module.exports = { workspaceTools, definitions };

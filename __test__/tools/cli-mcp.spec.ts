@@ -1,0 +1,185 @@
+// `quickrealm mcp --zip <file>` as an MCP client sees it: spawned over stdio, the zip saved after
+// each successful change and only then, guest console output kept off the JSON-RPC stream.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ZipWorkspace } from '../../lib/index.js';
+
+const ROOT = join(__dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'quickrealm.js');
+
+let client: Client | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function start(zip: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--zip', zip],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  client = new Client({ name: 'test-client', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
+  (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
+
+describe('quickrealm mcp', () => {
+  it('serves a new workspace and saves the zip after each successful change', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const zip = join(dir, 'work.zip');
+    const c = await start(zip);
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'fs_read',
+      'fs_read_lines',
+      'fs_write',
+      'fs_patch_lines',
+      'fs_list',
+      'fs_stat',
+      'fs_mkdir',
+      'fs_delete',
+      'fs_search',
+      'js_exec',
+      'run_js',
+    ]);
+    expect(existsSync(zip)).toBe(false);
+
+    const written = await c.callTool({
+      name: 'fs_write',
+      arguments: { path: 'main.js', content: 'console.log("hi from exec")\n' },
+    });
+    expect(written.isError).toBe(false);
+    expect(ZipWorkspace.open(zip).readText('main.js')).toBe('console.log("hi from exec")\n');
+
+    // Read-only calls and failed calls do not save: the removed zip stays away.
+    rmSync(zip);
+    expect((await c.callTool({ name: 'fs_read', arguments: { path: 'main.js' } })).isError).toBe(false);
+    const bad = await c.callTool({ name: 'fs_write', arguments: { path: 'x.txt' } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^ERROR INVALID_INPUT: fs_write: content is required/);
+    expect(existsSync(zip)).toBe(false);
+
+    // Guest console output comes back in results; stdout stays a clean JSON-RPC stream.
+    const exec = await c.callTool({ name: 'js_exec', arguments: { path: 'main.js' } });
+    expect(textOf(exec)).toBe('exit code 0\n--- stdout ---\nhi from exec\n');
+    const ran = await c.callTool({
+      name: 'run_js',
+      arguments: { code: "console.log('logged'); fs.writeFileSync('made.txt', 'by run_js'); return 1" },
+    });
+    expect(ran.isError).toBe(false);
+    expect(textOf(ran)).toBe('value: 1\n--- console ---\n[log] logged');
+    const saved = ZipWorkspace.open(zip);
+    expect(saved.readText('made.txt')).toBe('by run_js');
+    expect(saved.history().length).toBeGreaterThanOrEqual(2);
+
+    const failed = await c.callTool({ name: 'run_js', arguments: { code: 'throw new RangeError("nope")' } });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toMatch(/^ERROR EVAL_ERROR: RangeError: nope \(line 1, column \d+\)/);
+  });
+
+  it('writes nothing but JSON-RPC messages on stdout', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const zip = join(dir, 'raw.zip');
+    const ws = new ZipWorkspace();
+    ws.writeFile(
+      'loud.js',
+      'console.log("to stdout?"); console.error("to stderr?"); process.stdout.write("raw\\n");\n',
+    );
+    ws.save(zip);
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'js_exec', arguments: { path: 'loud.js' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'run_js', arguments: { code: 'console.log("guest"); console.info("x"); return 5' } },
+      },
+    ];
+    const child = spawn(process.execPath, [BIN, 'mcp', '--zip', zip], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+      // Close stdin once both calls are answered: the server then exits.
+      if (/"id":2\b/.test(stdout) && /"id":3\b/.test(stdout)) child.stdin.end();
+    });
+    for (const m of messages) child.stdin.write(`${JSON.stringify(m)}\n`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    const lines = stdout.split('\n').filter((l) => l !== '');
+    // The two calls run concurrently and may answer in either order.
+    const parsed = lines.map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id);
+    expect(parsed.every((m) => m.jsonrpc === '2.0')).toBe(true);
+    expect(parsed.map((m) => m.id)).toEqual([1, 2, 3]);
+    expect(parsed[1].result.content[0].text).toBe(
+      'exit code 0\n--- stdout ---\nto stdout?\nraw\n\n--- stderr ---\nto stderr?\n',
+    );
+    expect(parsed[2].result.content[0].text).toBe('value: 5\n--- console ---\n[log] guest\n[info] x');
+  });
+
+  it('opens an existing zip', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const zip = join(dir, 'existing.zip');
+    const ws = new ZipWorkspace();
+    ws.writeFile('docs/readme.md', '# hello\n');
+    ws.save(zip);
+    const c = await start(zip);
+    const listed = await c.callTool({ name: 'fs_list', arguments: { recursive: true } });
+    expect(textOf(listed)).toBe('~/docs/\n~/docs/readme.md (8 bytes)');
+    await c.callTool({ name: 'fs_delete', arguments: { path: 'docs', recursive: true } });
+    expect(ZipWorkspace.open(zip).exists('docs')).toBe(false);
+  });
+
+  it('refuses a missing --zip, a zip that is not one, and options of other commands', () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const notZip = join(dir, 'bad.zip');
+    writeFileSync(notZip, 'not a zip');
+    const cases: [string[], RegExp][] = [
+      [['mcp'], /needs --zip <file>/],
+      [['mcp', '--zip', notZip], /"code":"ZIP_INVALID"/],
+      [['mcp', '--zip', join(dir, 'no', 'such', 'dir.zip')], /does not exist/],
+      [['run', '--zip', notZip], /--zip belongs to quickrealm mcp/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '' });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(pattern);
+    }
+  });
+
+  it.skipIf(existsSync(join(ROOT, 'lib', 'tools', 'dialects', 'index.js')))(
+    '--dialect explains that this build has no editor dialects',
+    () => {
+      const r = spawnSync(
+        process.execPath,
+        [BIN, 'mcp', '--zip', join(tmpdir(), 'x.zip'), '--dialect', 'mcp-filesystem'],
+        {
+          encoding: 'utf8',
+          input: '',
+        },
+      );
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--dialect needs the editor dialects/);
+    },
+  );
+});

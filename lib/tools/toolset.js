@@ -1,0 +1,546 @@
+'use strict';
+// The neutral tool form and the one place where a model's tool call is checked: arguments are
+// parsed (object or JSON string), optional fields sent as null are dropped, the result is
+// validated with Ajv against the tool's JSON Schema, and the handler's answer or failure becomes
+// a ToolResult. Nothing here throws or rejects for anything a model sends.
+
+const Ajv = require('ajv').default;
+const { invalidInput } = require('../errors.js');
+const { isAbortSignalLike } = require('../signal.js');
+
+/**
+ * @typedef {import('./index.js').Tool} Tool
+ * @typedef {import('./index.js').ToolSet} ToolSet
+ * @typedef {import('./index.js').ToolResult} ToolResult
+ * @typedef {import('./index.js').ToolDefinitionInput} ToolDefinitionInput
+ * @typedef {import('./index.js').ToolAnnotations} ToolAnnotations
+ * @typedef {import('./index.js').JsonSchema} JsonSchema
+ * @typedef {import('./index.js').ToolContext} ToolContext
+ * @typedef {import('./index.js').ToolSetOptions} ToolSetOptions
+ * @typedef {import('./index.js').RestrictOptions} RestrictOptions
+ */
+
+/** Longest `content` a tool returns, in characters; longer text is cut with a note. */
+const MAX_CONTENT = 64 * 1024;
+
+/** Hints shared by every tool set; a set may add its own. */
+const BASE_HINTS = {
+  INVALID_INPUT: 'Check the arguments against the tool definition.',
+};
+
+// One Ajv instance for the process. `strict: false` because tool schemas come from many
+// authors and may carry annotations (examples, titles) Ajv's strict mode would refuse.
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/**
+ * Compiled validators keyed by the schema's JSON text: a schema is compiled once however many
+ * tool sets are built from it. Bounded, since hosts may build schemas at run time.
+ * @type {Map<string, import('ajv').ValidateFunction>}
+ */
+const validators = new Map();
+const MAX_VALIDATORS = 512;
+
+/** @param {JsonSchema} schema */
+function validatorFor(schema) {
+  const key = JSON.stringify(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    if (validators.size >= MAX_VALIDATORS) {
+      const oldest = validators.keys().next().value;
+      if (oldest !== undefined) validators.delete(oldest);
+    }
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+function isPlainObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** @param {unknown} v */
+function typeName(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'number') return `the number ${v}`;
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+/**
+ * Text cut to MAX_CONTENT characters with a note saying what to do instead.
+ * @param {string} text
+ * @param {string} hint
+ * @param {number} [max]
+ */
+function clip(text, hint, max = MAX_CONTENT) {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${cut}\n[... cut off after ${max} of ${text.length} characters; ${hint}]`;
+}
+
+/**
+ * A failed ToolResult: `ERROR CODE: message` plus a hint on its own line.
+ * @param {string} code
+ * @param {string} message
+ * @param {string | null} [hint]
+ * @returns {ToolResult}
+ */
+function toolFailure(code, message, hint) {
+  return { ok: false, code, content: `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}` };
+}
+
+/**
+ * Whether a schema accepts null as a value.
+ * @param {JsonSchema} schema
+ */
+function acceptsNull(schema) {
+  if (!isPlainObject(schema)) return true;
+  const t = schema.type;
+  if (t === 'null' || (Array.isArray(t) && t.includes('null'))) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  for (const key of /** @type {const} */ (['anyOf', 'oneOf'])) {
+    const list = schema[key];
+    if (Array.isArray(list) && list.some((s) => acceptsNull(s))) return true;
+  }
+  return t === undefined && schema.enum === undefined && schema.anyOf === undefined && schema.oneOf === undefined;
+}
+
+/**
+ * Drops optional properties whose value is null, at every level the schema describes, so
+ * arguments written for OpenAI's strict mode (where optional means "nullable") mean "absent".
+ * Returns a new value; `value` is not changed.
+ * @param {JsonSchema} schema
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function dropNullOptionals(schema, value) {
+  if (!isPlainObject(schema)) return value;
+  if (Array.isArray(value) && isPlainObject(schema.items)) {
+    const items = /** @type {JsonSchema} */ (schema.items);
+    return value.map((v) => dropNullOptionals(items, v));
+  }
+  if (!isPlainObject(value) || !isPlainObject(schema.properties)) return value;
+  const properties = /** @type {Record<string, JsonSchema>} */ (schema.properties);
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  /** @type {Record<string, unknown>} */
+  const out = {};
+  for (const [key, v] of Object.entries(value)) {
+    const sub = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (sub === undefined) {
+      out[key] = v;
+    } else if (v === null && !required.includes(key) && !acceptsNull(sub)) {
+      // absent
+    } else {
+      out[key] = dropNullOptionals(sub, v);
+    }
+  }
+  return out;
+}
+
+/**
+ * `/env/A` → `env.A`, `/argv/1` → `argv[1]`.
+ * @param {string} pointer
+ */
+function fieldName(pointer) {
+  let name = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    name += /^\d+$/.test(part) ? `[${part}]` : name ? `.${part}` : part;
+  }
+  return name;
+}
+
+/**
+ * Reads a value at a JSON pointer.
+ * @param {unknown} root
+ * @param {string} pointer
+ */
+function valueAt(root, pointer) {
+  let v = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (v === null || typeof v !== 'object') return undefined;
+    v = /** @type {Record<string, unknown>} */ (v)[part];
+  }
+  return v;
+}
+
+/** @param {string} word */
+const article = (word) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
+
+/**
+ * One Ajv error in words a model can act on, naming the field.
+ * @param {import('ajv').ErrorObject} e
+ * @param {unknown} args
+ * @param {JsonSchema} schema the tool's input schema
+ * @returns {string | null} null for errors another message already covers
+ */
+function describeError(e, args, schema) {
+  const field = fieldName(e.instancePath);
+  const value = valueAt(args, e.instancePath);
+  const p = /** @type {Record<string, any>} */ (e.params);
+  const prefix = field ? `${field}.` : '';
+  switch (e.keyword) {
+    case 'required':
+      return `${prefix}${p.missingProperty} is required`;
+    case 'additionalProperties': {
+      const name = `${prefix}${p.additionalProperty}`;
+      const at = /** @type {JsonSchema | undefined} */ (valueAtSchema(schema, e.schemaPath));
+      const known = at && isPlainObject(at.properties) ? Object.keys(at.properties) : [];
+      return `unknown argument '${name}'${known.length ? `; expected: ${known.join(', ')}` : ''}`;
+    }
+    case 'type': {
+      const types = String(p.type).split(',');
+      return `${field || 'the arguments'} must be ${types.map(article).join(' or ')}, got ${typeName(value)}`;
+    }
+    case 'minimum':
+      return `${field} must be at least ${p.limit}, got ${value}`;
+    case 'maximum':
+      return `${field} must be at most ${p.limit}, got ${value}`;
+    case 'exclusiveMinimum':
+      return `${field} must be more than ${p.limit}, got ${value}`;
+    case 'exclusiveMaximum':
+      return `${field} must be less than ${p.limit}, got ${value}`;
+    case 'minLength':
+      return p.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${p.limit} characters long`;
+    case 'maxLength':
+      return `${field} must be at most ${p.limit} characters long`;
+    case 'enum':
+      return `${field} must be one of ${p.allowedValues.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}`;
+    case 'const':
+      return `${field} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minItems':
+      return `${field} must have at least ${p.limit} item${p.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `${field} must have at most ${p.limit} items`;
+    case 'pattern':
+      return `${field} must match the pattern ${p.pattern}`;
+    case 'anyOf':
+    case 'oneOf':
+      // The branches' own errors say more; this one only repeats them.
+      return null;
+    default:
+      return `${field || 'the arguments'} ${e.message ?? 'is not valid'}`;
+  }
+}
+
+/**
+ * The schema node an Ajv schemaPath (`#/properties/env/additionalProperties`) points at,
+ * for the keyword's parent.
+ * @param {JsonSchema} schema
+ * @param {string} schemaPath
+ */
+function valueAtSchema(schema, schemaPath) {
+  const parts = schemaPath.replace(/^#/, '').split('/').slice(1, -1).join('/');
+  return valueAt(schema, parts ? `/${parts}` : '');
+}
+
+/**
+ * Validation messages for `args`, or null when they are valid.
+ * @param {import('ajv').ValidateFunction} validate
+ * @param {unknown} args
+ * @param {JsonSchema} schema
+ */
+function problems(validate, args, schema) {
+  if (validate(args)) return null;
+  // Branches of an anyOf each report their own type: one message per field names them all.
+  /** @type {Map<string, import('ajv').ErrorObject>} */
+  const typeErrors = new Map();
+  /** @type {import('ajv').ErrorObject[]} */
+  const errors = [];
+  for (const e of validate.errors ?? []) {
+    const seen = e.keyword === 'type' ? typeErrors.get(e.instancePath) : undefined;
+    if (seen) {
+      const types = new Set([...String(seen.params.type).split(','), ...String(e.params.type).split(',')]);
+      seen.params = { ...seen.params, type: [...types].join(',') };
+      continue;
+    }
+    const copy = { ...e };
+    if (e.keyword === 'type') typeErrors.set(e.instancePath, copy);
+    errors.push(copy);
+  }
+  /** @type {string[]} */
+  const messages = [];
+  for (const e of errors) {
+    const m = describeError(e, args, schema);
+    if (m && !messages.includes(m)) messages.push(m);
+  }
+  return messages.length ? messages : ['the arguments do not match the schema'];
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is { code: string, message: string }}
+ */
+function isCodedError(v) {
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    'code' in v &&
+    typeof v.code === 'string' &&
+    'message' in v &&
+    typeof v.message === 'string'
+  );
+}
+
+const ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint'];
+
+/**
+ * Checks one tool definition a host passed; throws INVALID_INPUT naming the problem.
+ * @param {unknown} def
+ * @param {number} index
+ * @returns {asserts def is ToolDefinitionInput}
+ */
+function checkDefinition(def, index) {
+  const where = `tools[${index}]`;
+  if (!isPlainObject(def)) throw invalidInput(`${where} must be an object`);
+  if (typeof def.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(def.name)) {
+    throw invalidInput(`${where}.name must be 1 to 64 letters, digits, _ or -`);
+  }
+  if (typeof def.description !== 'string') throw invalidInput(`${where}.description must be a string`);
+  const schema = def.inputSchema;
+  if (!isPlainObject(schema) || schema.type !== 'object') {
+    throw invalidInput(`${where}.inputSchema must be a JSON Schema with type 'object'`);
+  }
+  if (typeof def.handler !== 'function') throw invalidInput(`${where}.handler must be a function`);
+  if (def.annotations !== undefined) {
+    if (!isPlainObject(def.annotations)) throw invalidInput(`${where}.annotations must be an object`);
+    for (const key of ANNOTATION_KEYS) {
+      const v = def.annotations[key];
+      if (v !== undefined && typeof v !== 'boolean')
+        throw invalidInput(`${where}.annotations.${key} must be a boolean`);
+    }
+  }
+}
+
+/**
+ * Builds a ToolSet from tool definitions whose handlers may throw: each tool's `handler` in the
+ * result checks its arguments and never throws, and `dispatch` routes a call by name.
+ * @param {ToolDefinitionInput[]} definitions
+ * @param {ToolSetOptions} [options]
+ * @returns {ToolSet}
+ */
+function createToolSet(definitions, options = {}) {
+  if (!Array.isArray(definitions)) throw invalidInput('createToolSet() takes an array of tool definitions');
+  if (!isPlainObject(options)) throw invalidInput('createToolSet() options must be an object');
+  for (const key of Object.keys(options)) {
+    if (key !== 'hints') throw invalidInput(`unknown createToolSet() option '${key}' (expected: hints)`);
+  }
+  /** @type {Record<string, string | null | undefined>} */
+  const hints = { ...BASE_HINTS, ...(options.hints ?? {}) };
+  const seen = new Set();
+  /** @type {Tool[]} */
+  const tools = definitions.map((def, index) => {
+    checkDefinition(def, index);
+    if (seen.has(def.name)) throw invalidInput(`two tools are named '${def.name}'`);
+    seen.add(def.name);
+    const readOnlyHint = def.annotations?.readOnlyHint ?? false;
+    /** @type {ToolAnnotations} */
+    const annotations = {
+      readOnlyHint,
+      destructiveHint: def.annotations?.destructiveHint ?? !readOnlyHint,
+      idempotentHint: def.annotations?.idempotentHint ?? readOnlyHint,
+    };
+    const name = def.name;
+    const inputSchema = def.inputSchema;
+    /** @type {import('ajv').ValidateFunction} */
+    let validate;
+    try {
+      validate = validatorFor(inputSchema);
+    } catch (e) {
+      throw invalidInput(
+        `tools[${index}].inputSchema is not a valid JSON Schema: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
+    const run = def.handler;
+
+    /**
+     * @param {unknown} args
+     * @param {ToolContext} [context]
+     * @returns {Promise<ToolResult>}
+     */
+    async function handler(args, context) {
+      try {
+        const signal = context?.signal ?? undefined;
+        if (signal !== undefined && !isAbortSignalLike(signal)) {
+          return toolFailure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal', null);
+        }
+        if (signal?.aborted) return toolFailure('CANCELLED', `${name} was not run: the call was cancelled`, null);
+        let parsed = args;
+        if (typeof parsed === 'string') {
+          try {
+            parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
+          } catch (e) {
+            const reason = e instanceof Error ? e.message : String(e);
+            return toolFailure(
+              'INVALID_INPUT',
+              `the arguments of ${name} are not valid JSON: ${reason}`,
+              hints.INVALID_INPUT,
+            );
+          }
+        }
+        if (parsed === undefined || parsed === null) parsed = {};
+        if (!isPlainObject(parsed)) {
+          return toolFailure(
+            'INVALID_INPUT',
+            `the arguments of ${name} must be an object, got ${typeName(parsed)}`,
+            hints.INVALID_INPUT,
+          );
+        }
+        const cleaned = dropNullOptionals(inputSchema, parsed);
+        const found = problems(validate, cleaned, inputSchema);
+        if (found) return toolFailure('INVALID_INPUT', `${name}: ${found.join('; ')}`, hints.INVALID_INPUT);
+        const answer = await run(/** @type {Record<string, unknown>} */ (cleaned), signal ? { signal } : {});
+        // A backstop: handlers cut their own text with a better note, which this leaves alone.
+        if (typeof answer === 'string') return { ok: true, content: clip(answer, 'ask for less', MAX_CONTENT + 4096) };
+        if (isPlainObject(answer) && typeof answer.ok === 'boolean' && typeof answer.content === 'string') {
+          return /** @type {ToolResult} */ (answer);
+        }
+        return toolFailure('INTERNAL', `${name} answered with neither text nor a tool result`, null);
+      } catch (err) {
+        if (isCodedError(err)) return toolFailure(err.code, err.message, hints[err.code]);
+        return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null);
+      }
+    }
+
+    return { name, description: def.description, inputSchema, annotations, handler };
+  });
+  return fromTools(tools);
+}
+
+/**
+ * A ToolSet offering `tools`, where a call of one goes to `route(tool)`: its own handler, or
+ * the dispatch of the set it came from (so a set's own dispatch, with whatever it does around
+ * its tools, still runs when the set is restricted or combined).
+ * @param {Tool[]} tools
+ * @param {(tool: Tool) => ToolSet['dispatch']} [route]
+ * @returns {ToolSet}
+ */
+function fromTools(tools, route) {
+  /** @type {Map<string, Tool>} */
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  /**
+   * @param {string} name
+   * @param {unknown} args
+   * @param {ToolContext} [options]
+   * @returns {Promise<ToolResult>}
+   */
+  async function dispatch(name, args, options) {
+    const tool = typeof name === 'string' ? byName.get(name) : undefined;
+    if (!tool) {
+      const available = [...byName.keys()];
+      return toolFailure(
+        'UNKNOWN_TOOL',
+        `there is no tool named ${JSON.stringify(String(name))}; available: ${available.length ? available.join(', ') : '(none)'}`,
+        null,
+      );
+    }
+    try {
+      return route ? await route(tool)(tool.name, args, options) : await tool.handler(args, options);
+    } catch (err) {
+      // Tools and sets made here never throw; hand-made ones might.
+      return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null);
+    }
+  }
+  return { tools, dispatch };
+}
+
+/**
+ * A ToolSet holding only some tools of `set`; `dispatch` refuses the others as UNKNOWN_TOOL.
+ * Unknown option keys and tool names throw INVALID_INPUT.
+ * @param {ToolSet} set
+ * @param {RestrictOptions} [options]
+ * @returns {ToolSet}
+ */
+function restrictToolSet(set, options = {}) {
+  checkToolSet(set, 'restrictToolSet()');
+  if (!isPlainObject(options)) throw invalidInput('tool set options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!['include', 'exclude', 'readOnly'].includes(key)) {
+      throw invalidInput(`unknown tool set option '${key}' (expected: include, exclude, readOnly)`);
+    }
+  }
+  const names = set.tools.map((t) => t.name);
+  /**
+   * @param {'include' | 'exclude'} key
+   * @returns {Set<string> | undefined}
+   */
+  const nameList = (key) => {
+    const list = options[key];
+    if (list === undefined) return undefined;
+    if (!Array.isArray(list) || !list.every((n) => typeof n === 'string')) {
+      throw invalidInput(`${key} must be an array of tool names`);
+    }
+    const unknown = list.filter((n) => !names.includes(n));
+    if (unknown.length) {
+      throw invalidInput(
+        `${key} names unknown tool${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (tools: ${names.join(', ')})`,
+      );
+    }
+    return new Set(list);
+  };
+  const include = nameList('include');
+  const exclude = nameList('exclude');
+  if (options.readOnly !== undefined && typeof options.readOnly !== 'boolean') {
+    throw invalidInput('readOnly must be a boolean');
+  }
+  const kept = set.tools.filter(
+    (t) =>
+      (!include || include.has(t.name)) &&
+      !exclude?.has(t.name) &&
+      (!options.readOnly || t.annotations.readOnlyHint === true),
+  );
+  return fromTools(kept, () => set.dispatch);
+}
+
+/**
+ * One ToolSet offering the tools of several; tool names must not repeat.
+ * @param {...ToolSet} sets
+ * @returns {ToolSet}
+ */
+function combineToolSets(...sets) {
+  /** @type {Tool[]} */
+  const tools = [];
+  /** @type {Map<Tool, ToolSet['dispatch']>} */
+  const owner = new Map();
+  const seen = new Set();
+  for (const [i, set] of sets.entries()) {
+    checkToolSet(set, `combineToolSets() argument ${i + 1}`);
+    for (const t of set.tools) {
+      if (seen.has(t.name)) throw invalidInput(`two tools are named '${t.name}'`);
+      seen.add(t.name);
+      tools.push(t);
+      owner.set(t, set.dispatch);
+    }
+  }
+  return fromTools(tools, (t) => /** @type {ToolSet['dispatch']} */ (owner.get(t)));
+}
+
+/**
+ * @param {unknown} set
+ * @param {string} where
+ * @returns {asserts set is ToolSet}
+ */
+function checkToolSet(set, where) {
+  if (!isPlainObject(set) || !Array.isArray(set.tools) || typeof set.dispatch !== 'function') {
+    throw invalidInput(`${where} takes a tool set ({ tools, dispatch })`);
+  }
+}
+
+module.exports = {
+  createToolSet,
+  restrictToolSet,
+  combineToolSets,
+  checkToolSet,
+  toolFailure,
+  clip,
+  isPlainObject,
+  MAX_CONTENT,
+};
