@@ -95,7 +95,7 @@ function asOneEntry(ws, steps) {
 
 /**
  * Workspace-relative form of a path as history entries list it (`src/a.js`).
- * @param {typeof import('../../index.js').ZipWorkspace} Workspace
+ * @param {{ displayPath(path: string): string }} Workspace the class, for its path display
  * @param {string} path
  */
 function entryPath(Workspace, path) {

@@ -82,6 +82,7 @@ function editScript(a, b) {
   else {
     const max = n + m;
     const offset = max + 1;
+    /** @type {Int32Array} */
     let v = new Int32Array(2 * max + 3);
     /** @type {Int32Array[]} */
     const trace = [];
@@ -89,7 +90,8 @@ function editScript(a, b) {
     for (let d = 0; d <= max && !found; d++) {
       trace.push(v.slice());
       for (let k = -d; k <= d; k += 2) {
-        let x = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+        let x =
+          k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1;
         let y = x - k;
         while (x < n && y < m && A[x] === B[y]) {
           x++;
@@ -186,6 +188,7 @@ function unifiedDiff(name, before, after) {
     // A hunk starts with up to CONTEXT lines before the first change.
     const lead = Math.min(CONTEXT, unchangedBefore);
     unchangedBefore = 0;
+    /** @type {{ oldStart: number, oldLines: number, newStart: number, newLines: number, lines: string[] }} */
     const hunk = { oldStart: oldLine - lead, oldLines: lead, newStart: newLine - lead, newLines: lead, lines: [] };
     hunk.lines.push(...script.slice(i - lead, i).map((op) => ` ${op[1]}`));
     while (i < script.length) {

@@ -4,7 +4,8 @@
 // the field is absent, every call is checked against the tool's schema (compiled once), and the
 // dispatcher never throws or rejects. Kept in one file so a shared helper can replace it.
 
-const Ajv = require('ajv');
+// Ajv's CommonJS entry is the class itself, with `.default` for ES module interop (what its types describe).
+const Ajv = require('ajv').default;
 const { isAbortSignalLike } = require('../../signal.js');
 
 /**
@@ -162,7 +163,10 @@ function createToolSet(tools, options = {}) {
       parsed = withoutNulls(parsed);
       if (!entry.validate(parsed)) {
         const first = entry.validate.errors?.[0];
-        return failure('INVALID_INPUT', `Invalid arguments for ${name}: ${first ? describeSchemaError(first) : 'rejected'}`);
+        return failure(
+          'INVALID_INPUT',
+          `Invalid arguments for ${name}: ${first ? describeSchemaError(first) : 'rejected'}`,
+        );
       }
       const answer = await entry.tool.handler(parsed, signal ? { signal } : {});
       return typeof answer === 'string' ? { ok: true, content: answer } : answer;
