@@ -205,6 +205,22 @@ describe('openai-apply-patch: errors', () => {
     expect(bad.content).toContain('not a plus line');
   });
 
+  it('refuses a create below a file before writing anything', async () => {
+    const { ws, call } = setup();
+    const newest = ws.history(1)[0]!.id;
+    const r = await call({
+      operations: [
+        { type: 'create_file', path: 'fresh.txt', diff: '+x' },
+        { type: 'create_file', path: 'src/app.py/inner.txt', diff: '+y' },
+      ],
+    });
+    expect(r).toMatchObject({ ok: false, code: 'NOT_A_DIRECTORY' });
+    expect(r.content).toContain('src/app.py/inner.txt');
+    expect(ws.exists('fresh.txt')).toBe(false);
+    expect(ws.history(1)[0]!.id).toBe(newest);
+    expect(() => ws.redo()).toThrow(/nothing to redo/);
+  });
+
   it('answers garbage with INVALID_INPUT', async () => {
     const { ws, call } = setup();
     for (const args of [

@@ -278,6 +278,14 @@ function applyPatchTool(ws) {
           if (op.diff === undefined)
             throw fail('INVALID_INPUT', `The create_file operation for ${op.path} needs a diff`);
           if (kind() === 'dir') throw fail('IS_A_DIRECTORY', `Cannot create ${op.path}: it is a directory`);
+          // A file where a parent folder has to be would only fail while writing; refuse it now.
+          for (let parent = key.replace(/\/[^/]*$/, ''); parent !== '~'; parent = parent.replace(/\/[^/]*$/, '')) {
+            const plannedParent = planned.get(parent);
+            const isFile = plannedParent
+              ? plannedParent.content !== null
+              : ws.exists(parent) && ws.stat(parent).kind === 'file';
+            if (isFile) throw fail('NOT_A_DIRECTORY', `Cannot create ${op.path}: ${parent} is a file`);
+          }
           planned.set(key, { path: op.path, content: createdContent(op.path, op.diff) });
           done.push(`Created ${op.path}`);
         } else if (op.type === 'update_file') {
