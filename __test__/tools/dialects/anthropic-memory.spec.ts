@@ -99,6 +99,21 @@ describe('anthropic-memory: create, str_replace, insert', () => {
     expect(ws.readText('memories/notes.md')).toBe('Alice likes green tea\nBob likes coffee\n');
   });
 
+  it('shows two lines before and after the change', async () => {
+    const { call } = setup();
+    await call({ command: 'create', path: '/memories/l.md', file_text: '1\n2\n3\n4\n5\n6\n7\n' });
+    expect(
+      (await call({ command: 'str_replace', path: '/memories/l.md', old_str: '4', new_str: 'four' })).content,
+    ).toBe(
+      'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n' +
+        '     2\t2\n     3\t3\n     4\tfour\n     5\t5\n     6\t6',
+    );
+    expect((await call({ command: 'str_replace', path: '/memories/l.md', old_str: '1', new_str: 'one' })).content).toBe(
+      'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n' +
+        '     1\tone\n     2\t2\n     3\t3',
+    );
+  });
+
   it('refuses a missing string and a repeated one', async () => {
     const { ws, call } = await seeded();
     expect(await call({ command: 'str_replace', path: '/memories/notes.md', old_str: 'milk', new_str: 'x' })).toEqual({

@@ -226,6 +226,12 @@ describe('unified diff', () => {
     );
   });
 
+  it('ends the last hunk after four lines of context', () => {
+    expect(unifiedDiff('/f.txt', 'a\nb\nc\nd\ne\nf\ng\n', 'A\nb\nc\nd\ne\nf\ng\n')).toBe(
+      `${head}@@ -1,5 +1,5 @@\n-a\n+A\n b\n c\n d\n e\n`,
+    );
+  });
+
   it('starts an empty range one line early and merges close changes', () => {
     expect(unifiedDiff('/f.txt', '', 'x\n')).toBe(`${head}@@ -0,0 +1,1 @@\n+x\n`);
     expect(unifiedDiff('/f.txt', 'keep\nold1\nold2\nkeep2\n', 'keep\nnew\nkeep2\nadded\n')).toBe(

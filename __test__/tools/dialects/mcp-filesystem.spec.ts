@@ -66,6 +66,8 @@ describe('mcp-filesystem: reading', () => {
     expect((await dispatch('read_text_file', { path: '/src/app.js', head: 2 })).content).toBe(
       'const a = 1;\nconst b = 2;',
     );
+    // Whole lines only: the final newline is not part of the head.
+    expect((await dispatch('read_text_file', { path: '/src/app.js', head: 10 })).content).toBe(APP.slice(0, -1));
     // The server counts the empty piece after the final newline as a line when tailing.
     expect((await dispatch('read_text_file', { path: '/src/app.js', tail: 2 })).content).toBe('console.log(a + b);\n');
     expect((await dispatch('read_file', { path: 'src/app.js' })).content).toBe(APP);
@@ -236,6 +238,17 @@ describe('mcp-filesystem: writing', () => {
         content: 'Could not find exact match for edit:\nnothing',
       },
     );
+  });
+
+  it('re-indents loosely matched lines from the file, keeping their relative indentation', async () => {
+    const { ws, dispatch } = setup();
+    ws.writeFile('block.js', '    a();\n        b();\n');
+    const r = await dispatch('edit_file', {
+      path: '/block.js',
+      edits: [{ oldText: 'a();\n    b();', newText: 'a2();\n      b2();' }],
+    });
+    expect(r.ok).toBe(true);
+    expect(ws.readText('block.js')).toBe('    a2();\n      b2();\n');
   });
 
   it('creates nested directories', async () => {

@@ -54,6 +54,16 @@ describe('openai-apply-patch: operations', () => {
     );
   });
 
+  it('keeps the cursor for an anchor it already passed, as the SDK does', async () => {
+    const { ws, call } = setup();
+    ws.writeFile('dup.py', 'def a():\n    return 1\ndef b():\n    return 1\ndef a():\n    return 1\n');
+    // The second section's anchor was passed by the first one, so its context is searched from
+    // where the first section ended: it lands in b(), not in the second a().
+    const diff = '@@ def a():\n-    return 1\n+    return 10\n@@ def a():\n-    return 1\n+    return 20\n';
+    expect((await call({ operation: { type: 'update_file', path: 'dup.py', diff } })).ok).toBe(true);
+    expect(ws.readText('dup.py')).toBe('def a():\n    return 10\ndef b():\n    return 20\ndef a():\n    return 1\n');
+  });
+
   it('updates several places in one diff and keeps the final newline', async () => {
     const { ws, call } = setup();
     const diff = [
