@@ -101,6 +101,35 @@ describe('anthropic-text-editor: view', () => {
     }
   });
 
+  it('lists the workspace root with paths from /', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('a.txt', 'a');
+    ws.writeFile('d/b.txt', 'b');
+    const { dispatch } = editorTools(ws, { dialect: 'anthropic-text-editor' });
+    expect((await dispatch(TOOL, { command: 'view', path: '/' })).content).toBe(
+      "Here's the files and directories up to 2 levels deep in /, excluding hidden items:\n/\n/a.txt\n/d\n/d/b.txt\n\n",
+    );
+  });
+
+  it('clips a long view at a line boundary with a note', async () => {
+    const { ws, call } = setup();
+    ws.writeFile('repo/big.txt', `${'x'.repeat(99)}\n`.repeat(300));
+    const r = await call({ command: 'view', path: '/repo/big.txt' });
+    expect(r.ok).toBe(true);
+    expect(r.content.length).toBeLessThan(16_500);
+    expect(r.content).toMatch(/\n +\d+\tx{99}\n<response clipped><NOTE>[^\n]*view_range[^\n]*<\/NOTE>\n$/);
+  });
+
+  it('refuses binary files', async () => {
+    const { ws, call } = setup();
+    ws.writeFile('repo/blob.bin', new Uint8Array([0xff, 0xfe, 0x00, 0x80]));
+    expect(await call({ command: 'view', path: '/repo/blob.bin' })).toEqual({
+      ok: false,
+      code: 'NOT_TEXT',
+      content: 'The file /repo/blob.bin is not UTF-8 text and cannot be edited with this tool.',
+    });
+  });
+
   it('reports a missing path', async () => {
     const { call } = setup();
     expect(await call({ command: 'view', path: '/repo/nope.py' })).toEqual({

@@ -196,6 +196,17 @@ describe('openai-apply-patch: errors', () => {
     expect(ws.readText('src/app.py')).toBe(APP);
   });
 
+  it('requires every anchor of a nested @@ pair to exist', async () => {
+    const { ws, call } = setup();
+    const diff = '@@ class Missing:\n@@ def main():\n-    print("hi")\n+    print("x")\n';
+    expect(await call({ operation: { type: 'update_file', path: 'src/app.py', diff } })).toEqual({
+      ok: false,
+      code: 'PATCH_MISMATCH',
+      content: 'Could not apply the update to src/app.py: the anchor line was not found: class Missing:',
+    });
+    expect(ws.readText('src/app.py')).toBe(APP);
+  });
+
   it('refuses a missing file, a missing diff and a bad create line', async () => {
     const { call } = setup();
     expect(await call({ operation: { type: 'update_file', path: 'src/nope.py', diff: '-a\n+b\n' } })).toEqual({
