@@ -228,7 +228,7 @@ function memoryTool(ws) {
     if (to.startsWith(`${from}/`)) {
       throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
     }
-    const { historyId } = asOneEntry(ws, (edit) => moveEntry(ws, edit, from, to, kind));
+    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
     return { ok: true, content: `Successfully renamed ${oldPath} to ${newPath}`, data: { historyId } };
   }
 
@@ -301,26 +301,4 @@ function memoryTool(ws) {
   };
 }
 
-/**
- * Moves a file or a folder (with everything in it) from `from` to `to` inside one edit.
- * @param {Workspace} ws
- * @param {import('./history.js').Edit} edit
- * @param {string} from
- * @param {string} to
- * @param {'file' | 'dir'} kind
- */
-function moveEntry(ws, edit, from, to, kind) {
-  if (kind === 'file') {
-    edit.write(to, ws.readFile(from));
-  } else {
-    edit.mkdir(to, { recursive: true });
-    for (const entry of ws.list(from, { recursive: true })) {
-      const target = `${to}/${entry.path.slice(from.length + 1)}`;
-      if (entry.kind === 'dir') edit.mkdir(target, { recursive: true });
-      else edit.write(target, ws.readFile(entry.path));
-    }
-  }
-  edit.delete(from, { recursive: true });
-}
-
-module.exports = { memoryTool, moveEntry };
+module.exports = { memoryTool };

@@ -54,6 +54,26 @@ class Edit {
   }
 
   /**
+   * Moves a file, or a folder with everything in it, to `to` (which must not exist).
+   * @param {string} from
+   * @param {string} to
+   */
+  move(from, to) {
+    const source = this.ws.stat(from);
+    if (source.kind === 'file') {
+      this.write(to, this.ws.readFile(from));
+    } else {
+      this.mkdir(to, { recursive: true });
+      for (const entry of this.ws.list(from, { recursive: true })) {
+        const below = `${to}/${entry.path.slice(source.path.length + 1)}`;
+        if (entry.kind === 'dir') this.mkdir(below, { recursive: true });
+        else this.write(below, this.ws.readFile(entry.path));
+      }
+    }
+    this.delete(from, { recursive: true });
+  }
+
+  /**
    * Folds the entries into one; returns its id, or null when nothing changed.
    * @returns {number | null}
    */

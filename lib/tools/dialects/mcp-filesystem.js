@@ -17,7 +17,6 @@ const { fail } = require('./toolset.js');
 const { unifiedDiff, globToRegExp } = require('./text.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
-const { moveEntry } = require('./anthropic-memory.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -277,9 +276,7 @@ function filesystemTools(ws) {
     if (kindOf(to) !== null) throw fsError('EEXIST', 'rename', rename);
     if (kindOf(path.dirname(to)) !== 'dir') throw fsError('ENOTDIR', 'rename', rename);
     if (to.startsWith(`${from}/`) || from === '/') throw fsError('EINVAL', 'rename', rename);
-    const src = ws.stat(from).path;
-    const dst = to.slice(1);
-    const { historyId } = asOneEntry(ws, (edit) => moveEntry(ws, edit, src, dst, kind));
+    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
     return wrote(`Successfully moved ${args.source} to ${args.destination}`)(historyId);
   }
 
