@@ -6,7 +6,9 @@
 // then folds the entries into one: it undoes them and restores the tree to the state right after
 // the last one, which the workspace records as a single new entry (`restore #N`) while the undone
 // entries drop out of the history. If a step throws, the entries made so far are undone instead,
-// so a failed call leaves the tree as it was.
+// so a failed call leaves the tree and the history as they were (the undone steps wait on the
+// redo stack until the next change; the dialects check what they can before the first step, so
+// this is the rare case of a write the workspace itself refuses).
 //
 // Everything here is synchronous on purpose: nothing else can change the workspace between the
 // steps of an edit, so the newest entries are always the edit's own.
