@@ -159,12 +159,13 @@ function filesystemTools(ws) {
     return text;
   }
 
-  /** @param {string} text */
-  const wrote = (text) => (/** @type {number | null} */ historyId) => ({
-    ok: true,
-    content: text,
-    data: { historyId },
-  });
+  /**
+   * The answer to a call that may have changed the workspace.
+   * @param {string} text
+   * @param {number | null} historyId
+   * @returns {ToolResult}
+   */
+  const changed = (text, historyId) => ({ ok: true, content: text, data: { historyId } });
 
   /**
    * @param {{ path: string, edits: { oldText: string, newText: string }[], dryRun?: boolean }} args
@@ -272,12 +273,12 @@ function filesystemTools(ws) {
     const rename = `'${from}' -> '${to}'`;
     const kind = kindOf(from);
     if (kind === null) throw fsError('ENOENT', 'rename', rename);
-    if (from === to) return wrote(`Successfully moved ${args.source} to ${args.destination}`)(null);
+    if (from === to) return changed(`Successfully moved ${args.source} to ${args.destination}`, null);
     if (kindOf(to) !== null) throw fsError('EEXIST', 'rename', rename);
     if (kindOf(path.dirname(to)) !== 'dir') throw fsError('ENOTDIR', 'rename', rename);
     if (to.startsWith(`${from}/`) || from === '/') throw fsError('EINVAL', 'rename', rename);
     const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return wrote(`Successfully moved ${args.source} to ${args.destination}`)(historyId);
+    return changed(`Successfully moved ${args.source} to ${args.destination}`, historyId);
   }
 
   /**
@@ -382,7 +383,7 @@ function filesystemTools(ws) {
         const kind = kindOf(abs);
         if (kind === 'dir') throw fsError('EISDIR', 'open', `'${abs}'`);
         if (kind === null && kindOf(path.dirname(abs)) !== 'dir') throw fsError('ENOTDIR', 'open', `'${abs}'`);
-        return wrote(`Successfully wrote to ${args.path}`)(ws.writeFile(abs, args.content));
+        return changed(`Successfully wrote to ${args.path}`, ws.writeFile(abs, args.content));
       },
     },
     {
@@ -428,7 +429,7 @@ function filesystemTools(ws) {
         for (let at = abs; at !== '/'; at = path.dirname(at)) {
           if (kindOf(at) === 'file') throw fsError(at === abs ? 'EEXIST' : 'ENOTDIR', 'mkdir', `'${abs}'`);
         }
-        return wrote(`Successfully created directory ${args.path}`)(ws.mkdir(abs, { recursive: true }));
+        return changed(`Successfully created directory ${args.path}`, ws.mkdir(abs, { recursive: true }));
       },
     },
     {
