@@ -64,7 +64,7 @@ const SCRIPT: Record<string, unknown>[] = [
 ];
 
 describe("anthropic-memory: the same answers as Anthropic's SDK", () => {
-  it('answers a session of commands word for word', async () => {
+  it('answers a run of commands word for word', async () => {
     const both = await pair();
     for (const command of SCRIPT) {
       const { expected, actual } = await both(command);

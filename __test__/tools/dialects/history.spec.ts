@@ -1,4 +1,4 @@
-// The history helpers the dialects use: several workspace changes folded into one entry, rolled
+// The history functions the dialects use: several workspace changes folded into one entry, rolled
 // back on failure, and a file's content from before its last change read without a trace.
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../../lib/index.js';

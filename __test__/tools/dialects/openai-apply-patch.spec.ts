@@ -1,6 +1,6 @@
 // OpenAI's apply_patch tool with V4A diffs: create_file diffs are `+` lines, update_file diffs
 // are sections of ' ', '-' and '+' lines with optional `@@` anchors, and results read
-// `Created <path>`, `Updated <path>`, `Deleted <path>` as in OpenAI's Agents SDK example editor.
+// `Created <path>`, `Updated <path>`, `Deleted <path>` as in OpenAI's example editor for the tool.
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../../lib/index.js';
 import { editorTools } from '../../../lib/tools/dialects/index.js';

@@ -2,7 +2,7 @@
 // OpenAI's `apply_patch` tool over a ZipWorkspace: operations `{ type: 'create_file' |
 // 'update_file' | 'delete_file', path, diff }` with V4A diffs, as the Responses API's
 // apply_patch_call carries them. The V4A rules and the results (`Created <path>`, `Updated
-// <path>`, `Deleted <path>`, `Cannot update missing file: <path>`) follow OpenAI's Agents SDK and
+// <path>`, `Deleted <path>`, `Cannot update missing file: <path>`) follow OpenAI's own V4A code and
 // its example editor.
 //
 // V4A in short: a create_file diff is the new file, every line prefixed with `+`. An update_file

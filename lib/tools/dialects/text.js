@@ -1,5 +1,5 @@
 'use strict';
-// Text helpers the dialects share: lines as `cat -n` counts them, numbered views, a line diff in
+// Text functions the dialects share: lines as `cat -n` counts them, numbered views, a line diff in
 // the unified format the `diff` npm package prints (what the MCP filesystem server returns), and
 // glob patterns with minimatch's rules for `*`, `**`, `?`, `[...]` and `{a,b}`.
 

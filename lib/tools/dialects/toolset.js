@@ -2,7 +2,7 @@
 // A tool set in the neutral form (name, description, JSON Schema, annotations, handler) and its
 // dispatcher: arguments arrive as an object or a JSON string, `null` in an optional field means
 // the field is absent, every call is checked against the tool's schema (compiled once), and the
-// dispatcher never throws or rejects. Kept in one file so a shared helper can replace it.
+// dispatcher never throws or rejects. Kept in one file so that a shared tool set module can replace it.
 
 // Ajv's CommonJS entry is the class itself, with `.default` for ES module interop (what its types describe).
 const Ajv = require('ajv').default;
