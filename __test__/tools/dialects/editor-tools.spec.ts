@@ -75,6 +75,23 @@ describe('editorTools', () => {
     expect(ws.readText('memories/a.md')).toBe('a\n');
   });
 
+  it.each([
+    ['anthropic-text-editor', 'str_replace_based_edit_tool', '{"command":"view","path":"/a.md","view_range":null}'],
+    ['anthropic-memory', 'memory', '{"command":"view","path":"/memories/a.md","view_range":null}'],
+    [
+      'openai-apply-patch',
+      'apply_patch',
+      '{"operation":{"type":"update_file","path":"a.md","diff":"-a\\n+b\\n"},"operations":null}',
+    ],
+    ['mcp-filesystem', 'read_text_file', '{"path":"/a.md","head":null,"tail":null}'],
+  ] as const)('%s: takes arguments as a JSON string, null meaning absent', async (dialect, tool, json) => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('a.md', 'a\n');
+    ws.writeFile('memories/a.md', 'a\n');
+    const r = await editorTools(ws, { dialect }).dispatch(tool, json);
+    expect(r.ok, r.content).toBe(true);
+  });
+
   it.each(ALL)('%s: an aborted signal stops the call before it runs', async (dialect) => {
     const { tools, dispatch } = editorTools(new ZipWorkspace(), { dialect });
     const r = await dispatch(tools[0]!.name, {}, { signal: AbortSignal.abort() });
