@@ -1,0 +1,304 @@
+'use strict';
+// Anthropic's memory tool (`memory`, type memory_20250818) over a ZipWorkspace: every path lives
+// under `/memories`, which is the workspace folder `memories/`. Results and errors use the
+// wording of Anthropic's SDK implementation of the tool; failures read `Error: <message>` as the
+// SDK's tool runner reports a thrown error.
+//
+// Where this differs from the SDK, on purpose:
+// - a path must be `/memories` or start with `/memories/` (the SDK also lets `/memoriesX` through)
+//   and may not contain `..` segments;
+// - `view` of a missing `/memories` lists it as empty instead of failing (the SDK creates the
+//   folder up front); a folder's size is the total of the files below it, not the size of a
+//   directory inode;
+// - line numbers follow `cat -n` (a final newline does not add an empty numbered line);
+// - `str_replace` finds `old_str` across lines too (the SDK only looks inside single lines), and
+//   the snippet covers every line of a multi-line replacement;
+// - `rename` of a folder into itself is refused.
+
+const { ZipWorkspace } = require('../../workspace.js');
+const { fail } = require('./toolset.js');
+const { linesOf, occurrenceLines, lineEnding } = require('./text.js');
+const { walk } = require('./listing.js');
+const { asOneEntry } = require('./history.js');
+
+/**
+ * @typedef {import('../../index.js').ZipWorkspace} Workspace
+ * @typedef {import('./toolset.js').Tool} Tool
+ * @typedef {import('./toolset.js').ToolResult} ToolResult
+ */
+
+const ROOT = '/memories';
+const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+/** The SDK numbers lines in as many columns as its largest line number (999999) has. */
+const NUMBER_WIDTH = 6;
+
+/**
+ * Sizes as the SDK prints them: `0B`, `512B`, `1.5K`, `4K`, `2.3M`.
+ * @param {number} bytes
+ */
+function humanSize(bytes) {
+  if (bytes === 0) return '0B';
+  const units = ['B', 'K', 'M', 'G'];
+  const i = Math.min(Math.floor(Math.log(bytes) / Math.log(1024)), units.length - 1);
+  const size = bytes / 1024 ** i;
+  return (size % 1 === 0 ? String(size) : size.toFixed(1)) + units[i];
+}
+
+/**
+ * @param {string[]} lines
+ * @param {number} first
+ */
+const numbered = (lines, first) =>
+  lines.map((line, i) => `${String(first + i).padStart(NUMBER_WIDTH, ' ')}\t${line}`).join('\n');
+
+/**
+ * The workspace path for a memory path, or a refusal naming the rule.
+ * @param {string} memoryPath
+ * @returns {string}
+ */
+function toWorkspacePath(memoryPath) {
+  if (memoryPath !== ROOT && !memoryPath.startsWith(`${ROOT}/`)) {
+    throw fail('PATH_INVALID', `Path must start with /memories, got: ${memoryPath}`);
+  }
+  const rest = memoryPath.slice(ROOT.length).split('/').filter(Boolean);
+  if (rest.some((part) => part === '..' || part === '.' || part.includes('\\'))) {
+    throw fail('PATH_INVALID', `Path ${memoryPath} would escape /memories directory`);
+  }
+  const wsPath = ['memories', ...rest].join('/');
+  try {
+    ZipWorkspace.displayPath(wsPath);
+  } catch (e) {
+    throw fail('PATH_INVALID', `Path ${memoryPath} is not valid: ${e instanceof Error ? e.message : e}`);
+  }
+  return wsPath;
+}
+
+/**
+ * @param {Workspace} ws
+ * @returns {Tool}
+ */
+function memoryTool(ws) {
+  /** @param {string} wsPath */
+  const kindOf = (wsPath) => (ws.exists(wsPath) ? ws.stat(wsPath).kind : null);
+
+  /**
+   * @param {string} memoryPath
+   * @returns {{ wsPath: string, text: string }}
+   */
+  function readExistingFile(memoryPath) {
+    const wsPath = toWorkspacePath(memoryPath);
+    const kind = kindOf(wsPath);
+    if (kind === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+    if (kind !== 'file') throw fail('IS_A_DIRECTORY', `The path ${memoryPath} is not a file.`);
+    return { wsPath, text: ws.readText(wsPath) };
+  }
+
+  /**
+   * @param {string} memoryPath
+   * @param {number[] | undefined} viewRange
+   */
+  function view(memoryPath, viewRange) {
+    const wsPath = toWorkspacePath(memoryPath);
+    const kind = kindOf(wsPath);
+    if (kind === null && wsPath !== 'memories') {
+      throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+    }
+    if (kind !== 'file') {
+      const entries = kind === null ? [] : walk(ws, wsPath, 2);
+      const visible = entries.filter((e) => !e.rel.split('/').some((p) => p.startsWith('.') || p === 'node_modules'));
+      /** @param {string} rel */
+      const sizeBelow = (rel) =>
+        entries.filter((e) => e.kind === 'file' && e.rel.startsWith(`${rel}/`)).reduce((sum, e) => sum + e.size, 0);
+      const all = kind === null ? 0 : ws.list(wsPath, { recursive: true }).reduce((sum, e) => sum + e.size, 0);
+      const lines = [
+        `${humanSize(all)}\t${memoryPath}`,
+        ...visible.map((e) =>
+          e.kind === 'dir'
+            ? `${humanSize(sizeBelow(e.rel))}\t${memoryPath}/${e.rel}/`
+            : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`,
+        ),
+      ];
+      return `Here're the files and directories up to 2 levels deep in ${memoryPath}, excluding hidden items and node_modules:\n${lines.join('\n')}`;
+    }
+    const lines = linesOf(ws.readText(wsPath));
+    let shown = lines;
+    let first = 1;
+    if (viewRange && viewRange.length === 2) {
+      const start = Math.max(1, viewRange[0]) - 1;
+      const end = viewRange[1] === -1 ? lines.length : viewRange[1];
+      shown = lines.slice(start, end);
+      first = start + 1;
+    }
+    return `Here's the content of ${memoryPath} with line numbers:\n${numbered(shown, first)}`;
+  }
+
+  /**
+   * @param {string} memoryPath
+   * @param {string} fileText
+   * @returns {ToolResult}
+   */
+  function create(memoryPath, fileText) {
+    const wsPath = toWorkspacePath(memoryPath);
+    if (kindOf(wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
+    const historyId = ws.writeFile(wsPath, fileText);
+    return { ok: true, content: `File created successfully at: ${memoryPath}`, data: { historyId } };
+  }
+
+  /**
+   * @param {string} memoryPath
+   * @param {string} oldStr
+   * @param {string} newStr
+   * @returns {ToolResult}
+   */
+  function strReplace(memoryPath, oldStr, newStr) {
+    const { wsPath, text } = readExistingFile(memoryPath);
+    const starts = oldStr === '' ? [] : occurrenceLines(text, oldStr);
+    if (starts.length === 0) {
+      throw fail(
+        'NO_MATCH',
+        `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${memoryPath}.`,
+      );
+    }
+    if (starts.length > 1) {
+      throw fail(
+        'AMBIGUOUS_MATCH',
+        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${[...new Set(starts)].join(', ')}. Please ensure it is unique`,
+      );
+    }
+    const updated = text.replace(oldStr, () => newStr);
+    const historyId = ws.writeFile(wsPath, updated);
+    const lines = linesOf(updated);
+    const changed = starts[0] - 1;
+    const from = Math.max(0, changed - 2);
+    const to = Math.min(lines.length, changed + 3 + (newStr.split('\n').length - 1));
+    return {
+      ok: true,
+      content: `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${numbered(lines.slice(from, to), from + 1)}`,
+      data: { historyId },
+    };
+  }
+
+  /**
+   * @param {string} memoryPath
+   * @param {number} insertLine
+   * @param {string} insertText
+   * @returns {ToolResult}
+   */
+  function insert(memoryPath, insertLine, insertText) {
+    const { wsPath, text } = readExistingFile(memoryPath);
+    const eol = lineEnding(text);
+    const lines = linesOf(eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text);
+    if (insertLine < 0 || insertLine > lines.length) {
+      throw fail(
+        'RANGE',
+        `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: [0, ${lines.length}]`,
+      );
+    }
+    const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
+    const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
+    const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
+    const historyId = ws.writeFile(wsPath, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
+    return { ok: true, content: `The file ${memoryPath} has been edited.`, data: { historyId } };
+  }
+
+  /**
+   * @param {string} memoryPath
+   * @returns {ToolResult}
+   */
+  function remove(memoryPath) {
+    const wsPath = toWorkspacePath(memoryPath);
+    if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
+    if (kindOf(wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
+    const historyId = ws.delete(wsPath, { recursive: true });
+    return { ok: true, content: `Successfully deleted ${memoryPath}`, data: { historyId } };
+  }
+
+  /**
+   * @param {string} oldPath
+   * @param {string} newPath
+   * @returns {ToolResult}
+   */
+  function rename(oldPath, newPath) {
+    const from = toWorkspacePath(oldPath);
+    const to = toWorkspacePath(newPath);
+    if (from === 'memories') throw fail('PATH_INVALID', 'Cannot rename the /memories directory itself');
+    if (kindOf(to) !== null) throw fail('EXISTS', `The destination ${newPath} already exists`);
+    const kind = kindOf(from);
+    if (kind === null) throw fail('NOT_FOUND', `The path ${oldPath} does not exist`);
+    if (to.startsWith(`${from}/`)) {
+      throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
+    }
+    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
+    return { ok: true, content: `Successfully renamed ${oldPath} to ${newPath}`, data: { historyId } };
+  }
+
+  return {
+    name: 'memory',
+    description:
+      'Store and retrieve information across conversations in a memory directory. Every path starts with ' +
+      '/memories. Commands: `view` lists a directory (two levels deep) or shows a file with line numbers ' +
+      '(`view_range` [start, end] limits it); `create` writes a new file from `file_text`; `str_replace` ' +
+      'replaces `old_str`, which must occur exactly once, with `new_str`; `insert` adds `insert_text` after ' +
+      'line `insert_line` (0 inserts at the top); `delete` removes a file or directory; `rename` moves ' +
+      '`old_path` to `new_path`.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', enum: COMMANDS, description: 'The command to run.' },
+        path: { type: 'string', description: 'A path under /memories, e.g. /memories/notes.md.' },
+        view_range: {
+          type: 'array',
+          items: { type: 'integer' },
+          description: 'For `view` of a file: [first, last] line, 1-based; last -1 means the end.',
+        },
+        file_text: { type: 'string', description: 'For `create`: the content of the new file.' },
+        old_str: { type: 'string', description: 'For `str_replace`: the exact text to replace; it must occur once.' },
+        new_str: { type: 'string', description: 'For `str_replace`: the replacement text.' },
+        insert_line: { type: 'integer', description: 'For `insert`: the line after which the text goes (0 = top).' },
+        insert_text: { type: 'string', description: 'For `insert`: the text to insert.' },
+        old_path: { type: 'string', description: 'For `rename`: the current path.' },
+        new_path: { type: 'string', description: 'For `rename`: the new path.' },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    /**
+     * @param {{ command: string, path?: string, view_range?: number[], file_text?: string, old_str?: string,
+     *   new_str?: string, insert_line?: number, insert_text?: string, old_path?: string, new_path?: string }} args
+     * @returns {ToolResult | string}
+     */
+    handler(args) {
+      /**
+       * @param {string} name
+       * @returns {any}
+       */
+      const need = (name) => {
+        const value = /** @type {Record<string, unknown>} */ (args)[name];
+        if (value === undefined) {
+          throw fail('INVALID_INPUT', `Parameter \`${name}\` is required for command: ${args.command}`);
+        }
+        return value;
+      };
+      switch (args.command) {
+        case 'view':
+          return view(need('path'), args.view_range);
+        case 'create':
+          return create(need('path'), need('file_text'));
+        case 'str_replace':
+          return strReplace(need('path'), need('old_str'), args.new_str ?? '');
+        case 'insert': {
+          const path = need('path');
+          const line = need('insert_line');
+          return insert(path, line, args.insert_text ?? args.new_str ?? need('insert_text'));
+        }
+        case 'delete':
+          return remove(need('path'));
+        default:
+          return rename(need('old_path'), need('new_path'));
+      }
+    },
+  };
+}
+
+module.exports = { memoryTool };

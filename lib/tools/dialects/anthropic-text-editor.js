@@ -1,0 +1,366 @@
+'use strict';
+// Anthropic's text editor tool (`str_replace_based_edit_tool`) over a ZipWorkspace, with the
+// wording and formats of Anthropic's reference implementation: views as `cat -n` prints them,
+// the same success and error sentences, and `undo_edit`, which Anthropic's current tool version
+// dropped but the older ones (and this project's design) have.
+//
+// Where this differs from the reference, on purpose:
+// - paths take every workspace form (`/repo/a.py`, `repo/a.py`, `~/repo/a.py`); results echo the
+//   path as given, without a trailing slash;
+// - a final newline ends the last line instead of adding an empty numbered line, so line counts
+//   (view_range, insert_line) are those of `cat -n`; tabs are kept, not expanded to spaces;
+// - `insert` takes `insert_text` (the current name) or `new_str`, and one final newline of the
+//   inserted text is dropped rather than adding an empty line;
+// - `undo_edit` works through the workspace history, not a private copy: it finds the newest
+//   history entry that changed the file (by any tool or by the host) and writes the file's content
+//   from before that entry as a new entry, so `ws.undo()` can take the undo back. Entries made by
+//   `undo_edit` itself are skipped together with the edit they undid, so repeated calls step
+//   further back. If the file did not exist before that edit, undo_edit deletes it.
+
+const { ZipWorkspace } = require('../../workspace.js');
+const { fail } = require('./toolset.js');
+const { linesOf, catN, occurrenceLines, lineEnding } = require('./text.js');
+const { walk } = require('./listing.js');
+const { contentBeforeLastChange, entryPath } = require('./history.js');
+
+/**
+ * @typedef {import('../../index.js').ZipWorkspace} Workspace
+ * @typedef {import('./toolset.js').Tool} Tool
+ * @typedef {import('./toolset.js').ToolResult} ToolResult
+ */
+
+const TOOL_NAME = 'str_replace_based_edit_tool';
+const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'undo_edit'];
+/** Lines shown around an edit. */
+const SNIPPET_LINES = 4;
+/** Longest view, in characters; longer output is clipped with a note. */
+const MAX_VIEW_CHARS = 16000;
+const CLIPPED_NOTE =
+  '<response clipped><NOTE>Only part of this file was shown to save context. ' +
+  'Ask for the lines you need with view_range.</NOTE>';
+
+/** @param {string} path */
+const shownPath = (path) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+
+/** @param {number[]} numbers */
+const pyList = (numbers) => `[${numbers.join(', ')}]`;
+
+/** @param {string} text */
+function clip(text) {
+  if (text.length <= MAX_VIEW_CHARS) return text;
+  const cut = text.lastIndexOf('\n', MAX_VIEW_CHARS);
+  return `${text.slice(0, cut > 0 ? cut : MAX_VIEW_CHARS)}\n${CLIPPED_NOTE}`;
+}
+
+/**
+ * @param {string[]} lines
+ * @param {string} descriptor
+ * @param {number} first
+ */
+const catOutput = (lines, descriptor, first) =>
+  `Here's the result of running \`cat -n\` on ${descriptor}:\n${clip(catN(lines, first))}\n`;
+
+/**
+ * @param {Workspace} ws
+ * @returns {Tool}
+ */
+function textEditorTool(ws) {
+  /** History entries written by undo_edit, mapped to the entry each one undid. */
+  const undoneBy = new Map();
+  /** Edits undone without a new entry (the file already held its earlier content). */
+  const undoneInPlace = new Set();
+
+  /**
+   * Checks the path the way the reference does before any command.
+   * @param {string} command
+   * @param {string} path
+   * @returns {{ shown: string, kind: 'file' | 'dir' | null }}
+   */
+  function resolve(command, path) {
+    const shown = shownPath(path);
+    try {
+      ZipWorkspace.displayPath(path);
+    } catch (e) {
+      throw fail(
+        'PATH_INVALID',
+        `The path ${shown} is not a valid workspace path: ${e instanceof Error ? e.message : e}`,
+      );
+    }
+    const kind = ws.exists(path) ? ws.stat(path).kind : null;
+    if (kind === null && command !== 'create' && command !== 'undo_edit') {
+      throw fail('NOT_FOUND', `The path ${shown} does not exist. Please provide a valid path.`);
+    }
+    if (kind !== null && command === 'create') {
+      throw fail('EXISTS', `File already exists at: ${shown}. Cannot overwrite files using command \`create\`.`);
+    }
+    if (kind === 'dir' && command !== 'view') {
+      throw fail(
+        'IS_A_DIRECTORY',
+        `The path ${shown} is a directory and only the \`view\` command can be used on directories`,
+      );
+    }
+    return { shown, kind };
+  }
+
+  /**
+   * @param {string} path
+   * @param {string} shown
+   */
+  function readText(path, shown) {
+    try {
+      return ws.readText(path);
+    } catch (e) {
+      if (e && typeof e === 'object' && 'code' in e && e.code === 'NOT_TEXT') {
+        throw fail('NOT_TEXT', `The file ${shown} is not UTF-8 text and cannot be edited with this tool.`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * @param {string} path
+   * @param {string} shown
+   * @param {'file' | 'dir' | null} kind
+   * @param {unknown} viewRange
+   */
+  function view(path, shown, kind, viewRange) {
+    if (kind === 'dir') {
+      if (viewRange !== undefined) {
+        throw fail('INVALID_INPUT', 'The `view_range` parameter is not allowed when `path` points to a directory.');
+      }
+      const prefix = shown === '/' ? '' : shown;
+      const entries = walk(ws, path, 2).filter((e) => !e.rel.split('/').some((part) => part.startsWith('.')));
+      const listing = [shown, ...entries.map((e) => `${prefix}/${e.rel}`)].join('\n');
+      return `Here's the files and directories up to 2 levels deep in ${shown}, excluding hidden items:\n${listing}\n\n`;
+    }
+    const lines = linesOf(readText(path, shown));
+    if (viewRange === undefined) return catOutput(lines, shown, 1);
+    if (!Array.isArray(viewRange) || viewRange.length !== 2) {
+      throw fail('INVALID_INPUT', 'Invalid `view_range`. It should be a list of two integers.');
+    }
+    const [first, last] = /** @type {[number, number]} */ (viewRange);
+    const count = lines.length;
+    const range = pyList(viewRange);
+    if (first < 1 || first > count) {
+      throw fail(
+        'RANGE',
+        `Invalid \`view_range\`: ${range}. Its first element \`${first}\` should be within the range of lines of the file: ${pyList([1, count])}`,
+      );
+    }
+    if (last > count) {
+      throw fail(
+        'RANGE',
+        `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be smaller than the number of lines in the file: \`${count}\``,
+      );
+    }
+    if (last !== -1 && last < first) {
+      throw fail(
+        'RANGE',
+        `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be larger or equal than its first \`${first}\``,
+      );
+    }
+    return catOutput(lines.slice(first - 1, last === -1 ? count : last), shown, first);
+  }
+
+  /**
+   * @param {string} path
+   * @param {string} shown
+   * @param {string} oldStr
+   * @param {string} newStr
+   * @returns {ToolResult}
+   */
+  function strReplace(path, shown, oldStr, newStr) {
+    if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
+    const text = readText(path, shown);
+    const starts = occurrenceLines(text, oldStr);
+    if (starts.length === 0) {
+      throw fail(
+        'NO_MATCH',
+        `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${shown}.`,
+      );
+    }
+    if (starts.length > 1) {
+      throw fail(
+        'AMBIGUOUS_MATCH',
+        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines ${pyList([...new Set(starts)])}. Please ensure it is unique`,
+      );
+    }
+    const updated = text.replace(oldStr, () => newStr);
+    const historyId = ws.writeFile(path, updated);
+    const changedLine = starts[0] - 1;
+    const first = Math.max(0, changedLine - SNIPPET_LINES);
+    const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
+    const snippet = linesOf(updated).slice(first, last + 1);
+    return {
+      ok: true,
+      content:
+        `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
+        'Review the changes and make sure they are as expected. Edit the file again if necessary.',
+      data: { historyId },
+    };
+  }
+
+  /**
+   * @param {string} path
+   * @param {string} shown
+   * @param {number} insertLine
+   * @param {string} insertText
+   * @returns {ToolResult}
+   */
+  function insert(path, shown, insertLine, insertText) {
+    const text = readText(path, shown);
+    const eol = lineEnding(text);
+    const lines = eol === '\r\n' ? linesOf(text.replace(/\r\n/g, '\n')) : linesOf(text);
+    if (insertLine < 0 || insertLine > lines.length) {
+      throw fail(
+        'RANGE',
+        `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: ${pyList([0, lines.length])}`,
+      );
+    }
+    const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
+    const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
+    const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
+    const historyId = ws.writeFile(path, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
+    const snippet = [
+      ...lines.slice(Math.max(0, insertLine - SNIPPET_LINES), insertLine),
+      ...added,
+      ...lines.slice(insertLine, insertLine + SNIPPET_LINES),
+    ];
+    return {
+      ok: true,
+      content:
+        `The file ${shown} has been edited. ` +
+        catOutput(snippet, 'a snippet of the edited file', Math.max(1, insertLine - SNIPPET_LINES + 1)) +
+        'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). ' +
+        'Edit the file again if necessary.',
+      data: { historyId },
+    };
+  }
+
+  /**
+   * @param {string} path
+   * @param {string} shown
+   * @returns {ToolResult}
+   */
+  function undoEdit(path, shown) {
+    const relPath = entryPath(ZipWorkspace, path);
+    /** @type {Set<number>} */
+    const skipped = new Set(undoneInPlace);
+    const found = contentBeforeLastChange(ws, relPath, (id) => {
+      if (skipped.has(id)) return true;
+      const target = undoneBy.get(id);
+      if (target === undefined) return false;
+      skipped.add(target);
+      return true;
+    });
+    if (found.entryId === null) {
+      if (found.reason === 'compacted') {
+        throw fail(
+          'HISTORY',
+          `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`,
+        );
+      }
+      throw fail('NO_HISTORY', `No edit history found for ${shown}.`);
+    }
+    const { entryId, before } = found;
+    if (before === null) {
+      const historyId = ws.exists(path) ? ws.delete(path) : null;
+      if (historyId === null) undoneInPlace.add(entryId);
+      else undoneBy.set(historyId, entryId);
+      return {
+        ok: true,
+        content: `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
+        data: { historyId },
+      };
+    }
+    const historyId = ws.writeFile(path, before);
+    if (historyId === null) undoneInPlace.add(entryId);
+    else undoneBy.set(historyId, entryId);
+    const text = before.toString('utf8');
+    return {
+      ok: true,
+      content: `Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`,
+      data: { historyId },
+    };
+  }
+
+  return {
+    name: TOOL_NAME,
+    description:
+      'View, create and edit text files in the workspace. Commands: `view` shows a file with line numbers ' +
+      '(as `cat -n` prints them; `view_range` [start, end] limits it, -1 meaning the last line) or lists a ' +
+      'directory two levels deep; `create` writes a new file from `file_text`; `str_replace` replaces ' +
+      '`old_str`, which must occur exactly once, with `new_str`; `insert` adds `insert_text` after line ' +
+      '`insert_line` (0 inserts at the top); `undo_edit` reverts the last change to the file. Paths are ' +
+      'absolute within the workspace, e.g. `/repo/file.py`; `/` is the workspace root.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', enum: COMMANDS, description: 'The command to run.' },
+        path: {
+          type: 'string',
+          minLength: 1,
+          description: 'Absolute path of the file or directory, e.g. `/repo/file.py` or `/repo`.',
+        },
+        file_text: { type: 'string', description: 'For `create`: the content of the new file.' },
+        old_str: { type: 'string', description: 'For `str_replace`: the exact text to replace; it must occur once.' },
+        new_str: {
+          type: 'string',
+          description: 'For `str_replace`: the replacement text (empty when left out). Also accepted for `insert`.',
+        },
+        insert_line: {
+          type: 'integer',
+          description: 'For `insert`: the line after which the text goes; 0 inserts before the first line.',
+        },
+        insert_text: { type: 'string', description: 'For `insert`: the text to insert.' },
+        view_range: {
+          type: 'array',
+          items: { type: 'integer' },
+          description: 'For `view` of a file: [first, last] line, 1-based and inclusive; last -1 means the end.',
+        },
+      },
+      required: ['command', 'path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    /**
+     * @param {{ command: string, path: string, file_text?: string, old_str?: string, new_str?: string,
+     *   insert_line?: number, insert_text?: string, view_range?: number[] }} args
+     * @returns {ToolResult | string}
+     */
+    handler(args) {
+      const { command, path } = args;
+      const { shown, kind } = resolve(command, path);
+      switch (command) {
+        case 'view':
+          return view(path, shown, kind, args.view_range);
+        case 'create': {
+          if (args.file_text === undefined) {
+            throw fail('INVALID_INPUT', 'Parameter `file_text` is required for command: create');
+          }
+          const historyId = ws.writeFile(path, args.file_text);
+          return { ok: true, content: `File created successfully at: ${shown}`, data: { historyId } };
+        }
+        case 'str_replace':
+          if (args.old_str === undefined) {
+            throw fail('INVALID_INPUT', 'Parameter `old_str` is required for command: str_replace');
+          }
+          return strReplace(path, shown, args.old_str, args.new_str ?? '');
+        case 'insert': {
+          if (args.insert_line === undefined) {
+            throw fail('INVALID_INPUT', 'Parameter `insert_line` is required for command: insert');
+          }
+          const text = args.insert_text ?? args.new_str;
+          if (text === undefined) {
+            throw fail('INVALID_INPUT', 'Parameter `insert_text` is required for command: insert');
+          }
+          return insert(path, shown, args.insert_line, text);
+        }
+        default:
+          return undoEdit(path, shown);
+      }
+    },
+  };
+}
+
+module.exports = { textEditorTool, TOOL_NAME };

@@ -1,0 +1,385 @@
+'use strict';
+// OpenAI's `apply_patch` tool over a ZipWorkspace: operations `{ type: 'create_file' |
+// 'update_file' | 'delete_file', path, diff }` with V4A diffs, as the Responses API's
+// apply_patch_call carries them. The V4A rules and the results (`Created <path>`, `Updated
+// <path>`, `Deleted <path>`, `Cannot update missing file: <path>`) follow OpenAI's own V4A code and
+// its example editor.
+//
+// V4A in short: a create_file diff is the new file, every line prefixed with `+`. An update_file
+// diff is a series of sections; each may start with `@@ <line>` anchors that move the search to
+// just after a line equal to the anchor (e.g. a function header), then lists lines prefixed with
+// ' ' (context), '-' (removed) and '+' (added). Context and removed lines must appear in the file,
+// in order, after the previous section; `*** End of File` pins a section to the end of the file.
+// Matching is exact first, then ignoring trailing whitespace, then ignoring surrounding whitespace.
+//
+// A call takes one operation (`operation`, as an apply_patch_call holds it) or several
+// (`operations`); either way it is all or nothing: every operation is worked out first, and only
+// if all succeed are the files written, as one history entry.
+//
+// Where this differs from the example editor, on purpose: deleting a missing file is an error
+// (the example ignores it), and errors name the path and the first context line that does not
+// match instead of the SDK's bare `Invalid Context <n>`.
+
+const { ZipWorkspace } = require('../../workspace.js');
+const { fail, ToolFailure } = require('./toolset.js');
+const { lineEnding } = require('./text.js');
+const { asOneEntry } = require('./history.js');
+
+/**
+ * @typedef {import('../../index.js').ZipWorkspace} Workspace
+ * @typedef {import('./toolset.js').Tool} Tool
+ * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {{ type: 'create_file' | 'update_file' | 'delete_file', path: string, diff?: string }} PatchOperation
+ * @typedef {{ at: number, removed: string[], added: string[] }} Change
+ */
+
+const END_PATCH = '*** End Patch';
+const END_OF_FILE = '*** End of File';
+const FILE_HEADERS = ['*** Update File:', '*** Delete File:', '*** Add File:'];
+
+/**
+ * The diff's lines, without a final empty line.
+ * @param {string} diff
+ */
+function diffLines(diff) {
+  const lines = diff.split(/\r?\n/);
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/**
+ * The content a create_file diff describes.
+ * @param {string} path
+ * @param {string} diff
+ */
+function createdContent(path, diff) {
+  /** @type {string[]} */
+  const out = [];
+  for (const line of diffLines(diff)) {
+    if (line.startsWith(END_PATCH) || FILE_HEADERS.some((h) => line.startsWith(h))) break;
+    if (!line.startsWith('+')) {
+      throw fail(
+        'PATCH_INVALID',
+        `Invalid Add File Line in the diff for ${path}: every line must start with '+', got: ${line}`,
+      );
+    }
+    out.push(line.slice(1));
+  }
+  return out.join('\n');
+}
+
+/** How a line may be compared: exactly, then more and more leniently. */
+const MATCHERS = [
+  /** @param {string} s */ (s) => s,
+  /** @param {string} s */ (s) => s.trimEnd(),
+  /** @param {string} s */ (s) => s.trim(),
+];
+
+/**
+ * Where `wanted` occurs in `lines` at or after `from`, trying each matcher in turn; -1 if nowhere.
+ * @param {string[]} lines
+ * @param {string[]} wanted
+ * @param {number} from
+ */
+function findLines(lines, wanted, from) {
+  if (wanted.length === 0) return from;
+  for (const norm of MATCHERS) {
+    for (let i = from; i + wanted.length <= lines.length; i++) {
+      let same = true;
+      for (let j = 0; j < wanted.length && same; j++) same = norm(lines[i + j]) === norm(wanted[j]);
+      if (same) return i;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The first of `wanted` that cannot be matched: the line after the longest leading run of
+ * `wanted` that occurs anywhere at or after `from` (leniently).
+ * @param {string[]} lines
+ * @param {string[]} wanted
+ * @param {number} from
+ */
+function firstMismatch(lines, wanted, from) {
+  let matched = 0;
+  while (matched < wanted.length && findLines(lines, wanted.slice(0, matched + 1), from) !== -1) matched++;
+  return wanted[Math.min(matched, wanted.length - 1)];
+}
+
+/**
+ * Applies an update_file diff to `text`.
+ * @param {string} path shown in errors
+ * @param {string} text
+ * @param {string} diff
+ */
+function updatedContent(path, text, diff) {
+  const eol = lineEnding(text);
+  const input = eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text;
+  // The split keeps an empty last element after a final newline, so edits keep it.
+  const lines = input.split('\n');
+  const patch = diffLines(diff);
+  /** @type {Change[]} */
+  const changes = [];
+  let at = 0;
+  let cursor = 0;
+  let section = 0;
+  while (at < patch.length && !patch[at].startsWith(END_PATCH) && !FILE_HEADERS.some((h) => patch[at].startsWith(h))) {
+    if (patch[at] === END_OF_FILE) {
+      at++;
+      continue;
+    }
+    section++;
+    // Anchors: `@@ text` lines move the cursor past a line equal to the text.
+    /** @type {string[]} */
+    const anchors = [];
+    let anchorLines = 0;
+    while (at < patch.length && (patch[at] === '@@' || patch[at].startsWith('@@ '))) {
+      const anchor = patch[at].slice(3);
+      if (anchor.trim()) anchors.push(anchor);
+      anchorLines++;
+      at++;
+    }
+    if (anchorLines === 0 && cursor !== 0) {
+      throw fail(
+        'PATCH_INVALID',
+        `Invalid Line in the diff for ${path}: expected a section starting with @@, got: ${patch[at]}`,
+      );
+    }
+    for (const [i, anchor] of anchors.entries()) {
+      let found = -1;
+      for (const norm of [MATCHERS[0], MATCHERS[2]]) {
+        // An anchor already passed still counts (the section searches on from the cursor),
+        // except for the inner anchors of a nested `@@ class` / `@@ method` pair.
+        if (i === 0 && lines.slice(0, cursor).some((l) => norm(l) === norm(anchor))) {
+          found = cursor;
+          break;
+        }
+        const index = lines.findIndex((l, n) => n >= cursor && norm(l) === norm(anchor));
+        if (index !== -1) {
+          found = index + 1;
+          break;
+        }
+      }
+      if (found === -1 && anchors.length > 1) {
+        throw fail('PATCH_MISMATCH', `Could not apply the update to ${path}: the anchor line was not found: ${anchor}`);
+      }
+      if (found !== -1) cursor = found;
+    }
+    // The section body: context, removed and added lines.
+    /** @type {string[]} */
+    const expected = [];
+    /** @type {Change[]} */
+    const sectionChanges = [];
+    /** @type {Change | null} */
+    let open = null;
+    const start = at;
+    while (at < patch.length) {
+      const raw = patch[at];
+      if (raw.startsWith('@@') || raw.startsWith(END_PATCH) || raw === END_OF_FILE || raw === '***') break;
+      if (FILE_HEADERS.some((h) => raw.startsWith(h))) break;
+      if (raw.startsWith('***')) throw fail('PATCH_INVALID', `Invalid Line in the diff for ${path}: ${raw}`);
+      at++;
+      const line = raw === '' ? ' ' : raw;
+      const kind = line[0];
+      const body = line.slice(1);
+      if (kind === ' ') {
+        open = null;
+        expected.push(body);
+      } else if (kind === '-' || kind === '+') {
+        if (!open) {
+          open = { at: expected.length, removed: [], added: [] };
+          sectionChanges.push(open);
+        }
+        if (kind === '-') {
+          // A removal after additions in the same run still removes from the original here.
+          open.removed.push(body);
+          expected.push(body);
+        } else {
+          open.added.push(body);
+        }
+      } else {
+        throw fail(
+          'PATCH_INVALID',
+          `Invalid Line in the diff for ${path}: every line of a section must start with ' ', '-' or '+', got: ${raw}`,
+        );
+      }
+    }
+    const atEnd = patch[at] === END_OF_FILE;
+    if (at === start && !atEnd) {
+      throw fail('PATCH_INVALID', `Invalid diff for ${path}: section ${section} has no lines`);
+    }
+    // Find the section's context in the file.
+    let index = -1;
+    if (atEnd) {
+      const searchable = lines.length > 1 && lines[lines.length - 1] === '' ? lines.slice(0, -1) : lines;
+      index = findLines(searchable, expected, Math.max(0, searchable.length - expected.length));
+      if (index === -1) index = findLines(searchable, expected, Math.min(cursor, searchable.length));
+    } else {
+      index = findLines(lines, expected, cursor);
+    }
+    if (index === -1) {
+      throw fail(
+        'PATCH_MISMATCH',
+        `Could not apply the update to ${path}: section ${section} does not match the file.\n` +
+          `First line that does not match: ${firstMismatch(lines, expected, cursor)}\n` +
+          `Expected these lines (context and removed lines), in order, at or after line ${cursor + 1}:\n${expected.join('\n')}`,
+      );
+    }
+    for (const change of sectionChanges) changes.push({ ...change, at: change.at + index });
+    cursor = index + expected.length;
+  }
+  // Apply the changes from the top; they cannot overlap, as each section starts past the last.
+  /** @type {string[]} */
+  const out = [];
+  let from = 0;
+  for (const change of changes) {
+    out.push(...lines.slice(from, change.at), ...change.added);
+    from = change.at + change.removed.length;
+  }
+  out.push(...lines.slice(from));
+  return out.join(eol);
+}
+
+/**
+ * @param {Workspace} ws
+ * @returns {Tool}
+ */
+function applyPatchTool(ws) {
+  /**
+   * @param {PatchOperation[]} operations
+   * @returns {ToolResult}
+   */
+  function apply(operations) {
+    /** What each touched path will hold (null: deleted), in the order first touched. */
+    /** @type {Map<string, { path: string, content: string | null }>} */
+    const planned = new Map();
+    /** @type {string[]} */
+    const done = [];
+    for (const [i, op] of operations.entries()) {
+      try {
+        let key;
+        try {
+          key = ZipWorkspace.displayPath(op.path);
+        } catch (e) {
+          throw fail('PATH_INVALID', `Invalid path ${op.path}: ${e instanceof Error ? e.message : e}`);
+        }
+        const plannedEntry = planned.get(key);
+        /** @returns {'file' | 'dir' | null} */
+        const kind = () =>
+          plannedEntry
+            ? plannedEntry.content === null
+              ? null
+              : 'file'
+            : ws.exists(op.path)
+              ? ws.stat(op.path).kind
+              : null;
+        const current = () => (plannedEntry ? /** @type {string} */ (plannedEntry.content) : ws.readText(op.path));
+        if (op.type === 'create_file') {
+          if (op.diff === undefined)
+            throw fail('INVALID_INPUT', `The create_file operation for ${op.path} needs a diff`);
+          if (kind() === 'dir') throw fail('IS_A_DIRECTORY', `Cannot create ${op.path}: it is a directory`);
+          // A file where a parent folder has to be would only fail while writing; refuse it now.
+          for (let parent = key.replace(/\/[^/]*$/, ''); parent !== '~'; parent = parent.replace(/\/[^/]*$/, '')) {
+            const plannedParent = planned.get(parent);
+            const isFile = plannedParent
+              ? plannedParent.content !== null
+              : ws.exists(parent) && ws.stat(parent).kind === 'file';
+            if (isFile) throw fail('NOT_A_DIRECTORY', `Cannot create ${op.path}: ${parent} is a file`);
+          }
+          planned.set(key, { path: op.path, content: createdContent(op.path, op.diff) });
+          done.push(`Created ${op.path}`);
+        } else if (op.type === 'update_file') {
+          if (op.diff === undefined)
+            throw fail('INVALID_INPUT', `The update_file operation for ${op.path} needs a diff`);
+          const k = kind();
+          if (k === null) throw fail('NOT_FOUND', `Cannot update missing file: ${op.path}`);
+          if (k === 'dir') throw fail('IS_A_DIRECTORY', `Cannot update ${op.path}: it is a directory`);
+          planned.set(key, { path: op.path, content: updatedContent(op.path, current(), op.diff) });
+          done.push(`Updated ${op.path}`);
+        } else {
+          const k = kind();
+          if (k === null) throw fail('NOT_FOUND', `Cannot delete missing file: ${op.path}`);
+          if (k === 'dir') throw fail('IS_A_DIRECTORY', `Cannot delete ${op.path}: it is a directory`);
+          planned.set(key, { path: op.path, content: null });
+          done.push(`Deleted ${op.path}`);
+        }
+      } catch (err) {
+        if (operations.length === 1) throw err;
+        const code = err instanceof ToolFailure ? err.code : 'PATCH_FAILED';
+        const message = err instanceof Error ? err.message : String(err);
+        throw fail(
+          code,
+          `Operation ${i + 1} of ${operations.length} (${op.type} ${op.path}) failed: ${message}\nNo operation was applied.`,
+        );
+      }
+    }
+    const { historyId } = asOneEntry(ws, (edit) => {
+      for (const { path, content } of planned.values()) {
+        if (content === null) {
+          if (ws.exists(path)) edit.delete(path);
+        } else {
+          edit.write(path, content);
+        }
+      }
+    });
+    return { ok: true, content: done.join('\n'), data: { historyId } };
+  }
+
+  const operationSchema = {
+    type: 'object',
+    properties: {
+      type: {
+        type: 'string',
+        enum: ['create_file', 'update_file', 'delete_file'],
+        description: 'create_file: a new file; update_file: change an existing file; delete_file: remove a file.',
+      },
+      path: { type: 'string', minLength: 1, description: 'Path of the file, relative to the workspace root.' },
+      diff: {
+        type: 'string',
+        description:
+          'V4A diff. create_file: the content, each line prefixed with +. update_file: sections of context ' +
+          "(' '), removed ('-') and added ('+') lines, each optionally led by an @@ anchor line. Not used by delete_file.",
+      },
+    },
+    required: ['type', 'path'],
+    additionalProperties: false,
+  };
+
+  return {
+    name: 'apply_patch',
+    description:
+      'Create, update or delete files in the workspace with V4A diffs. Give one operation, or several in ' +
+      '`operations` to apply together: if any fails, none is applied. For update_file, show 3 lines of ' +
+      "context around each change (' ' prefix), removed lines with '-', added lines with '+', and use " +
+      '`@@ <line>` (e.g. `@@ def main():`) to point at the enclosing block when the context is not unique.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        operation: operationSchema,
+        operations: {
+          type: 'array',
+          minItems: 1,
+          items: operationSchema,
+          description: 'Several operations, in order.',
+        },
+      },
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    /**
+     * @param {{ operation?: PatchOperation, operations?: PatchOperation[] }} args
+     * @returns {ToolResult}
+     */
+    handler(args) {
+      if ((args.operation === undefined) === (args.operations === undefined)) {
+        throw fail(
+          'INVALID_INPUT',
+          'Invalid arguments for apply_patch: give exactly one of `operation` or `operations`',
+        );
+      }
+      return apply(args.operation ? [args.operation] : /** @type {PatchOperation[]} */ (args.operations));
+    },
+  };
+}
+
+module.exports = { applyPatchTool, updatedContent, createdContent };
