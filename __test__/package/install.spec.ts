@@ -118,9 +118,12 @@ describe('installed into a fresh project', () => {
 const r = runSync('return n * 2', { data: { n: 21 } });
 const ws = new ZipWorkspace();
 ws.writeFile('a.txt', 'hi');
-console.log(JSON.stringify([r.ok && r.value, ws.readText('a.txt'), require('quickrealm/package.json').version]));`,
+const { workspaceTools } = require('quickrealm/tools');
+const { createContext } = require('quickrealm/tree');
+console.log(JSON.stringify([r.ok && r.value, ws.readText('a.txt'), require('quickrealm/package.json').version,
+  workspaceTools(ws).tools.length > 0, typeof createContext]));`,
     );
-    expect(JSON.parse(node(app, 'main.cjs'))).toEqual([42, 'hi', PKG.version]);
+    expect(JSON.parse(node(app, 'main.cjs'))).toEqual([42, 'hi', PKG.version, true, 'function']);
   });
 
   it('works from ESM', () => {
@@ -128,14 +131,21 @@ console.log(JSON.stringify([r.ok && r.value, ws.readText('a.txt'), require('quic
       join(app, 'main.mjs'),
       `import { run } from 'quickrealm';
 import quickrealm from 'quickrealm';
+import { codeTool } from 'quickrealm/tools';
+import { createContext } from 'quickrealm/tree';
 const r = await run('return [1, 2, 3].map((x) => x * x)');
-console.log(JSON.stringify([r.ok ? r.value : r.error.code, typeof quickrealm.runSync]));`,
+const tool = await codeTool().dispatch('run_js', { code: 'return 1 + 1' });
+console.log(JSON.stringify([r.ok ? r.value : r.error.code, typeof quickrealm.runSync, tool.ok, typeof createContext]));`,
     );
-    expect(JSON.parse(node(app, 'main.mjs'))).toEqual([[1, 4, 9], 'function']);
+    expect(JSON.parse(node(app, 'main.mjs'))).toEqual([[1, 4, 9], 'function', true, 'function']);
   });
 
   const SOURCE = `import { run, type RunResult } from 'quickrealm';
+import { workspaceTools, type ToolResult } from 'quickrealm/tools';
+import { ZipWorkspace } from 'quickrealm';
 async function main(): Promise<void> {
+  const listed: ToolResult = await workspaceTools(new ZipWorkspace()).dispatch('fs_list', { path: '~/' });
+  if (!listed.ok) throw new Error(listed.content);
   const r: RunResult = await run('return 6 * 7');
   // The result is a discriminated union: narrowing on ok gives value or error.
   if (r.ok) console.log(JSON.stringify(r.value));
