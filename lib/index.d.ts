@@ -2,9 +2,15 @@
 
 /** Hard limits for one run. Every field is optional; defaults are shown. */
 export interface Limits {
-  /** Wall clock for the whole run, promise jobs included. Default 5000. */
+  /**
+   * Wall clock for the whole run, promise jobs included.
+   * @defaultValue 5000
+   */
   timeoutMs?: number;
-  /** QuickJS heap cap in bytes. Default 64 MiB (min 1 MiB, max 4 GiB). */
+  /**
+   * QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB.
+   * @defaultValue 64 MiB
+   */
   memoryBytes?: number;
   /**
    * Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,
@@ -12,9 +18,15 @@ export interface Limits {
    * (runSync, live globals) a larger value is clamped.
    */
   stackBytes?: number;
-  /** Cap on emit() output plus captured console text, in bytes. Default 64 KiB. */
+  /**
+   * Cap on emit() output plus captured console text, in bytes.
+   * @defaultValue 64 KiB
+   */
   outputBytes?: number;
-  /** Crossings into the host (membrane reads, writes, calls) a run may make. Default 1,000,000. */
+  /**
+   * Crossings into the host (membrane reads, writes, calls) a run may make.
+   * @defaultValue 1,000,000
+   */
   hostCalls?: number;
   /**
    * A deterministic budget of steps: one per loop iteration (backward jump) and one per function
@@ -130,6 +142,7 @@ export interface RunOptions {
  * const r = await run('return data.items.map((x) => x * 2)', { data: { items: [1, 2] } });
  * if (r.ok) console.log(r.value); // [2, 4]
  * else console.error(r.error.code, r.error.message, r.error.frame);
+ * @throws never for the guest; a result with `ok: false` and code `INVALID_INPUT` for bad options.
  */
 export function run(source: string, options?: RunOptions): Promise<RunResult>;
 
@@ -139,6 +152,7 @@ export function run(source: string, options?: RunOptions): Promise<RunResult>;
  * @example
  * const r = runSync('emit(read_input().toUpperCase())', { input: 'hi' });
  * r.ok && r.output; // 'HI'
+ * @throws never for the guest; a result with `ok: false` and code `INVALID_INPUT` for bad options.
  */
 export function runSync(source: string, options?: RunOptions): RunResult;
 
@@ -218,6 +232,11 @@ export interface SandboxEditExecutor<TSchema = unknown> {
  * A drop-in replacement for the SES edit executor, with a separate heap and hard limits. Bad
  * options throw here (TypeError or RangeError, code INVALID_INPUT), as does a missing
  * `@fluidframework/tree` when no `createContext` is given.
+ * @throws {TypeError | RangeError} with `code: 'INVALID_INPUT'` for unknown or bad options.
+ * @example
+ * const executor = createSandboxExecutor({ limits: { timeoutMs: 2_000 } });
+ * const outcome = await executor.run(view, 'context.root.items.insertAtEnd(context.create.Item({ name: "x" }))');
+ * if (outcome.type === 'editingError') console.log(outcome.message);
  */
 export function createSandboxExecutor<TSchema = unknown>(
   options?: SandboxExecutorOptions,
@@ -256,13 +275,25 @@ export interface WorkspaceError extends Error {
 
 /** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
 export interface ZipLimits {
-  /** Most entries, history files included. Default 10000. */
+  /**
+   * Most entries, history files included.
+   * @defaultValue 10000
+   */
   maxEntries?: number;
-  /** Largest uncompressed entry in bytes. Default 64 MiB. */
+  /**
+   * Largest uncompressed entry in bytes.
+   * @defaultValue 64 MiB
+   */
   maxEntryBytes?: number;
-  /** Largest uncompressed total in bytes. Default 256 MiB. */
+  /**
+   * Largest uncompressed total in bytes.
+   * @defaultValue 256 MiB
+   */
   maxTotalBytes?: number;
-  /** Largest uncompressed/compressed ratio for entries above 1 MiB. Default 200. */
+  /**
+   * Largest uncompressed/compressed ratio for entries above 1 MiB.
+   * @defaultValue 200
+   */
   maxRatio?: number;
 }
 
@@ -325,11 +356,20 @@ export interface WorkspaceSearchResult {
 }
 
 export interface WorkspaceSearchOptions {
-  /** Folder or file to search. Default '~' (everything). */
+  /**
+   * Folder or file to search. Range: everything.
+   * @defaultValue '~'
+   */
   path?: string;
-  /** Lines of context around each hit, 0-100. Default 0. */
+  /**
+   * Lines of context around each hit, 0-100.
+   * @defaultValue 0
+   */
   context?: number;
-  /** Most hits returned, 1-10000. Default 100. */
+  /**
+   * Most hits returned, 1-10000.
+   * @defaultValue 100
+   */
   maxResults?: number;
 }
 
@@ -356,9 +396,17 @@ export interface WorkspaceHistoryEntry {
 export declare class ZipWorkspace {
   /** An empty workspace. */
   constructor();
-  /** Imports an archive (files, folders and history), treating it as hostile. */
+  /**
+   * Imports an archive (files, folders and history), treating it as hostile.
+   * @throws {WorkspaceError} `ZIP_INVALID` for a malformed or unsafe archive, `ZIP_LIMIT` past a limit.
+   * @example
+   * const ws = ZipWorkspace.fromZip(readFileSync('project.zip'), { maxEntries: 500 });
+   */
   static fromZip(bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null): ZipWorkspace;
-  /** Reads an archive from the host file system and imports it. */
+  /**
+   * Reads an archive from the host file system and imports it.
+   * @throws {WorkspaceError} `IO` when the file cannot be read, then as {@link ZipWorkspace.fromZip}.
+   */
   static open(hostPath: string, limits?: ZipLimits | null): ZipWorkspace;
   /**
    * How a workspace path is shown to people and models: `~/src/a.js` (the root is `~/`). Takes
