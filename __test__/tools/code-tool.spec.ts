@@ -1,6 +1,6 @@
 // run_js: the code tool's answers, limits, workspace access and cancellation.
 import { describe, expect, it } from 'vitest';
-import { codeTool, type RunResult, ZipWorkspace } from '../../lib/index.js';
+import { codeTool, type RunResult, workspaceTools, ZipWorkspace } from '../../lib/index.js';
 
 describe('codeTool', () => {
   it('is one tool, run_js, taking { code }, not read-only', () => {
@@ -78,5 +78,46 @@ describe('codeTool', () => {
     expect((await set.dispatch('run_js', { code: '' })).content).toMatch(/code must not be empty/);
     expect(() => codeTool({ limit: {} } as never)).toThrow(/unknown codeTool\(\) option 'limit'/);
     expect(() => codeTool({ workspace: {} } as never)).toThrow(/ZipWorkspace/);
+  });
+});
+
+describe('codeTool with tools: many tool calls from one script', () => {
+  it('lists the tools in its description and lets the code call them, with their answers', async () => {
+    const ws = new ZipWorkspace();
+    const code = codeTool({ tools: workspaceTools(ws) });
+    const runJs = code.tools[0]!;
+    expect(runJs.description).toContain('tools.fs_write({ path, content');
+    expect(runJs.description).toContain('tools.fs_read({ path })');
+    expect(runJs.annotations.destructiveHint).toBe(true);
+    const r = await code.dispatch('run_js', {
+      code: `for (const name of ['a', 'b', 'c']) {
+        const w = await tools.fs_write({ path: name + '.txt', content: name.toUpperCase() });
+        if (!w.ok) throw new Error(w.content);
+      }
+      const read = await tools.fs_read({ path: 'b.txt' });
+      const missing = await tools.fs_read({ path: 'nope.txt' });
+      return [read.ok, read.content, missing.ok, missing.code];`,
+    });
+    expect(r.ok, r.content).toBe(true);
+    expect((r.data as RunResult).ok && (r.data as { value: unknown }).value).toEqual([true, 'B', false, 'NOT_FOUND']);
+    expect(ws.readText('a.txt') + ws.readText('c.txt')).toBe('AC');
+    expect(ws.history(10)).toHaveLength(3);
+  });
+
+  it('offers only the given tools, and checks their arguments as dispatch does', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('x.txt', 'x');
+    const code = codeTool({ tools: workspaceTools(ws, { readOnly: true }) });
+    const r = await code.dispatch('run_js', {
+      code: `const bad = await tools.fs_read({ path: 42 });
+      try { tools.fs_write = () => ({ ok: true }) } catch {}
+      return [typeof tools.fs_write, typeof tools.fs_read, bad.ok, bad.code, Object.keys(tools).length > 0];`,
+    });
+    expect((r.data as { value: unknown }).value).toEqual(['undefined', 'function', false, 'INVALID_INPUT', true]);
+    expect(ws.readText('x.txt')).toBe('x');
+  });
+
+  it('refuses something that is not a tool set', () => {
+    expect(() => codeTool({ tools: {} as never })).toThrow(/codeTool\(\) tools takes a tool set/);
   });
 });

@@ -6,7 +6,7 @@
 const { inspect } = require('node:util');
 const { formatForModel, invalidInput } = require('../errors.js');
 const { run } = require('../run.js');
-const { clip, createToolSet, isPlainObject } = require('./toolset.js');
+const { checkToolSet, clip, createToolSet, isPlainObject } = require('./toolset.js');
 
 /**
  * @typedef {import('./index.js').ToolSet} ToolSet
@@ -26,6 +26,41 @@ const WORKSPACE_NOTE =
   ' The workspace files are reachable through the `fs` and `path` globals (synchronous, ' +
   "Node-style: fs.readFileSync('src/a.js', 'utf8'), fs.writeFileSync(...)); the run's file " +
   'changes are kept only if it succeeds.';
+
+/**
+ * The note that lists the tools a script may call through the `tools` global.
+ * @param {ToolSet} set
+ */
+function toolsNote(set) {
+  const lines = set.tools.map((t) => {
+    const schema = /** @type {{ properties?: Record<string, unknown>, required?: string[] }} */ (t.inputSchema);
+    const required = new Set(schema.required ?? []);
+    const params = Object.keys(schema.properties ?? {})
+      .map((k) => (required.has(k) ? k : `${k}?`))
+      .join(', ');
+    const summary = t.description.split(/(?<=\.)\s/)[0];
+    return `- tools.${t.name}({ ${params} }): ${summary}`;
+  });
+  return (
+    ' The code can call these tools, as many times as it needs, through the `tools` global; each ' +
+    'returns a promise of { ok, content, data?, code? } (it never throws for a failed call, check ok):\n' +
+    lines.join('\n')
+  );
+}
+
+/**
+ * The `tools` global of a script: one async function per tool of `set`.
+ * @param {ToolSet} set
+ * @param {AbortSignal | undefined} signal
+ */
+function bindTools(set, signal) {
+  /** @type {Record<string, (args?: unknown) => Promise<ToolResult>>} */
+  const bound = {};
+  for (const { name } of set.tools) {
+    bound[name] = (args) => set.dispatch(name, args ?? {}, signal === undefined ? {} : { signal });
+  }
+  return Object.freeze(bound);
+}
 
 /** Hints for the failures a model can do something about. */
 const HINTS = {
@@ -84,18 +119,21 @@ const isWorkspace = (v) =>
 
 /**
  * A tool set with one tool, `run_js`, that runs `{ code }` with `run()` under `limits`, with
- * the files of `workspace` when one is given.
+ * the files of `workspace` when one is given, and with `tools` (another tool set) callable from
+ * the code as `await tools.<name>(args)`: one call of run_js can make many tool calls (the
+ * code-mode pattern).
  * @param {CodeToolOptions} [options]
  * @returns {ToolSet}
  */
 function codeTool(options = {}) {
   if (!isPlainObject(options)) throw invalidInput('codeTool() options must be an object');
   for (const key of Object.keys(options)) {
-    if (key !== 'limits' && key !== 'workspace') {
-      throw invalidInput(`unknown codeTool() option '${key}' (expected: limits, workspace)`);
+    if (key !== 'limits' && key !== 'workspace' && key !== 'tools') {
+      throw invalidInput(`unknown codeTool() option '${key}' (expected: limits, workspace, tools)`);
     }
   }
-  const { limits, workspace } = options;
+  const { limits, workspace, tools } = options;
+  if (tools !== undefined) checkToolSet(tools, 'codeTool() tools');
   if (limits !== undefined && !isPlainObject(limits)) throw invalidInput('codeTool() limits must be an object');
   if (workspace !== undefined && !isWorkspace(workspace))
     throw invalidInput('codeTool() workspace must be a ZipWorkspace');
@@ -103,7 +141,8 @@ function codeTool(options = {}) {
     [
       {
         name: 'run_js',
-        description: workspace ? DESCRIPTION + WORKSPACE_NOTE : DESCRIPTION,
+        description:
+          (workspace ? DESCRIPTION + WORKSPACE_NOTE : DESCRIPTION) + (tools === undefined ? '' : toolsNote(tools)),
         inputSchema: {
           type: 'object',
           properties: {
@@ -116,7 +155,12 @@ function codeTool(options = {}) {
           required: ['code'],
           additionalProperties: false,
         },
-        annotations: { readOnlyHint: false, destructiveHint: workspace !== undefined, idempotentHint: false },
+        annotations: {
+          readOnlyHint: false,
+          destructiveHint:
+            workspace !== undefined || (tools?.tools.some((t) => t.annotations.destructiveHint) ?? false),
+          idempotentHint: false,
+        },
         /**
          * @param {Record<string, unknown>} args
          * @param {{ signal?: AbortSignal }} context
@@ -127,6 +171,7 @@ function codeTool(options = {}) {
           if (limits !== undefined) runOptions.limits = limits;
           if (workspace !== undefined) runOptions.workspace = workspace;
           if (signal !== undefined) runOptions.signal = signal;
+          if (tools !== undefined) runOptions.globals = { tools: bindTools(tools, signal) };
           return describeRun(await run(/** @type {string} */ (args.code), runOptions));
         },
       },

@@ -201,6 +201,17 @@ export interface CodeToolOptions {
   limits?: Limits;
   /** Gives the code this workspace's files (`fs` and `path` globals); writes kept on success. */
   workspace?: ZipWorkspace;
+  /**
+   * Tools the code may call as `await tools.<name>(args)`, each resolving to the tool's
+   * {@link ToolResult} (never throwing for a failed call): one run_js call can make many tool
+   * calls. The run_js description lists them with their parameters.
+   * @example
+   * const code = codeTool({ tools: workspaceTools(ws) });
+   * await code.dispatch('run_js', {
+   *   code: "for (const f of ['a', 'b']) await tools.fs_write({ path: f + '.txt', content: f }); return 'done'",
+   * });
+   */
+  tools?: ToolSet;
 }
 
 /**
