@@ -118,9 +118,21 @@ export interface ToolDefinitionInput {
   handler(args: Record<string, unknown>, context: ToolContext): string | ToolResult | Promise<string | ToolResult>;
 }
 
+/**
+ * Writes a failure's `content` from its code, message and hint (null when there is none).
+ * The default reads `ERROR CODE: message` plus `Hint: ...` on its own line.
+ */
+export type FailureFormat = (code: string, message: string, hint: string | null) => string;
+
 export interface ToolSetOptions {
   /** A hint line added to failures with that code, e.g. `{ NOT_FOUND: 'List the folder first.' }`. */
   hints?: Record<string, string | null>;
+  /**
+   * How every failure of the set reads, its own (bad arguments, unknown tool) and the handlers'
+   * (for tools that answer as another vendor's tool does, e.g. `(code, message) => 'Error: ' + message`).
+   * `code` stays on the result either way.
+   */
+  formatFailure?: FailureFormat;
 }
 
 /** Which tools of a set to offer. Unknown keys and unknown tool names throw INVALID_INPUT. */

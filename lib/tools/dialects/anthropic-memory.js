@@ -16,15 +16,15 @@
 // - `rename` of a folder into itself is refused.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail } = require('./toolset.js');
+const { changed, fail } = require('../toolset.js');
 const { linesOf, occurrenceLines, lineEnding } = require('./text.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolResult} ToolResult
  */
 
 const ROOT = '/memories';
@@ -141,7 +141,7 @@ function memoryTool(ws) {
     const wsPath = toWorkspacePath(memoryPath);
     if (kindOf(wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
     const historyId = ws.writeFile(wsPath, fileText);
-    return { ok: true, content: `File created successfully at: ${memoryPath}`, data: { historyId } };
+    return changed(`File created successfully at: ${memoryPath}`, historyId);
   }
 
   /**
@@ -168,14 +168,13 @@ function memoryTool(ws) {
     const updated = text.replace(oldStr, () => newStr);
     const historyId = ws.writeFile(wsPath, updated);
     const lines = linesOf(updated);
-    const changed = starts[0] - 1;
-    const from = Math.max(0, changed - 2);
-    const to = Math.min(lines.length, changed + 3 + (newStr.split('\n').length - 1));
-    return {
-      ok: true,
-      content: `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${numbered(lines.slice(from, to), from + 1)}`,
-      data: { historyId },
-    };
+    const changedLine = starts[0] - 1;
+    const from = Math.max(0, changedLine - 2);
+    const to = Math.min(lines.length, changedLine + 3 + (newStr.split('\n').length - 1));
+    return changed(
+      `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${numbered(lines.slice(from, to), from + 1)}`,
+      historyId,
+    );
   }
 
   /**
@@ -198,7 +197,7 @@ function memoryTool(ws) {
     const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
     const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
     const historyId = ws.writeFile(wsPath, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
-    return { ok: true, content: `The file ${memoryPath} has been edited.`, data: { historyId } };
+    return changed(`The file ${memoryPath} has been edited.`, historyId);
   }
 
   /**
@@ -210,7 +209,7 @@ function memoryTool(ws) {
     if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
     if (kindOf(wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
     const historyId = ws.delete(wsPath, { recursive: true });
-    return { ok: true, content: `Successfully deleted ${memoryPath}`, data: { historyId } };
+    return changed(`Successfully deleted ${memoryPath}`, historyId);
   }
 
   /**
@@ -229,7 +228,7 @@ function memoryTool(ws) {
       throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
     }
     const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return { ok: true, content: `Successfully renamed ${oldPath} to ${newPath}`, data: { historyId } };
+    return changed(`Successfully renamed ${oldPath} to ${newPath}`, historyId);
   }
 
   return {

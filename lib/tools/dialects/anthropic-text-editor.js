@@ -18,15 +18,15 @@
 //   further back. If the file did not exist before that edit, undo_edit deletes it.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail } = require('./toolset.js');
+const { changed, fail } = require('../toolset.js');
 const { linesOf, catN, occurrenceLines, lineEnding } = require('./text.js');
 const { walk } = require('./listing.js');
 const { contentBeforeLastChange, entryPath } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolResult} ToolResult
  */
 
 const TOOL_NAME = 'str_replace_based_edit_tool';
@@ -191,13 +191,11 @@ function textEditorTool(ws) {
     const first = Math.max(0, changedLine - SNIPPET_LINES);
     const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
     const snippet = linesOf(updated).slice(first, last + 1);
-    return {
-      ok: true,
-      content:
-        `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
+    return changed(
+      `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
         'Review the changes and make sure they are as expected. Edit the file again if necessary.',
-      data: { historyId },
-    };
+      historyId,
+    );
   }
 
   /**
@@ -226,15 +224,13 @@ function textEditorTool(ws) {
       ...added,
       ...lines.slice(insertLine, insertLine + SNIPPET_LINES),
     ];
-    return {
-      ok: true,
-      content:
-        `The file ${shown} has been edited. ` +
+    return changed(
+      `The file ${shown} has been edited. ` +
         catOutput(snippet, 'a snippet of the edited file', Math.max(1, insertLine - SNIPPET_LINES + 1)) +
         'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). ' +
         'Edit the file again if necessary.',
-      data: { historyId },
-    };
+      historyId,
+    );
   }
 
   /**
@@ -267,21 +263,16 @@ function textEditorTool(ws) {
       const historyId = ws.exists(path) ? ws.delete(path) : null;
       if (historyId === null) undoneInPlace.add(entryId);
       else undoneBy.set(historyId, entryId);
-      return {
-        ok: true,
-        content: `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
-        data: { historyId },
-      };
+      return changed(
+        `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
+        historyId,
+      );
     }
     const historyId = ws.writeFile(path, before);
     if (historyId === null) undoneInPlace.add(entryId);
     else undoneBy.set(historyId, entryId);
     const text = before.toString('utf8');
-    return {
-      ok: true,
-      content: `Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`,
-      data: { historyId },
-    };
+    return changed(`Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`, historyId);
   }
 
   return {
@@ -339,7 +330,7 @@ function textEditorTool(ws) {
             throw fail('INVALID_INPUT', 'Parameter `file_text` is required for command: create');
           }
           const historyId = ws.writeFile(path, args.file_text);
-          return { ok: true, content: `File created successfully at: ${shown}`, data: { historyId } };
+          return changed(`File created successfully at: ${shown}`, historyId);
         }
         case 'str_replace':
           if (args.old_str === undefined) {
