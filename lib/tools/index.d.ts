@@ -237,6 +237,36 @@ export interface CodeToolOptions {
  */
 export function codeTool(options?: CodeToolOptions): ToolSet;
 
+// ---- editor dialects ------------------------------------------------------------------
+
+/** The editor dialects {@link editorTools} offers. */
+export type EditorDialect = 'anthropic-text-editor' | 'anthropic-memory' | 'openai-apply-patch' | 'mcp-filesystem';
+
+export interface EditorToolsOptions {
+  dialect: EditorDialect;
+}
+
+/**
+ * The tools of one editor dialect over `ws`, answering as the vendor's tool does:
+ * - `anthropic-text-editor`: `str_replace_based_edit_tool` (view, create, str_replace, insert, undo_edit);
+ * - `anthropic-memory`: `memory` (view, create, str_replace, insert, delete, rename) confined to `/memories`;
+ * - `openai-apply-patch`: `apply_patch` with `{ operation }` or `{ operations }` of V4A diffs, all or nothing;
+ * - `mcp-filesystem`: the reference MCP filesystem server's tools (all but `read_media_file`).
+ *
+ * A failure's `content` is the vendor's wording (`Error: <message>` for the memory tool, the
+ * message alone for the others) rather than `ERROR CODE: ...`; its stable `code` (INVALID_INPUT,
+ * UNKNOWN_TOOL, NOT_FOUND, EXISTS, NO_MATCH, AMBIGUOUS_MATCH, RANGE, PATCH_MISMATCH, ...) is on
+ * the result as for every ToolSet. Every mutating call records exactly one history entry of `ws`
+ * and puts its id in `data.historyId` (null when nothing changed), so `ws.undo()` takes it back
+ * whichever dialect made it. Convert the set like any other (`toOpenAITools`, `toAnthropicTools`,
+ * `toAISDKTools`, `createMcpServer`), or combine it with {@link workspaceTools}.
+ * @throws {TypeError} with `code: 'INVALID_INPUT'` for a missing workspace, an unknown dialect or option.
+ * @example
+ * const { tools, dispatch } = editorTools(ws, { dialect: 'anthropic-text-editor' });
+ * const r = await dispatch('str_replace_based_edit_tool', { command: 'view', path: '/src/app.js' });
+ */
+export function editorTools(ws: ZipWorkspace, options: EditorToolsOptions): ToolSet;
+
 // ---- OpenAI ---------------------------------------------------------------------------
 
 /** A Chat Completions function tool (assignable to the openai package's `ChatCompletionTool`). */
