@@ -1,5 +1,6 @@
-// `quickrealm mcp --zip <file>` as an MCP client sees it: spawned over stdio, the zip saved after
-// each successful change and only then, guest console output kept off the JSON-RPC stream.
+// `quickrealm mcp --zip <file> [--dialect <name>]` as an MCP client sees it: spawned over stdio,
+// the zip saved after each successful change (through the workspace tools, run_js or a dialect)
+// and only then, guest console output kept off the JSON-RPC stream.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
