@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { combinePreferring } from '../../lib/cli/mcp.js';
 import { createToolSet, workspaceTools, ZipWorkspace } from '../../lib/index.js';
+import { textOf } from './mcp-client.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'quickrealm.js');
@@ -35,8 +36,20 @@ async function start(zip: string, ...more: string[]) {
   return client;
 }
 
-const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
-  (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
+/** What the server offers without --dialect, in order. */
+const SERVER_TOOLS = [
+  'fs_read',
+  'fs_read_lines',
+  'fs_write',
+  'fs_patch_lines',
+  'fs_list',
+  'fs_stat',
+  'fs_mkdir',
+  'fs_delete',
+  'fs_search',
+  'js_exec',
+  'run_js',
+];
 
 describe('quickrealm mcp', () => {
   it('serves a new workspace and saves the zip after each successful change', async () => {
@@ -44,19 +57,7 @@ describe('quickrealm mcp', () => {
     const zip = join(dir, 'work.zip');
     const c = await start(zip);
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      'fs_read',
-      'fs_read_lines',
-      'fs_write',
-      'fs_patch_lines',
-      'fs_list',
-      'fs_stat',
-      'fs_mkdir',
-      'fs_delete',
-      'fs_search',
-      'js_exec',
-      'run_js',
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(SERVER_TOOLS);
     expect(existsSync(zip)).toBe(false);
 
     const written = await c.callTool({
@@ -174,20 +175,7 @@ describe('quickrealm mcp', () => {
     const zip = join(dir, 'edit.zip');
     const c = await start(zip, '--dialect', 'anthropic-text-editor');
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      'fs_read',
-      'fs_read_lines',
-      'fs_write',
-      'fs_patch_lines',
-      'fs_list',
-      'fs_stat',
-      'fs_mkdir',
-      'fs_delete',
-      'fs_search',
-      'js_exec',
-      'run_js',
-      'str_replace_based_edit_tool',
-    ]);
+    expect(tools.map((t) => t.name)).toEqual([...SERVER_TOOLS, 'str_replace_based_edit_tool']);
     const edit = (args: Record<string, unknown>) =>
       c.callTool({ name: 'str_replace_based_edit_tool', arguments: args });
 

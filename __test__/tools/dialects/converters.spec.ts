@@ -1,8 +1,6 @@
 // Editor dialect tool sets through every converter: their schemas as OpenAI (strict included),
 // Anthropic, AI SDK and MCP tools, and one call per dialect made end to end through a converter.
 import type Anthropic from '@anthropic-ai/sdk';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import OpenAI from 'openai';
@@ -21,7 +19,8 @@ import {
   ZipWorkspace,
 } from '../../../lib/index.js';
 import * as toolsEntry from '../../../lib/tools/index.js';
-import { type FakeApi, startFakeApi } from '../fake-api.js';
+import { chatCompletion, type FakeApi, startFakeApi } from '../fake-api.js';
+import { connect, textOf } from '../mcp-client.js';
 import { nullable, strictProblems } from '../strict-rules.js';
 
 const ALL: EditorDialect[] = ['anthropic-text-editor', 'anthropic-memory', 'openai-apply-patch', 'mcp-filesystem'];
@@ -32,17 +31,7 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function connect(set: ToolSet) {
-  const server = createMcpServer(set, { name: 'editor', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
-
-const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
-  (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
+const serve = (set: ToolSet) => connect(createMcpServer(set, { name: 'editor', version: '1.0.0' }));
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -86,7 +75,7 @@ describe.each(ALL)('%s through the converters', (dialect) => {
   });
 
   it('MCP: every tool with its schema and annotations', async () => {
-    const client = await connect(set);
+    const client = await serve(set);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(set.tools.map((t) => t.name));
     for (const [i, t] of tools.entries()) {
@@ -183,15 +172,6 @@ describe('one call per dialect, end to end', () => {
     ws.writeFile('a.txt', 'one\ntwo\n');
     const set = editorTools(ws, { dialect: 'openai-apply-patch' });
     const tools: ChatCompletionTool[] = toOpenAITools(set, { api: 'chat', strict: true });
-    const completion = (message: object, finish: string) => ({
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      created: 0,
-      model: 'test-model',
-      choices: [
-        { index: 0, finish_reason: finish, logprobs: null, message: { role: 'assistant', refusal: null, ...message } },
-      ],
-    });
     const args = {
       operation: { type: 'update_file', path: 'a.txt', diff: ' one\n-two\n+three\n' },
       operations: null,
@@ -199,7 +179,7 @@ describe('one call per dialect, end to end', () => {
     api = await startFakeApi([
       (body) => {
         expect(body.tools[0].function).toMatchObject({ name: 'apply_patch', strict: true });
-        return completion(
+        return chatCompletion(
           {
             content: null,
             tool_calls: [
@@ -211,7 +191,7 @@ describe('one call per dialect, end to end', () => {
       },
       (body) => {
         expect(body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'Updated a.txt' });
-        return completion({ content: 'patched' }, 'stop');
+        return chatCompletion({ content: 'patched' }, 'stop');
       },
     ]);
     const client = new OpenAI({ apiKey: 'test', baseURL: `${api.baseURL}/v1`, maxRetries: 0 });
@@ -233,7 +213,7 @@ describe('one call per dialect, end to end', () => {
   it('mcp-filesystem through createMcpServer and the MCP client', async () => {
     const ws = new ZipWorkspace();
     ws.writeFile('src/a.js', 'let x = 1;\n');
-    const client = await connect(editorTools(ws, { dialect: 'mcp-filesystem' }));
+    const client = await serve(editorTools(ws, { dialect: 'mcp-filesystem' }));
     const edited = await client.callTool({
       name: 'edit_file',
       arguments: { path: '/src/a.js', edits: [{ oldText: 'let x = 1;', newText: 'const x = 1;' }] },

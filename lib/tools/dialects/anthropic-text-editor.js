@@ -19,7 +19,7 @@
 
 const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail } = require('../toolset.js');
-const { linesOf, catN, occurrenceLines, lineEnding } = require('./text.js');
+const { linesOf, catN, uniqueOccurrence, insertAfterLine } = require('./text.js');
 const { walk } = require('./listing.js');
 const { contentBeforeLastChange, entryPath } = require('./history.js');
 
@@ -46,7 +46,7 @@ const shownPath = (path) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
 const pyList = (numbers) => `[${numbers.join(', ')}]`;
 
 /** @param {string} text */
-function clip(text) {
+function clipView(text) {
   if (text.length <= MAX_VIEW_CHARS) return text;
   const cut = text.lastIndexOf('\n', MAX_VIEW_CHARS);
   return `${text.slice(0, cut > 0 ? cut : MAX_VIEW_CHARS)}\n${CLIPPED_NOTE}`;
@@ -58,7 +58,7 @@ function clip(text) {
  * @param {number} first
  */
 const catOutput = (lines, descriptor, first) =>
-  `Here's the result of running \`cat -n\` on ${descriptor}:\n${clip(catN(lines, first))}\n`;
+  `Here's the result of running \`cat -n\` on ${descriptor}:\n${clipView(catN(lines, first))}\n`;
 
 /**
  * @param {Workspace} ws
@@ -172,22 +172,10 @@ function textEditorTool(ws) {
   function strReplace(path, shown, oldStr, newStr) {
     if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
     const text = readText(path, shown);
-    const starts = occurrenceLines(text, oldStr);
-    if (starts.length === 0) {
-      throw fail(
-        'NO_MATCH',
-        `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${shown}.`,
-      );
-    }
-    if (starts.length > 1) {
-      throw fail(
-        'AMBIGUOUS_MATCH',
-        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines ${pyList([...new Set(starts)])}. Please ensure it is unique`,
-      );
-    }
+    const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
     const updated = text.replace(oldStr, () => newStr);
     const historyId = ws.writeFile(path, updated);
-    const changedLine = starts[0] - 1;
+    const changedLine = line - 1;
     const first = Math.max(0, changedLine - SNIPPET_LINES);
     const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
     const snippet = linesOf(updated).slice(first, last + 1);
@@ -206,19 +194,8 @@ function textEditorTool(ws) {
    * @returns {ToolResult}
    */
   function insert(path, shown, insertLine, insertText) {
-    const text = readText(path, shown);
-    const eol = lineEnding(text);
-    const lines = eol === '\r\n' ? linesOf(text.replace(/\r\n/g, '\n')) : linesOf(text);
-    if (insertLine < 0 || insertLine > lines.length) {
-      throw fail(
-        'RANGE',
-        `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: ${pyList([0, lines.length])}`,
-      );
-    }
-    const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
-    const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
-    const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
-    const historyId = ws.writeFile(path, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
+    const { updated, lines, added } = insertAfterLine(readText(path, shown), insertLine, insertText);
+    const historyId = ws.writeFile(path, updated);
     const snippet = [
       ...lines.slice(Math.max(0, insertLine - SNIPPET_LINES), insertLine),
       ...added,
