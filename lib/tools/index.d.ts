@@ -54,7 +54,8 @@ export interface ToolAnnotations {
 
 /**
  * What a tool call gives back. `content` is compact text for the model; failures read
- * `ERROR CODE: message` plus a hint line, with `code` set. `data` is for the host only (never
+ * `ERROR CODE: message` plus a hint line (or as the set's `formatFailure` writes them: the
+ * editor dialects use their vendors' wording), with `code` set. `data` is for the host only (never
  * sent to a model by the converters).
  */
 export interface ToolResult {

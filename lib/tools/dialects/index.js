@@ -15,7 +15,7 @@ const { filesystemTools } = require('./mcp-filesystem.js');
 /**
  * @typedef {import('../../index.js').ZipWorkspace} ZipWorkspace
  * @typedef {import('../index.js').ToolSet} ToolSet
- * @typedef {'anthropic-text-editor' | 'anthropic-memory' | 'openai-apply-patch' | 'mcp-filesystem'} EditorDialect
+ * @typedef {import('../index.js').EditorDialect} EditorDialect
  */
 
 /**
