@@ -2,7 +2,10 @@
 // The neutral tool form and the one place where a model's tool call is checked: arguments are
 // parsed (object or JSON string), optional fields sent as null are dropped, the result is
 // validated with Ajv against the tool's JSON Schema, and the handler's answer or failure becomes
-// a ToolResult. Nothing here throws or rejects for anything a model sends.
+// a ToolResult. Nothing here throws or rejects for anything a model sends. Every tool set uses it,
+// the editor dialects included: a handler throws `fail(code, message)` for a failure it means,
+// and a set's `formatFailure` decides how failures read (`ERROR CODE: message` plus a hint by
+// default, a vendor's own wording for the dialects).
 
 const Ajv = require('ajv').default;
 const { invalidInput } = require('../errors.js');
