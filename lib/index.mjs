@@ -15,6 +15,7 @@ export const {
   combineToolSets,
   workspaceTools,
   codeTool,
+  editorTools,
   toOpenAITools,
   toOpenAIToolMessage,
   toStrictJsonSchema,

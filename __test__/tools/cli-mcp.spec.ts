@@ -1,5 +1,6 @@
-// `quickrealm mcp --zip <file>` as an MCP client sees it: spawned over stdio, the zip saved after
-// each successful change and only then, guest console output kept off the JSON-RPC stream.
+// `quickrealm mcp --zip <file> [--dialect <name>]` as an MCP client sees it: spawned over stdio,
+// the zip saved after each successful change (through the workspace tools, run_js or a dialect)
+// and only then, guest console output kept off the JSON-RPC stream.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ZipWorkspace } from '../../lib/index.js';
+import { combinePreferring } from '../../lib/cli/mcp.js';
+import { createToolSet, workspaceTools, ZipWorkspace } from '../../lib/index.js';
+import { textOf } from './mcp-client.js';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'quickrealm.js');
@@ -21,10 +24,10 @@ afterEach(async () => {
   dir = undefined;
 });
 
-async function start(zip: string) {
+async function start(zip: string, ...more: string[]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--zip', zip],
+    args: [BIN, 'mcp', '--zip', zip, ...more],
     cwd: ROOT,
     stderr: 'pipe',
   });
@@ -33,8 +36,20 @@ async function start(zip: string) {
   return client;
 }
 
-const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
-  (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
+/** What the server offers without --dialect, in order. */
+const SERVER_TOOLS = [
+  'fs_read',
+  'fs_read_lines',
+  'fs_write',
+  'fs_patch_lines',
+  'fs_list',
+  'fs_stat',
+  'fs_mkdir',
+  'fs_delete',
+  'fs_search',
+  'js_exec',
+  'run_js',
+];
 
 describe('quickrealm mcp', () => {
   it('serves a new workspace and saves the zip after each successful change', async () => {
@@ -42,19 +57,7 @@ describe('quickrealm mcp', () => {
     const zip = join(dir, 'work.zip');
     const c = await start(zip);
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name)).toEqual([
-      'fs_read',
-      'fs_read_lines',
-      'fs_write',
-      'fs_patch_lines',
-      'fs_list',
-      'fs_stat',
-      'fs_mkdir',
-      'fs_delete',
-      'fs_search',
-      'js_exec',
-      'run_js',
-    ]);
+    expect(tools.map((t) => t.name)).toEqual(SERVER_TOOLS);
     expect(existsSync(zip)).toBe(false);
 
     const written = await c.callTool({
@@ -167,19 +170,90 @@ describe('quickrealm mcp', () => {
     }
   });
 
-  it.skipIf(existsSync(join(ROOT, 'lib', 'tools', 'dialects', 'index.js')))(
-    '--dialect explains that this build has no editor dialects',
-    () => {
-      const r = spawnSync(
-        process.execPath,
-        [BIN, 'mcp', '--zip', join(tmpdir(), 'x.zip'), '--dialect', 'mcp-filesystem'],
-        {
-          encoding: 'utf8',
-          input: '',
-        },
-      );
-      expect(r.status).toBe(2);
-      expect(r.stderr).toMatch(/--dialect needs the editor dialects/);
-    },
-  );
+  it('--dialect anthropic-text-editor: edits and undo_edit through the dialect are saved', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const zip = join(dir, 'edit.zip');
+    const c = await start(zip, '--dialect', 'anthropic-text-editor');
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name)).toEqual([...SERVER_TOOLS, 'str_replace_based_edit_tool']);
+    const edit = (args: Record<string, unknown>) =>
+      c.callTool({ name: 'str_replace_based_edit_tool', arguments: args });
+
+    const created = await edit({ command: 'create', path: '/app.py', file_text: 'print("hi")\n' });
+    expect(textOf(created)).toBe('File created successfully at: /app.py');
+    expect(ZipWorkspace.open(zip).readText('app.py')).toBe('print("hi")\n');
+
+    const replaced = await edit({ command: 'str_replace', path: '/app.py', old_str: 'hi', new_str: 'bye' });
+    expect(replaced.isError).toBe(false);
+    expect(ZipWorkspace.open(zip).readText('app.py')).toBe('print("bye")\n');
+
+    // A failed edit does not save.
+    rmSync(zip);
+    const missed = await edit({ command: 'str_replace', path: '/app.py', old_str: 'nope', new_str: 'x' });
+    expect(missed.isError).toBe(true);
+    expect(textOf(missed)).toBe('No replacement was performed, old_str `nope` did not appear verbatim in /app.py.');
+    expect(existsSync(zip)).toBe(false);
+
+    const undone = await edit({ command: 'undo_edit', path: '/app.py' });
+    expect(textOf(undone)).toMatch(/^Last edit to \/app\.py undone successfully\./);
+    const saved = ZipWorkspace.open(zip);
+    expect(saved.readText('app.py')).toBe('print("hi")\n');
+    // The workspace tools see the dialect's changes: one workspace, one history.
+    expect(textOf(await c.callTool({ name: 'fs_read', arguments: { path: 'app.py' } }))).toBe('print("hi")\n');
+    expect(saved.history().length).toBe(3);
+  });
+
+  it('--dialect mcp-filesystem: an edit is saved; a call that changed nothing does not save', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const zip = join(dir, 'fs.zip');
+    const ws = new ZipWorkspace();
+    ws.writeFile('src/a.js', 'let x = 1;\n');
+    ws.save(zip);
+    const c = await start(zip, '--dialect', 'mcp-filesystem');
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('edit_file');
+    expect(names).toContain('fs_write');
+    const edited = await c.callTool({
+      name: 'edit_file',
+      arguments: { path: '/src/a.js', edits: [{ oldText: 'let', newText: 'const' }] },
+    });
+    expect(edited.isError).toBe(false);
+    expect(ZipWorkspace.open(zip).readText('src/a.js')).toBe('const x = 1;\n');
+
+    rmSync(zip);
+    const same = await c.callTool({ name: 'move_file', arguments: { source: '/src/a.js', destination: '/src/a.js' } });
+    expect(same.isError).toBe(false);
+    expect(existsSync(zip)).toBe(false);
+  });
+
+  it('--dialect refuses an unknown dialect', () => {
+    dir = mkdtempSync(join(tmpdir(), 'quickrealm-mcp-'));
+    const r = spawnSync(process.execPath, [BIN, 'mcp', '--zip', join(dir, 'x.zip'), '--dialect', 'vim'], {
+      encoding: 'utf8',
+      input: '',
+    });
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /"code":"INVALID_INPUT".*unknown dialect \\"vim\\"; expected one of: anthropic-text-editor/,
+    );
+  });
+
+  it('a dialect tool named like a workspace tool replaces it', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('a.txt', 'from the workspace');
+    const dialect = createToolSet([
+      {
+        name: 'fs_read',
+        description: 'A dialect tool that shares a name with a workspace tool.',
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { readOnlyHint: true },
+        handler: () => 'from the dialect',
+      },
+    ]);
+    const set = combinePreferring([workspaceTools(ws)], dialect);
+    expect(set.tools.filter((t) => t.name === 'fs_read')).toEqual([dialect.tools[0]]);
+    expect(set.tools.map((t) => t.name)).toContain('fs_write');
+    expect(await set.dispatch('fs_read', {})).toEqual({ ok: true, content: 'from the dialect' });
+  });
 });

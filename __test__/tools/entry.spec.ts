@@ -13,6 +13,7 @@ const NAMES = [
   'combineToolSets',
   'workspaceTools',
   'codeTool',
+  'editorTools',
   'toOpenAITools',
   'toOpenAIToolMessage',
   'toStrictJsonSchema',

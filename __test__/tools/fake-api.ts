@@ -47,3 +47,14 @@ export async function startFakeApi(answers: Answer[]): Promise<FakeApi> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A Chat Completions response with one choice: the assistant's `message` and why it stopped. */
+export const chatCompletion = (message: object, finish: string) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'test-model',
+  choices: [
+    { index: 0, finish_reason: finish, logprobs: null, message: { role: 'assistant', refusal: null, ...message } },
+  ],
+});

@@ -1,20 +1,8 @@
 // createMcpServer against the MCP SDK's own client, over an in-memory transport.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import { codeTool, combineToolSets, createMcpServer, workspaceTools, ZipWorkspace } from '../../lib/index.js';
-
-async function connect(server: McpServer) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
-
-const textOf = (r: Awaited<ReturnType<Client['callTool']>>) =>
-  (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
+import { connect, textOf } from './mcp-client.js';
 
 describe('createMcpServer', () => {
   it('lists the tools with their JSON Schemas and annotations', async () => {

@@ -5,7 +5,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import type { FunctionTool, ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toOpenAIToolMessage, toOpenAITools, workspaceTools, ZipWorkspace } from '../../lib/index.js';
-import { type FakeApi, startFakeApi } from './fake-api.js';
+import { chatCompletion, type FakeApi, startFakeApi } from './fake-api.js';
 
 let api: FakeApi | undefined;
 afterEach(async () => {
@@ -19,16 +19,6 @@ function setup() {
   return { ws, set: workspaceTools(ws) };
 }
 
-const completion = (message: object, finish: string) => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 0,
-  model: 'test-model',
-  choices: [
-    { index: 0, finish_reason: finish, logprobs: null, message: { role: 'assistant', refusal: null, ...message } },
-  ],
-});
-
 describe('OpenAI Chat Completions', () => {
   it('a strict tool call round trip through the openai client', async () => {
     const { ws, set } = setup();
@@ -41,7 +31,7 @@ describe('OpenAI Chat Completions', () => {
         expect(write).toMatchObject({ type: 'function', function: { strict: true } });
         expect(write.function.parameters.additionalProperties).toBe(false);
         expect(write.function.parameters.required).toEqual(['path', 'content']);
-        return completion(
+        return chatCompletion(
           {
             content: null,
             tool_calls: [
@@ -70,7 +60,7 @@ describe('OpenAI Chat Completions', () => {
             content: expect.stringMatching(/^ERROR INVALID_INPUT: fs_write: content must be a string/),
           },
         ]);
-        return completion({ content: 'done' }, 'stop');
+        return chatCompletion({ content: 'done' }, 'stop');
       },
     ]);
     const client = new OpenAI({ apiKey: 'test', baseURL: `${api.baseURL}/v1`, maxRetries: 0 });

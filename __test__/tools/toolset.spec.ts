@@ -103,6 +103,55 @@ describe('createToolSet', () => {
     expect((await set.dispatch('odd', { a: 1, b: 1 })).code).toBe('INTERNAL');
   });
 
+  it('writes every failure with formatFailure, keeping the code', async () => {
+    const seen: [string, string, string | null][] = [];
+    const set = createToolSet(
+      [
+        add,
+        {
+          ...add,
+          name: 'gone',
+          handler: () => {
+            throw Object.assign(new Error('the thing is gone'), { code: 'NOT_FOUND' });
+          },
+        },
+      ],
+      {
+        hints: { NOT_FOUND: 'Look elsewhere.' },
+        formatFailure: (code, message, hint) => {
+          seen.push([code, message, hint]);
+          return `Error: ${message}`;
+        },
+      },
+    );
+    expect(await set.dispatch('gone', { a: 1, b: 1 })).toEqual({
+      ok: false,
+      code: 'NOT_FOUND',
+      content: 'Error: the thing is gone',
+    });
+    expect(seen).toEqual([['NOT_FOUND', 'the thing is gone', 'Look elsewhere.']]);
+    expect(await set.dispatch('add', { a: 1 })).toEqual({
+      ok: false,
+      code: 'INVALID_INPUT',
+      content: 'Error: add: b is required',
+    });
+    expect(await set.dispatch('add', '{')).toMatchObject({
+      code: 'INVALID_INPUT',
+      content: expect.stringMatching(/^Error: the arguments of add are not valid JSON/),
+    });
+    expect(await set.dispatch('nope', {})).toEqual({
+      ok: false,
+      code: 'UNKNOWN_TOOL',
+      content: 'Error: there is no tool named "nope"; available: add, gone',
+    });
+    expect(await set.dispatch('add', { a: 1, b: 1 }, { signal: AbortSignal.abort() })).toEqual({
+      ok: false,
+      code: 'CANCELLED',
+      content: 'Error: add was not run: the call was cancelled',
+    });
+    expect(() => createToolSet([add], { formatFailure: 'x' as never })).toThrow(/formatFailure must be a function/);
+  });
+
   it('refuses malformed definitions at creation', () => {
     expect(() => createToolSet([{ ...add, name: 'has space' }])).toThrow(/name/);
     expect(() => createToolSet([add, add])).toThrow(/two tools are named 'add'/);

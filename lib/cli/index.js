@@ -3,7 +3,7 @@
 //
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin), see ./run.js
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
-//   quickrealm mcp --zip <file>       an MCP server over stdio for a zipped workspace, see ./mcp.js
+//   quickrealm mcp --zip <file> [--dialect <name>]   an MCP server over stdio for a zipped workspace, see ./mcp.js
 
 const { parseArgs } = require('node:util');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
@@ -28,6 +28,7 @@ Commands (run and exec read one JSON request on stdin and answer JSON on stdout)
          (a missing file starts an empty workspace)
          --zip <file>      the workspace archive (required)
          --dialect <name>  anthropic-text-editor, anthropic-memory, openai-apply-patch or mcp-filesystem
+                           (a dialect tool named like a workspace tool or run_js replaces it)
 
 Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
 malformed request.

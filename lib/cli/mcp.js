@@ -1,9 +1,14 @@
 'use strict';
 // `quickrealm mcp --zip <file> [--dialect <name>]`: an MCP server over stdio for one zipped
 // workspace. It offers the workspace tools, `run_js` (with the workspace's files) and, with
-// --dialect, an editor dialect's tools. After every successful call of a tool that is not
-// read-only the zip is saved atomically, so a client that stops at any point leaves the last
-// completed change on disk. A missing zip starts an empty workspace.
+// --dialect, an editor dialect's tools over the same workspace and history. After every
+// successful call of a tool that is not read-only the zip is saved atomically (unless the result
+// says nothing changed: `data.historyId` null), so a client that stops at any point leaves the
+// last completed change on disk. A missing zip starts an empty workspace.
+//
+// Tool names: the dialect's names are the ones its vendor's models know, so where a dialect tool
+// is named like a workspace tool or run_js, the dialect's tool is offered under that name and the
+// other one is left out. (No dialect shipped today clashes; the rule keeps a future one working.)
 //
 // stdout carries the JSON-RPC stream and nothing else: guest console output is captured into
 // tool results, and host console.log/info/debug are sent to stderr while the server runs.
@@ -14,9 +19,10 @@ const path = require('node:path');
 const { ZipWorkspace } = /** @type {{ ZipWorkspace: typeof import('../index.js').ZipWorkspace }} */ (
   /** @type {unknown} */ (require('../workspace.js'))
 );
-const { combineToolSets } = require('../tools/toolset.js');
+const { combineToolSets, isPlainObject, restrictToolSet } = require('../tools/toolset.js');
 const { workspaceTools } = require('../tools/workspace.js');
 const { codeTool } = require('../tools/code.js');
+const { editorTools } = require('../tools/dialects/index.js');
 const { createMcpServer } = require('../tools/mcp.js');
 const { loadPeer } = require('../tools/peers.js');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
@@ -26,9 +32,6 @@ const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
  * @typedef {import('../tools/index.js').ToolResult} ToolResult
  * @typedef {import('../index.js').ZipWorkspace} Workspace
  */
-
-/** Where the editor dialects live when this build has them. */
-const DIALECTS_MODULE = path.join(__dirname, '..', 'tools', 'dialects', 'index.js');
 
 /** @param {unknown} e */
 const messageOf = (e) => (e instanceof Error ? e.message : String(e));
@@ -48,20 +51,19 @@ function openWorkspace(zipPath) {
 }
 
 /**
- * The editor tools of a dialect, from lib/tools/dialects when this build includes it.
- * @param {Workspace} ws
- * @param {string} dialect
+ * One tool set with the tools of `sets` and then those of `preferred`; a tool of `sets` named
+ * like one of `preferred` is left out (see the top of this file).
+ * @param {ToolSet[]} sets
+ * @param {ToolSet} preferred
  * @returns {ToolSet}
  */
-function dialectTools(ws, dialect) {
-  if (!fs.existsSync(DIALECTS_MODULE)) {
-    throw new Error(
-      '--dialect needs the editor dialects (lib/tools/dialects), which this build of quickrealm does not include',
-    );
-  }
-  // A computed path: the module is optional in this build.
-  const { editorTools } = require(DIALECTS_MODULE);
-  return editorTools(ws, { dialect });
+function combinePreferring(sets, preferred) {
+  const names = new Set(preferred.tools.map((t) => t.name));
+  const kept = sets.map((set) => {
+    const exclude = set.tools.filter((t) => names.has(t.name)).map((t) => t.name);
+    return exclude.length ? restrictToolSet(set, { exclude }) : set;
+  });
+  return combineToolSets(...kept, preferred);
 }
 
 /**
@@ -72,16 +74,21 @@ function dialectTools(ws, dialect) {
  * @returns {ToolSet}
  */
 function serverTools(ws, zipPath, dialect) {
-  const sets = [workspaceTools(ws)];
-  if (dialect !== undefined) sets.push(dialectTools(ws, dialect));
-  sets.push(codeTool({ workspace: ws }));
-  const combined = combineToolSets(...sets);
+  const sets = [workspaceTools(ws), codeTool({ workspace: ws })];
+  const combined =
+    dialect === undefined
+      ? combineToolSets(...sets)
+      : combinePreferring(
+          sets,
+          editorTools(ws, { dialect: /** @type {import('../tools/index.js').EditorDialect} */ (dialect) }),
+        );
   const readOnly = new Map(combined.tools.map((t) => [t.name, t.annotations.readOnlyHint]));
   return {
     tools: combined.tools,
     async dispatch(name, args, options) {
       const result = await combined.dispatch(name, args, options);
       if (!result.ok || readOnly.get(name) !== false) return result;
+      if (isPlainObject(result.data) && result.data.historyId === null) return result;
       try {
         ws.save(zipPath);
         return result;
@@ -137,9 +144,10 @@ async function commandMcp({ zip, dialect }, version) {
     version,
     instructions:
       `Tools over the workspace ${path.basename(zip)}: fs_* read and change files, js_exec runs a file of ` +
-      'the workspace, run_js runs a snippet with the files as fs and path globals. Every change is saved.',
+      'the workspace, run_js runs a snippet with the files as fs and path globals' +
+      `${dialect === undefined ? '' : `; the ${dialect} tools edit the same files`}. Every change is saved.`,
   });
   await server.connect(new StdioServerTransport());
 }
 
-module.exports = { commandMcp };
+module.exports = { commandMcp, combinePreferring };

@@ -54,7 +54,8 @@ export interface ToolAnnotations {
 
 /**
  * What a tool call gives back. `content` is compact text for the model; failures read
- * `ERROR CODE: message` plus a hint line, with `code` set. `data` is for the host only (never
+ * `ERROR CODE: message` plus a hint line (or as the set's `formatFailure` writes them: the
+ * editor dialects use their vendors' wording), with `code` set. `data` is for the host only (never
  * sent to a model by the converters).
  */
 export interface ToolResult {
@@ -118,9 +119,21 @@ export interface ToolDefinitionInput {
   handler(args: Record<string, unknown>, context: ToolContext): string | ToolResult | Promise<string | ToolResult>;
 }
 
+/**
+ * Writes a failure's `content` from its code, message and hint (null when there is none).
+ * The default reads `ERROR CODE: message` plus `Hint: ...` on its own line.
+ */
+export type FailureFormat = (code: string, message: string, hint: string | null) => string;
+
 export interface ToolSetOptions {
   /** A hint line added to failures with that code, e.g. `{ NOT_FOUND: 'List the folder first.' }`. */
   hints?: Record<string, string | null>;
+  /**
+   * How every failure of the set reads, its own (bad arguments, unknown tool) and the handlers'
+   * (for tools that answer as another vendor's tool does, e.g. `(code, message) => 'Error: ' + message`).
+   * `code` stays on the result either way.
+   */
+  formatFailure?: FailureFormat;
 }
 
 /** Which tools of a set to offer. Unknown keys and unknown tool names throw INVALID_INPUT. */
@@ -224,6 +237,36 @@ export interface CodeToolOptions {
  * (await code.dispatch('run_js', { code: 'return 6 * 7' })).content; // 'value: 42'
  */
 export function codeTool(options?: CodeToolOptions): ToolSet;
+
+// ---- editor dialects ------------------------------------------------------------------
+
+/** The editor dialects {@link editorTools} offers. */
+export type EditorDialect = 'anthropic-text-editor' | 'anthropic-memory' | 'openai-apply-patch' | 'mcp-filesystem';
+
+export interface EditorToolsOptions {
+  dialect: EditorDialect;
+}
+
+/**
+ * The tools of one editor dialect over `ws`, answering as the vendor's tool does:
+ * - `anthropic-text-editor`: `str_replace_based_edit_tool` (view, create, str_replace, insert, undo_edit);
+ * - `anthropic-memory`: `memory` (view, create, str_replace, insert, delete, rename) confined to `/memories`;
+ * - `openai-apply-patch`: `apply_patch` with `{ operation }` or `{ operations }` of V4A diffs, all or nothing;
+ * - `mcp-filesystem`: the reference MCP filesystem server's tools (all but `read_media_file`).
+ *
+ * A failure's `content` is the vendor's wording (`Error: <message>` for the memory tool, the
+ * message alone for the others) rather than `ERROR CODE: ...`; its stable `code` (INVALID_INPUT,
+ * UNKNOWN_TOOL, NOT_FOUND, EXISTS, NO_MATCH, AMBIGUOUS_MATCH, RANGE, PATCH_MISMATCH, ...) is on
+ * the result as for every ToolSet. Every mutating call records exactly one history entry of `ws`
+ * and puts its id in `data.historyId` (null when nothing changed), so `ws.undo()` takes it back
+ * whichever dialect made it. Convert the set like any other (`toOpenAITools`, `toAnthropicTools`,
+ * `toAISDKTools`, `createMcpServer`), or combine it with {@link workspaceTools}.
+ * @throws {TypeError} with `code: 'INVALID_INPUT'` for a missing workspace, an unknown dialect or option.
+ * @example
+ * const { tools, dispatch } = editorTools(ws, { dialect: 'anthropic-text-editor' });
+ * const r = await dispatch('str_replace_based_edit_tool', { command: 'view', path: '/src/app.js' });
+ */
+export function editorTools(ws: ZipWorkspace, options: EditorToolsOptions): ToolSet;
 
 // ---- OpenAI ---------------------------------------------------------------------------
 

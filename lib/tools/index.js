@@ -5,6 +5,7 @@
 const { createToolSet, restrictToolSet, combineToolSets } = require('./toolset.js');
 const { workspaceTools } = require('./workspace.js');
 const { codeTool } = require('./code.js');
+const { editorTools } = require('./dialects/index.js');
 const { toOpenAITools, toOpenAIToolMessage, toStrictJsonSchema } = require('./openai.js');
 const { toAnthropicTools, toAnthropicToolResult } = require('./anthropic.js');
 const { toAISDKTools } = require('./ai-sdk.js');
@@ -16,6 +17,7 @@ module.exports = {
   combineToolSets,
   workspaceTools,
   codeTool,
+  editorTools,
   toOpenAITools,
   toOpenAIToolMessage,
   toStrictJsonSchema,

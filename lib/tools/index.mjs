@@ -8,6 +8,7 @@ export const {
   combineToolSets,
   workspaceTools,
   codeTool,
+  editorTools,
   toOpenAITools,
   toOpenAIToolMessage,
   toStrictJsonSchema,

@@ -2,7 +2,10 @@
 // The neutral tool form and the one place where a model's tool call is checked: arguments are
 // parsed (object or JSON string), optional fields sent as null are dropped, the result is
 // validated with Ajv against the tool's JSON Schema, and the handler's answer or failure becomes
-// a ToolResult. Nothing here throws or rejects for anything a model sends.
+// a ToolResult. Nothing here throws or rejects for anything a model sends. Every tool set uses it,
+// the editor dialects included: a handler throws `fail(code, message)` for a failure it means,
+// and a set's `formatFailure` decides how failures read (`ERROR CODE: message` plus a hint by
+// default, a vendor's own wording for the dialects).
 
 const Ajv = require('ajv').default;
 const { invalidInput } = require('../errors.js');
@@ -86,14 +89,61 @@ function clip(text, hint, max = MAX_CONTENT) {
 }
 
 /**
- * A failed ToolResult: `ERROR CODE: message` plus a hint on its own line.
+ * How a failure reads by default: `ERROR CODE: message` plus a hint on its own line.
+ * @type {import('./index.js').FailureFormat}
+ */
+function errorLine(code, message, hint) {
+  return `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}`;
+}
+
+/**
+ * A failed ToolResult: `ERROR CODE: message` plus a hint on its own line, or as `format` writes it.
  * @param {string} code
  * @param {string} message
  * @param {string | null} [hint]
+ * @param {import('./index.js').FailureFormat} [format]
  * @returns {ToolResult}
  */
-function toolFailure(code, message, hint) {
-  return { ok: false, code, content: `ERROR ${code}: ${message}${hint ? `\nHint: ${hint}` : ''}` };
+function toolFailure(code, message, hint, format = errorLine) {
+  return { ok: false, code, content: format(code, message, hint ?? null) };
+}
+
+/**
+ * A failure a handler reports on purpose: a stable code and the message the model reads. A
+ * handler throws it (see {@link fail}); the set's handler turns it into a failed ToolResult.
+ */
+class ToolFailure extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'ToolFailure';
+    /** @type {string} */
+    this.code = code;
+  }
+}
+
+/**
+ * A ToolFailure to throw from a handler: `throw fail('NOT_FOUND', 'no such file: a.txt')`.
+ * @param {string} code
+ * @param {string} message
+ * @returns {ToolFailure}
+ */
+function fail(code, message) {
+  return new ToolFailure(code, message);
+}
+
+/**
+ * The successful ToolResult of a call that changed a workspace: `data.historyId` is the history
+ * entry it recorded, null when nothing changed.
+ * @param {string} content
+ * @param {number | null} historyId
+ * @returns {ToolResult & { data: { historyId: number | null } }}
+ */
+function changed(content, historyId) {
+  return { ok: true, content, data: { historyId } };
 }
 
 /**
@@ -331,10 +381,22 @@ function createToolSet(definitions, options = {}) {
   if (!Array.isArray(definitions)) throw invalidInput('createToolSet() takes an array of tool definitions');
   if (!isPlainObject(options)) throw invalidInput('createToolSet() options must be an object');
   for (const key of Object.keys(options)) {
-    if (key !== 'hints') throw invalidInput(`unknown createToolSet() option '${key}' (expected: hints)`);
+    if (key !== 'hints' && key !== 'formatFailure') {
+      throw invalidInput(`unknown createToolSet() option '${key}' (expected: hints, formatFailure)`);
+    }
   }
   /** @type {Record<string, string | null | undefined>} */
   const hints = { ...BASE_HINTS, ...(options.hints ?? {}) };
+  if (options.formatFailure !== undefined && typeof options.formatFailure !== 'function') {
+    throw invalidInput('createToolSet() option formatFailure must be a function');
+  }
+  const format = /** @type {import('./index.js').FailureFormat} */ (options.formatFailure ?? errorLine);
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {string | null | undefined} hint
+   */
+  const failure = (code, message, hint) => toolFailure(code, message, hint, format);
   const seen = new Set();
   /** @type {Tool[]} */
   const tools = definitions.map((def, index) => {
@@ -370,16 +432,16 @@ function createToolSet(definitions, options = {}) {
       try {
         const signal = context?.signal ?? undefined;
         if (signal !== undefined && !isAbortSignalLike(signal)) {
-          return toolFailure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal', null);
+          return failure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal', null);
         }
-        if (signal?.aborted) return toolFailure('CANCELLED', `${name} was not run: the call was cancelled`, null);
+        if (signal?.aborted) return failure('CANCELLED', `${name} was not run: the call was cancelled`, null);
         let parsed = args;
         if (typeof parsed === 'string') {
           try {
             parsed = parsed.trim() === '' ? {} : JSON.parse(parsed);
           } catch (e) {
             const reason = e instanceof Error ? e.message : String(e);
-            return toolFailure(
+            return failure(
               'INVALID_INPUT',
               `the arguments of ${name} are not valid JSON: ${reason}`,
               hints.INVALID_INPUT,
@@ -388,7 +450,7 @@ function createToolSet(definitions, options = {}) {
         }
         if (parsed === undefined || parsed === null) parsed = {};
         if (!isPlainObject(parsed)) {
-          return toolFailure(
+          return failure(
             'INVALID_INPUT',
             `the arguments of ${name} must be an object, got ${typeName(parsed)}`,
             hints.INVALID_INPUT,
@@ -396,23 +458,23 @@ function createToolSet(definitions, options = {}) {
         }
         const cleaned = dropNullOptionals(inputSchema, parsed);
         const found = problems(validate, cleaned, inputSchema);
-        if (found) return toolFailure('INVALID_INPUT', `${name}: ${found.join('; ')}`, hints.INVALID_INPUT);
+        if (found) return failure('INVALID_INPUT', `${name}: ${found.join('; ')}`, hints.INVALID_INPUT);
         const answer = await run(/** @type {Record<string, unknown>} */ (cleaned), signal ? { signal } : {});
         // A backstop: handlers cut their own text with a better note, which this leaves alone.
         if (typeof answer === 'string') return { ok: true, content: clip(answer, 'ask for less', MAX_CONTENT + 4096) };
         if (isPlainObject(answer) && typeof answer.ok === 'boolean' && typeof answer.content === 'string') {
           return /** @type {ToolResult} */ (answer);
         }
-        return toolFailure('INTERNAL', `${name} answered with neither text nor a tool result`, null);
+        return failure('INTERNAL', `${name} answered with neither text nor a tool result`, null);
       } catch (err) {
-        if (isCodedError(err)) return toolFailure(err.code, err.message, hints[err.code]);
-        return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null);
+        if (isCodedError(err)) return failure(err.code, err.message, hints[err.code]);
+        return failure('INTERNAL', err instanceof Error ? err.message : String(err), null);
       }
     }
 
     return { name, description: def.description, inputSchema, annotations, handler };
   });
-  return fromTools(tools);
+  return fromTools(tools, undefined, format);
 }
 
 /**
@@ -421,9 +483,10 @@ function createToolSet(definitions, options = {}) {
  * its tools, still runs when the set is restricted or combined).
  * @param {Tool[]} tools
  * @param {(tool: Tool) => ToolSet['dispatch']} [route]
+ * @param {import('./index.js').FailureFormat} [format] how its own failures read
  * @returns {ToolSet}
  */
-function fromTools(tools, route) {
+function fromTools(tools, route, format = errorLine) {
   /** @type {Map<string, Tool>} */
   const byName = new Map(tools.map((t) => [t.name, t]));
   /**
@@ -440,13 +503,14 @@ function fromTools(tools, route) {
         'UNKNOWN_TOOL',
         `there is no tool named ${JSON.stringify(String(name))}; available: ${available.length ? available.join(', ') : '(none)'}`,
         null,
+        format,
       );
     }
     try {
       return route ? await route(tool)(tool.name, args, options) : await tool.handler(args, options);
     } catch (err) {
       // Tools and sets made here never throw; hand-made ones might.
-      return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null);
+      return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null, format);
     }
   }
   return { tools, dispatch };
@@ -540,6 +604,9 @@ module.exports = {
   combineToolSets,
   checkToolSet,
   toolFailure,
+  ToolFailure,
+  fail,
+  changed,
   clip,
   isPlainObject,
   MAX_CONTENT,

@@ -4,7 +4,7 @@
 // Failures come back as `{ ok: false, code, content: 'ERROR CODE: message' }` plus a hint.
 
 const { formatForModel, invalidInput } = require('../errors.js');
-const { clip, createToolSet, isPlainObject, restrictToolSet, toolFailure } = require('./toolset.js');
+const { clip, createToolSet, fail, isPlainObject, restrictToolSet } = require('./toolset.js');
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
 const { ZipWorkspace: NativeWorkspace } = require('../native/load.js');
 
@@ -239,13 +239,6 @@ const HINTS = {
 };
 
 /**
- * @param {string} code
- * @param {string} message
- * @returns {ToolResult}
- */
-const failure = (code, message) => toolFailure(code, message, HINTS[code]);
-
-/**
  * @param {number} start the first line's number
  * @param {string[]} lines
  */
@@ -404,7 +397,7 @@ const handlers = {
  */
 async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   if (typeof ws.exec !== 'function') {
-    return failure('UNAVAILABLE', 'running code is not available in this workspace');
+    throw fail('UNAVAILABLE', 'running code is not available in this workspace');
   }
   /** @type {ExecOptions} */
   const options = {};
@@ -413,7 +406,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (signal !== undefined) options.signal = signal;
   const r = await ws.exec(path, options);
-  if (!r || typeof r !== 'object') return failure('INTERNAL', 'exec returned no result');
+  if (!r || typeof r !== 'object') throw fail('INTERNAL', 'exec returned no result');
   const parts = [`exit code ${r.exitCode ?? (r.ok ? 0 : 1)}`];
   if (r.stdout) parts.push(`--- stdout ---\n${r.stdout}`);
   if (r.stderr) parts.push(`--- stderr ---\n${r.stderr}`);

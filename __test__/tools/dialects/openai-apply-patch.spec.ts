@@ -32,7 +32,7 @@ describe('openai-apply-patch: tool definition', () => {
     const { tools } = setup();
     expect(tools.map((t) => t.name)).toEqual(['apply_patch']);
     const op = (
-      tools[0]!.inputSchema as {
+      tools[0]!.inputSchema as unknown as {
         properties: { operation: { properties: { type: { enum: string[] } }; required: string[] } };
       }
     ).properties.operation;

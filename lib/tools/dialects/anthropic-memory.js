@@ -16,21 +16,19 @@
 // - `rename` of a folder into itself is refused.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail } = require('./toolset.js');
-const { linesOf, occurrenceLines, lineEnding } = require('./text.js');
+const { changed, fail } = require('../toolset.js');
+const { linesOf, catN, uniqueOccurrence, insertAfterLine } = require('./text.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolResult} ToolResult
  */
 
 const ROOT = '/memories';
 const COMMANDS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
-/** The SDK numbers lines in as many columns as its largest line number (999999) has. */
-const NUMBER_WIDTH = 6;
 
 /**
  * Sizes as the SDK prints them: `0B`, `512B`, `1.5K`, `4K`, `2.3M`.
@@ -43,13 +41,6 @@ function humanSize(bytes) {
   const size = bytes / 1024 ** i;
   return (size % 1 === 0 ? String(size) : size.toFixed(1)) + units[i];
 }
-
-/**
- * @param {string[]} lines
- * @param {number} first
- */
-const numbered = (lines, first) =>
-  lines.map((line, i) => `${String(first + i).padStart(NUMBER_WIDTH, ' ')}\t${line}`).join('\n');
 
 /**
  * The workspace path for a memory path, or a refusal naming the rule.
@@ -129,7 +120,7 @@ function memoryTool(ws) {
       shown = lines.slice(start, end);
       first = start + 1;
     }
-    return `Here's the content of ${memoryPath} with line numbers:\n${numbered(shown, first)}`;
+    return `Here's the content of ${memoryPath} with line numbers:\n${catN(shown, first)}`;
   }
 
   /**
@@ -141,7 +132,7 @@ function memoryTool(ws) {
     const wsPath = toWorkspacePath(memoryPath);
     if (kindOf(wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
     const historyId = ws.writeFile(wsPath, fileText);
-    return { ok: true, content: `File created successfully at: ${memoryPath}`, data: { historyId } };
+    return changed(`File created successfully at: ${memoryPath}`, historyId);
   }
 
   /**
@@ -152,30 +143,17 @@ function memoryTool(ws) {
    */
   function strReplace(memoryPath, oldStr, newStr) {
     const { wsPath, text } = readExistingFile(memoryPath);
-    const starts = oldStr === '' ? [] : occurrenceLines(text, oldStr);
-    if (starts.length === 0) {
-      throw fail(
-        'NO_MATCH',
-        `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${memoryPath}.`,
-      );
-    }
-    if (starts.length > 1) {
-      throw fail(
-        'AMBIGUOUS_MATCH',
-        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${[...new Set(starts)].join(', ')}. Please ensure it is unique`,
-      );
-    }
+    const line = uniqueOccurrence(text, oldStr, memoryPath, (lines) => `: ${lines.join(', ')}`);
     const updated = text.replace(oldStr, () => newStr);
     const historyId = ws.writeFile(wsPath, updated);
     const lines = linesOf(updated);
-    const changed = starts[0] - 1;
-    const from = Math.max(0, changed - 2);
-    const to = Math.min(lines.length, changed + 3 + (newStr.split('\n').length - 1));
-    return {
-      ok: true,
-      content: `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${numbered(lines.slice(from, to), from + 1)}`,
-      data: { historyId },
-    };
+    const changedLine = line - 1;
+    const from = Math.max(0, changedLine - 2);
+    const to = Math.min(lines.length, changedLine + 3 + (newStr.split('\n').length - 1));
+    return changed(
+      `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${catN(lines.slice(from, to), from + 1)}`,
+      historyId,
+    );
   }
 
   /**
@@ -186,19 +164,8 @@ function memoryTool(ws) {
    */
   function insert(memoryPath, insertLine, insertText) {
     const { wsPath, text } = readExistingFile(memoryPath);
-    const eol = lineEnding(text);
-    const lines = linesOf(eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text);
-    if (insertLine < 0 || insertLine > lines.length) {
-      throw fail(
-        'RANGE',
-        `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: [0, ${lines.length}]`,
-      );
-    }
-    const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
-    const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
-    const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
-    const historyId = ws.writeFile(wsPath, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
-    return { ok: true, content: `The file ${memoryPath} has been edited.`, data: { historyId } };
+    const historyId = ws.writeFile(wsPath, insertAfterLine(text, insertLine, insertText).updated);
+    return changed(`The file ${memoryPath} has been edited.`, historyId);
   }
 
   /**
@@ -210,7 +177,7 @@ function memoryTool(ws) {
     if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
     if (kindOf(wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
     const historyId = ws.delete(wsPath, { recursive: true });
-    return { ok: true, content: `Successfully deleted ${memoryPath}`, data: { historyId } };
+    return changed(`Successfully deleted ${memoryPath}`, historyId);
   }
 
   /**
@@ -229,7 +196,7 @@ function memoryTool(ws) {
       throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
     }
     const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return { ok: true, content: `Successfully renamed ${oldPath} to ${newPath}`, data: { historyId } };
+    return changed(`Successfully renamed ${oldPath} to ${newPath}`, historyId);
   }
 
   return {

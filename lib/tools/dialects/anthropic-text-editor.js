@@ -18,15 +18,15 @@
 //   further back. If the file did not exist before that edit, undo_edit deletes it.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail } = require('./toolset.js');
-const { linesOf, catN, occurrenceLines, lineEnding } = require('./text.js');
+const { changed, fail } = require('../toolset.js');
+const { linesOf, catN, uniqueOccurrence, insertAfterLine } = require('./text.js');
 const { walk } = require('./listing.js');
 const { contentBeforeLastChange, entryPath } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolResult} ToolResult
  */
 
 const TOOL_NAME = 'str_replace_based_edit_tool';
@@ -46,7 +46,7 @@ const shownPath = (path) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
 const pyList = (numbers) => `[${numbers.join(', ')}]`;
 
 /** @param {string} text */
-function clip(text) {
+function clipView(text) {
   if (text.length <= MAX_VIEW_CHARS) return text;
   const cut = text.lastIndexOf('\n', MAX_VIEW_CHARS);
   return `${text.slice(0, cut > 0 ? cut : MAX_VIEW_CHARS)}\n${CLIPPED_NOTE}`;
@@ -58,7 +58,7 @@ function clip(text) {
  * @param {number} first
  */
 const catOutput = (lines, descriptor, first) =>
-  `Here's the result of running \`cat -n\` on ${descriptor}:\n${clip(catN(lines, first))}\n`;
+  `Here's the result of running \`cat -n\` on ${descriptor}:\n${clipView(catN(lines, first))}\n`;
 
 /**
  * @param {Workspace} ws
@@ -172,32 +172,18 @@ function textEditorTool(ws) {
   function strReplace(path, shown, oldStr, newStr) {
     if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
     const text = readText(path, shown);
-    const starts = occurrenceLines(text, oldStr);
-    if (starts.length === 0) {
-      throw fail(
-        'NO_MATCH',
-        `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${shown}.`,
-      );
-    }
-    if (starts.length > 1) {
-      throw fail(
-        'AMBIGUOUS_MATCH',
-        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines ${pyList([...new Set(starts)])}. Please ensure it is unique`,
-      );
-    }
+    const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
     const updated = text.replace(oldStr, () => newStr);
     const historyId = ws.writeFile(path, updated);
-    const changedLine = starts[0] - 1;
+    const changedLine = line - 1;
     const first = Math.max(0, changedLine - SNIPPET_LINES);
     const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
     const snippet = linesOf(updated).slice(first, last + 1);
-    return {
-      ok: true,
-      content:
-        `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
+    return changed(
+      `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
         'Review the changes and make sure they are as expected. Edit the file again if necessary.',
-      data: { historyId },
-    };
+      historyId,
+    );
   }
 
   /**
@@ -208,33 +194,20 @@ function textEditorTool(ws) {
    * @returns {ToolResult}
    */
   function insert(path, shown, insertLine, insertText) {
-    const text = readText(path, shown);
-    const eol = lineEnding(text);
-    const lines = eol === '\r\n' ? linesOf(text.replace(/\r\n/g, '\n')) : linesOf(text);
-    if (insertLine < 0 || insertLine > lines.length) {
-      throw fail(
-        'RANGE',
-        `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: ${pyList([0, lines.length])}`,
-      );
-    }
-    const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
-    const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
-    const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
-    const historyId = ws.writeFile(path, result.join(eol) + (keepsNoFinalNewline ? '' : eol));
+    const { updated, lines, added } = insertAfterLine(readText(path, shown), insertLine, insertText);
+    const historyId = ws.writeFile(path, updated);
     const snippet = [
       ...lines.slice(Math.max(0, insertLine - SNIPPET_LINES), insertLine),
       ...added,
       ...lines.slice(insertLine, insertLine + SNIPPET_LINES),
     ];
-    return {
-      ok: true,
-      content:
-        `The file ${shown} has been edited. ` +
+    return changed(
+      `The file ${shown} has been edited. ` +
         catOutput(snippet, 'a snippet of the edited file', Math.max(1, insertLine - SNIPPET_LINES + 1)) +
         'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). ' +
         'Edit the file again if necessary.',
-      data: { historyId },
-    };
+      historyId,
+    );
   }
 
   /**
@@ -267,21 +240,16 @@ function textEditorTool(ws) {
       const historyId = ws.exists(path) ? ws.delete(path) : null;
       if (historyId === null) undoneInPlace.add(entryId);
       else undoneBy.set(historyId, entryId);
-      return {
-        ok: true,
-        content: `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
-        data: { historyId },
-      };
+      return changed(
+        `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
+        historyId,
+      );
     }
     const historyId = ws.writeFile(path, before);
     if (historyId === null) undoneInPlace.add(entryId);
     else undoneBy.set(historyId, entryId);
     const text = before.toString('utf8');
-    return {
-      ok: true,
-      content: `Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`,
-      data: { historyId },
-    };
+    return changed(`Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`, historyId);
   }
 
   return {
@@ -339,7 +307,7 @@ function textEditorTool(ws) {
             throw fail('INVALID_INPUT', 'Parameter `file_text` is required for command: create');
           }
           const historyId = ws.writeFile(path, args.file_text);
-          return { ok: true, content: `File created successfully at: ${shown}`, data: { historyId } };
+          return changed(`File created successfully at: ${shown}`, historyId);
         }
         case 'str_replace':
           if (args.old_str === undefined) {

@@ -6,7 +6,7 @@
 // made it.
 
 const { invalidInput } = require('../../errors.js');
-const { createToolSet } = require('./toolset.js');
+const { createToolSet } = require('../toolset.js');
 const { textEditorTool } = require('./anthropic-text-editor.js');
 const { memoryTool } = require('./anthropic-memory.js');
 const { applyPatchTool } = require('./openai-apply-patch.js');
@@ -14,19 +14,27 @@ const { filesystemTools } = require('./mcp-filesystem.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} ZipWorkspace
- * @typedef {import('./toolset.js').ToolSet} ToolSet
- * @typedef {'anthropic-text-editor' | 'anthropic-memory' | 'openai-apply-patch' | 'mcp-filesystem'} EditorDialect
+ * @typedef {import('../index.js').ToolSet} ToolSet
+ * @typedef {import('../index.js').EditorDialect} EditorDialect
  */
+
+/**
+ * Failures read as the vendors' tools write them: the message alone, without this project's
+ * `ERROR CODE:` prefix and hint line (the code stays on the result).
+ * @type {import('../index.js').FailureFormat}
+ */
+const bare = (_code, message) => message;
 
 /** @type {Record<EditorDialect, (ws: ZipWorkspace) => ToolSet>} */
 const DIALECTS = {
   // The text editor reports failures as bare sentences, as Anthropic's reference does.
-  'anthropic-text-editor': (ws) => createToolSet([textEditorTool(ws)]),
+  'anthropic-text-editor': (ws) => createToolSet([textEditorTool(ws)], { formatFailure: bare }),
   // Anthropic's SDK runs the memory tool and reports a thrown error as `Error: <message>`.
-  'anthropic-memory': (ws) => createToolSet([memoryTool(ws)], { formatError: (message) => `Error: ${message}` }),
-  'openai-apply-patch': (ws) => createToolSet([applyPatchTool(ws)]),
+  'anthropic-memory': (ws) =>
+    createToolSet([memoryTool(ws)], { formatFailure: (_code, message) => `Error: ${message}` }),
+  'openai-apply-patch': (ws) => createToolSet([applyPatchTool(ws)], { formatFailure: bare }),
   // The MCP server answers a thrown error with its message, marked isError.
-  'mcp-filesystem': (ws) => createToolSet(filesystemTools(ws)),
+  'mcp-filesystem': (ws) => createToolSet(filesystemTools(ws), { formatFailure: bare }),
 };
 
 const OPTION_KEYS = ['dialect'];

@@ -13,16 +13,18 @@
 
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail } = require('./toolset.js');
+const { changed, fail } = require('../toolset.js');
 const { unifiedDiff, globToRegExp } = require('./text.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolAnnotations} ToolAnnotations
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolAnnotations} ToolAnnotations
+ * @typedef {import('../index.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').JsonSchema} JsonSchema
+ * @typedef {import('../index.js').ToolInputSchema} ToolInputSchema
  */
 
 const ALLOWED = '/';
@@ -160,14 +162,6 @@ function filesystemTools(ws) {
   }
 
   /**
-   * The answer to a call that may have changed the workspace.
-   * @param {string} text
-   * @param {number | null} historyId
-   * @returns {ToolResult}
-   */
-  const changed = (text, historyId) => ({ ok: true, content: text, data: { historyId } });
-
-  /**
    * @param {{ path: string, edits: { oldText: string, newText: string }[], dryRun?: boolean }} args
    * @returns {ToolResult}
    */
@@ -208,7 +202,7 @@ function filesystemTools(ws) {
     while (diff.includes(fence)) fence += '`';
     const content = `${fence}diff\n${diff}${fence}\n\n`;
     if (args.dryRun) return { ok: true, content };
-    return { ok: true, content, data: { historyId: ws.writeFile(abs, text) } };
+    return changed(content, ws.writeFile(abs, text));
   }
 
   /**
@@ -304,9 +298,13 @@ function filesystemTools(ws) {
       .join('\n');
   }
 
-  /** @param {string} description */
+  /**
+   * @param {string} description
+   * @returns {JsonSchema}
+   */
   const pathArg = (description) => ({ type: 'string', description });
 
+  /** @type {ToolInputSchema} */
   const readTextFileSchema = {
     type: 'object',
     properties: {

@@ -21,14 +21,14 @@
 // match instead of the SDK's bare `Invalid Context <n>`.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { fail, ToolFailure } = require('./toolset.js');
+const { changed, fail, ToolFailure } = require('../toolset.js');
 const { lineEnding } = require('./text.js');
 const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
- * @typedef {import('./toolset.js').Tool} Tool
- * @typedef {import('./toolset.js').ToolResult} ToolResult
+ * @typedef {import('../index.js').ToolDefinitionInput} Tool
+ * @typedef {import('../index.js').ToolResult} ToolResult
  * @typedef {{ type: 'create_file' | 'update_file' | 'delete_file', path: string, diff?: string }} PatchOperation
  * @typedef {{ at: number, removed: string[], added: string[] }} Change
  */
@@ -322,9 +322,10 @@ function applyPatchTool(ws) {
         }
       }
     });
-    return { ok: true, content: done.join('\n'), data: { historyId } };
+    return changed(done.join('\n'), historyId);
   }
 
+  /** @type {import('../index.js').JsonSchema} */
   const operationSchema = {
     type: 'object',
     properties: {

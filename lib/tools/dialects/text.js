@@ -3,6 +3,8 @@
 // the unified format the `diff` npm package prints (what the MCP filesystem server returns), and
 // glob patterns with minimatch's rules for `*`, `**`, `?`, `[...]` and `{a,b}`.
 
+const { fail } = require('../toolset.js');
+
 /**
  * The lines of `text` as `cat -n` counts them: a final newline ends the last line rather than
  * starting an empty one, and an empty file has no lines.
@@ -45,6 +47,30 @@ function occurrenceLines(text, needle) {
 }
 
 /**
+ * The 1-based line where the one occurrence of `oldStr` in `text` starts, as both Anthropic tools
+ * look for it; no occurrence (or an empty `oldStr`) or several are failures in their wording.
+ * @param {string} text
+ * @param {string} oldStr
+ * @param {string} path the path as the tool shows it
+ * @param {(lines: number[]) => string} listLines how the tool lists the lines of several occurrences
+ * @returns {number}
+ * @throws {import('../toolset.js').ToolFailure} NO_MATCH or AMBIGUOUS_MATCH
+ */
+function uniqueOccurrence(text, oldStr, path, listLines) {
+  const starts = oldStr === '' ? [] : occurrenceLines(text, oldStr);
+  if (starts.length === 0) {
+    throw fail('NO_MATCH', `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`);
+  }
+  if (starts.length > 1) {
+    throw fail(
+      'AMBIGUOUS_MATCH',
+      `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines${listLines([...new Set(starts)])}. Please ensure it is unique`,
+    );
+  }
+  return starts[0];
+}
+
+/**
  * The line separator a file uses: CRLF only when every newline has a CR before it.
  * @param {string} text
  * @returns {'\n' | '\r\n'}
@@ -53,6 +79,32 @@ function lineEnding(text) {
   const newlines = text.split('\n').length - 1;
   if (newlines === 0) return '\n';
   return text.split('\r\n').length - 1 === newlines ? '\r\n' : '\n';
+}
+
+/**
+ * `text` with `insertText` put after line `insertLine` (0: before the first), as both Anthropic
+ * tools insert: the file keeps its line separator and its final newline (or lack of one), and one
+ * final newline of the inserted text is dropped rather than adding an empty line.
+ * @param {string} text
+ * @param {number} insertLine
+ * @param {string} insertText
+ * @returns {{ updated: string, lines: string[], added: string[] }} the new text, the file's lines
+ *   before the insertion and the inserted lines
+ * @throws {import('../toolset.js').ToolFailure} RANGE when the file has no line `insertLine`
+ */
+function insertAfterLine(text, insertLine, insertText) {
+  const eol = lineEnding(text);
+  const lines = linesOf(eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text);
+  if (insertLine < 0 || insertLine > lines.length) {
+    throw fail(
+      'RANGE',
+      `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: [0, ${lines.length}]`,
+    );
+  }
+  const added = insertText.replace(/\r?\n$/, '').split(/\r?\n/);
+  const result = [...lines.slice(0, insertLine), ...added, ...lines.slice(insertLine)];
+  const keepsNoFinalNewline = text !== '' && !text.endsWith('\n');
+  return { updated: result.join(eol) + (keepsNoFinalNewline ? '' : eol), lines, added };
 }
 
 // ----- line diff -----
@@ -328,4 +380,14 @@ function globToRegExp(pattern) {
   return new RegExp(`^${translate(pattern)}$`);
 }
 
-module.exports = { linesOf, catN, occurrenceLines, lineEnding, editScript, unifiedDiff, globToRegExp };
+module.exports = {
+  linesOf,
+  catN,
+  occurrenceLines,
+  lineEnding,
+  uniqueOccurrence,
+  insertAfterLine,
+  editScript,
+  unifiedDiff,
+  globToRegExp,
+};
