@@ -546,3 +546,7 @@ export interface ExecResult {
 
 // Tools for models: the neutral form and the converters (also the quickrealm/tools entry).
 export * from './tools/index.js';
+
+// ----- Stateful components (declarations in component/index.d.ts) -----
+
+export * from './component/index.js';

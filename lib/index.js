@@ -5,6 +5,7 @@ const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
 const tools = require('./tools/index.js');
 const { ZipWorkspace } = require('./workspace.js');
+const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
 
 module.exports = {
   run,
@@ -15,4 +16,9 @@ module.exports = {
   createSandboxExecutor,
   ZipWorkspace,
   ...tools,
+  StatefulComponent,
+  ComponentGroup,
+  StateType,
+  Permission,
+  compose,
 };

@@ -23,5 +23,10 @@ export const {
   toAnthropicToolResult,
   toAISDKTools,
   createMcpServer,
+  StatefulComponent,
+  ComponentGroup,
+  StateType,
+  Permission,
+  compose,
 } = quickrealm;
 export default quickrealm;

@@ -1,0 +1,466 @@
+'use strict';
+// Running one script against a set of public states: the guest edits drafts, the host checks
+// the drafts against each changed state's schema, and only when the script succeeded and every
+// schema passed are the changes applied to the real state objects, all together.
+
+const { run, runSync } = require('../run.js');
+const { invalidInput } = require('../errors.js');
+const { SPEC_GLOBAL, wrapScript } = require('./prelude.js');
+const { locateInScript } = require('./locate.js');
+const { isContainer, cloneValue, diffState, toJsonPatch, applyChanges, liveRefusal } = require('./diff.js');
+
+/**
+ * @typedef {import('./index.js').PublicState} PublicState
+ * @typedef {import('./index.js').SecurityConfig} SecurityConfig
+ * @typedef {import('./index.js').ScriptExecutionResult} ScriptExecutionResult
+ * @typedef {import('./index.js').StateChange} StateChange
+ * @typedef {import('./index.js').ValidationIssue} ValidationIssue
+ * @typedef {import('./index.js').ComponentErrorInfo} ComponentErrorInfo
+ * @typedef {import('../index.js').Limits} Limits
+ * @typedef {import('../index.js').RunResult} RunResult
+ * @typedef {{ name: string, def: PublicState }} StateEntry
+ * @typedef {{ call: (...args: any[]) => unknown }} UtilityEntry
+ * @typedef {{ timeoutMs: number, memoryBytes: number, steps: number, blockedPatterns: (RegExp | string)[],
+ *   customValidators: ((script: string) => unknown)[] }} Limitations
+ */
+
+/** What the model's script is called in stacks and frames. */
+const FILENAME = 'script.js';
+/** The host function that records completion, as the guest sees it. */
+const COMPLETION_GLOBAL = 'attempt_completion';
+
+const DEFAULT_SECURITY = Object.freeze({
+  maxExecutionTime: 5000,
+  maxMemoryUsage: 100,
+  maxIterations: 1_000_000,
+});
+
+/** Keys a securityConfig may have; the `allow*` flags are accepted for compatibility with existing component code. */
+const SECURITY_KEYS = [
+  'maxExecutionTime',
+  'maxMemoryUsage',
+  'maxIterations',
+  'blockedPatterns',
+  'customValidator',
+  'allowNetwork',
+  'allowFileSystem',
+  'allowProcess',
+];
+
+/**
+ * @param {unknown} value
+ * @param {string} what
+ */
+function positiveNumber(value, what) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw invalidInput(`securityConfig.${what} must be a positive number, got ${String(value)}`);
+  return value;
+}
+
+/**
+ * Checks a securityConfig and turns it into run limits. Bad values are the host's mistake: they
+ * throw a TypeError with code INVALID_INPUT.
+ * @param {SecurityConfig | undefined} config
+ * @returns {Limitations}
+ */
+function limitationsOf(config) {
+  const c = config ?? {};
+  if (typeof c !== 'object' || c === null) throw invalidInput('securityConfig must be an object');
+  for (const key of Object.keys(c)) {
+    if (!SECURITY_KEYS.includes(key)) throw invalidInput(`unknown securityConfig key '${key}'`);
+  }
+  for (const flag of ['allowNetwork', 'allowFileSystem', 'allowProcess']) {
+    const value = /** @type {Record<string, unknown>} */ (c)[flag];
+    if (value !== undefined && value !== false)
+      throw invalidInput(
+        `securityConfig.${flag} cannot be enabled: scripts run in a realm without network, file system or process`,
+      );
+  }
+  const patterns = c.blockedPatterns ?? [];
+  if (!Array.isArray(patterns) || patterns.some((p) => typeof p !== 'string' && !(p instanceof RegExp)))
+    throw invalidInput('securityConfig.blockedPatterns must be an array of RegExp or strings');
+  if (c.customValidator !== undefined && typeof c.customValidator !== 'function')
+    throw invalidInput('securityConfig.customValidator must be a function');
+  const steps = positiveNumber(c.maxIterations ?? DEFAULT_SECURITY.maxIterations, 'maxIterations');
+  return {
+    timeoutMs: positiveNumber(c.maxExecutionTime ?? DEFAULT_SECURITY.maxExecutionTime, 'maxExecutionTime'),
+    memoryBytes: Math.round(
+      positiveNumber(c.maxMemoryUsage ?? DEFAULT_SECURITY.maxMemoryUsage, 'maxMemoryUsage') * 1024 * 1024,
+    ),
+    steps: Math.floor(steps),
+    blockedPatterns: patterns,
+    customValidators: c.customValidator ? [c.customValidator] : [],
+  };
+}
+
+/**
+ * The strictest combination of several components' limits (for composed components).
+ * @param {Limitations[]} list
+ * @returns {Limitations}
+ */
+function strictest(list) {
+  return {
+    timeoutMs: Math.min(...list.map((l) => l.timeoutMs)),
+    memoryBytes: Math.min(...list.map((l) => l.memoryBytes)),
+    steps: Math.min(...list.map((l) => l.steps)),
+    blockedPatterns: list.flatMap((l) => l.blockedPatterns),
+    customValidators: list.flatMap((l) => l.customValidators),
+  };
+}
+
+/** @type {boolean | undefined} */
+let stepsSupported;
+
+/**
+ * Whether this build of the engine counts steps (`limits.steps`): an engine without it refuses
+ * the key as INVALID_INPUT.
+ */
+function engineCountsSteps() {
+  if (stepsSupported === undefined) {
+    stepsSupported = runSync('return 0', { console: 'none', limits: { steps: 1_000_000 } }).ok;
+  }
+  return stepsSupported;
+}
+
+/**
+ * @param {Limitations} limitations
+ * @returns {Limits}
+ */
+function runLimits(limitations) {
+  /** @type {Limits} */
+  const limits = { timeoutMs: limitations.timeoutMs, memoryBytes: limitations.memoryBytes };
+  if (engineCountsSteps()) limits.steps = limitations.steps;
+  return limits;
+}
+
+/**
+ * Warnings for blocked patterns found in the script's text. Text matching is a hint for the
+ * host, not a boundary: the script still runs.
+ * @param {string} script
+ * @param {(RegExp | string)[]} patterns
+ */
+function patternWarnings(script, patterns) {
+  /** @type {string[]} */
+  const warnings = [];
+  for (const pattern of patterns) {
+    const hit =
+      typeof pattern === 'string' ? script.includes(pattern) : new RegExp(pattern.source, pattern.flags).test(script);
+    if (hit)
+      warnings.push(
+        `blocked pattern ${typeof pattern === 'string' ? JSON.stringify(pattern) : String(pattern)} found in the script`,
+      );
+  }
+  return warnings;
+}
+
+/**
+ * Warnings for declarations that hide a state (`let cart = ...` makes a local `cart`, so the
+ * script's edits never reach the state): a hint for the model, read off the text.
+ * @param {string} script
+ * @param {string[]} names
+ */
+function shadowWarnings(script, names) {
+  return names
+    .filter((name) =>
+      new RegExp(`\\b(?:let|const|var|function|class)\\s+${name.replaceAll('$', '\\$')}\\b`).test(script),
+    )
+    .map((name) => `the script declares its own '${name}', which hides the state: edits to it are not kept`);
+}
+
+/**
+ * Runs each custom validator; the first refusal wins. A validator may answer `false`, a string
+ * (the reason) or `{ ok: false, reason }`, synchronously or as a promise; one that throws refuses.
+ * @param {string} script
+ * @param {((script: string) => unknown)[]} validators
+ * @returns {Promise<string | undefined>} the refusal reason, if any
+ */
+async function refusalOf(script, validators) {
+  for (const validate of validators) {
+    /** @type {unknown} */
+    let verdict;
+    try {
+      verdict = await validate(script);
+    } catch (e) {
+      return `the script validator failed: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    if (verdict === true || verdict === undefined) continue;
+    if (verdict === false) return 'the script was refused by the component';
+    if (typeof verdict === 'string') return verdict;
+    if (typeof verdict === 'object' && verdict !== null && 'ok' in verdict) {
+      if (verdict.ok) continue;
+      const reason = 'reason' in verdict && typeof verdict.reason === 'string' ? verdict.reason : undefined;
+      return reason ?? 'the script was refused by the component';
+    }
+    return 'the script was refused by the component';
+  }
+  return undefined;
+}
+
+/**
+ * A Standard Schema issue path as keys.
+ * @param {unknown} path
+ * @returns {(string | number)[]}
+ */
+function issuePath(path) {
+  if (!Array.isArray(path)) return [];
+  return path.map((segment) => {
+    const key = typeof segment === 'object' && segment !== null && 'key' in segment ? segment.key : segment;
+    return typeof key === 'number' ? key : String(key);
+  });
+}
+
+/**
+ * Validates one state value with its Standard Schema v1 validator.
+ * @param {string} state
+ * @param {PublicState['schema']} schema
+ * @param {unknown} value
+ * @returns {Promise<ValidationIssue[]>}
+ */
+async function validateState(state, schema, value) {
+  try {
+    const outcome = await schema['~standard'].validate(value);
+    if (!outcome.issues) return [];
+    return outcome.issues.map((issue) => ({ state, path: issuePath(issue.path), message: String(issue.message) }));
+  } catch (e) {
+    return [{ state, path: [], message: `the schema failed: ${e instanceof Error ? e.message : String(e)}` }];
+  }
+}
+
+/**
+ * Replays a write-only state's log (top-level sets, deletes, whole replacements) on a copy of its value.
+ * @param {unknown} before
+ * @param {unknown} log
+ * @returns {{ value: unknown } | { problem: string }}
+ */
+function replayWrites(before, log) {
+  if (!Array.isArray(log)) return { problem: 'the write log is not a list' };
+  /** @type {any} */
+  let value = cloneValue(before);
+  for (const entry of log) {
+    if (!Array.isArray(entry)) return { problem: 'a write log entry is not a list' };
+    const [op, key, written] = entry;
+    if (op === 'replace') value = key;
+    else if (op === 'set' && typeof key === 'string' && isContainer(value))
+      Object.defineProperty(value, key, { value: written, writable: true, enumerable: true, configurable: true });
+    else if (op === 'delete' && typeof key === 'string' && isContainer(value)) {
+      if (Array.isArray(value) && key === String(value.length - 1)) value.length -= 1;
+      else delete value[key];
+    } else return { problem: `a write log entry is malformed (${String(op)})` };
+  }
+  return { value };
+}
+
+/**
+ * The changes that reverse `changes`, in reverse order.
+ * @param {StateChange[]} changes
+ * @returns {StateChange[]}
+ */
+function undoOf(changes) {
+  return [...changes].reverse().map((c) => {
+    /** @type {StateChange['op']} */
+    const op = c.op === 'add' ? 'remove' : c.op === 'remove' ? 'add' : 'replace';
+    return { state: c.state, path: c.path, before: c.after, after: c.before, op };
+  });
+}
+
+/** @param {unknown} value */
+function kindOf(value) {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * @param {Partial<ScriptExecutionResult>} fields
+ * @returns {ScriptExecutionResult}
+ */
+function resultOf(fields) {
+  return {
+    success: false,
+    changes: [],
+    patch: [],
+    warnings: [],
+    logs: [],
+    stats: { wallMs: 0, heapBytes: 0, hostCalls: 0, steps: 0, validationMs: 0 },
+    ...fields,
+  };
+}
+
+/**
+ * @param {import('../index.js').ErrorCode | 'SCRIPT_REFUSED'} code
+ * @param {string} name
+ * @param {string} message
+ * @returns {ComponentErrorInfo}
+ */
+function errorInfo(code, name, message) {
+  return { code, name, message };
+}
+
+/**
+ * Runs a model's script against the given public states.
+ * @param {StateEntry[]} entries
+ * @param {Map<string, UtilityEntry>} utilities
+ * @param {Limitations} limitations
+ * @param {unknown} script
+ * @param {{ signal?: AbortSignal, onCompletion?: (result: unknown) => void }} [options]
+ * @returns {Promise<ScriptExecutionResult>}
+ */
+async function executeOnStates(entries, utilities, limitations, script, options = {}) {
+  if (typeof script !== 'string')
+    return resultOf({ error: errorInfo('INVALID_INPUT', 'TypeError', 'the script must be a string') });
+  const warnings = [
+    ...patternWarnings(script, limitations.blockedPatterns),
+    ...shadowWarnings(
+      script,
+      entries.map((e) => e.name),
+    ),
+  ];
+  const refusal = await refusalOf(script, limitations.customValidators);
+  if (refusal !== undefined)
+    return resultOf({ error: errorInfo('SCRIPT_REFUSED', 'ScriptRefused', refusal), warnings });
+
+  /** @type {Map<string, unknown>} */
+  const before = new Map();
+  /** @type {Record<string, unknown>} */
+  const values = {};
+  /** @type {{ rw: string[], r: string[], w: string[] }} */
+  const byPermission = { rw: [], r: [], w: [] };
+  for (const { name, def } of entries) {
+    const snapshot = cloneValue(def.state);
+    before.set(name, snapshot);
+    byPermission[def.permission].push(name);
+    // Write-only values never enter the realm.
+    if (def.permission !== 'w') values[name] = snapshot;
+  }
+
+  /** @type {{ result: unknown }[]} */
+  const completions = [];
+  /** @type {Record<string, unknown>} */
+  const globals = {};
+  for (const [name, utility] of utilities) globals[name] = utility.call;
+  globals[COMPLETION_GLOBAL] = async (/** @type {unknown} */ result) => {
+    completions.push({ result });
+  };
+
+  const wrapped = wrapScript(script);
+  /** @type {RunResult} */
+  const ran = await run(wrapped.source, {
+    data: { [SPEC_GLOBAL]: { ...byPermission, values } },
+    globals,
+    limits: runLimits(limitations),
+    filename: FILENAME,
+    signal: options.signal,
+  });
+  const base = { warnings, logs: ran.logs };
+  const stats = { ...ran.stats, validationMs: 0 };
+  if (completions.length > 1)
+    warnings.push(`${COMPLETION_GLOBAL} was called ${completions.length} times; the last call counts`);
+  if (!ran.ok) {
+    if (completions.length > 0)
+      warnings.push(`${COMPLETION_GLOBAL} was called, but the script failed: nothing was recorded`);
+    return resultOf({ ...base, stats, error: locateInScript(ran.error, script, FILENAME, wrapped.offset) });
+  }
+
+  const drafts = /** @type {{ rw?: Record<string, unknown>, w?: Record<string, unknown> }} */ (ran.value ?? {});
+  /** @type {Map<string, unknown>} */
+  const after = new Map();
+  for (const { name, def } of entries) {
+    if (def.permission === 'rw') after.set(name, drafts.rw?.[name]);
+    else if (def.permission === 'w') {
+      const replayed = replayWrites(before.get(name), drafts.w?.[name]);
+      if ('problem' in replayed)
+        return resultOf({
+          ...base,
+          stats,
+          error: errorInfo('EVAL_ERROR', 'ResultError', `${name}: ${replayed.problem}`),
+        });
+      after.set(name, replayed.value);
+    }
+  }
+
+  /** @type {StateChange[]} */
+  const changes = [];
+  /** @type {ValidationIssue[]} */
+  const issues = [];
+  /** @type {Promise<ValidationIssue[]>[]} */
+  const pending = [];
+  const validationStart = performance.now();
+  for (const { name, def } of entries) {
+    if (!after.has(name)) continue;
+    const next = after.get(name);
+    const prev = before.get(name);
+    const stateChanges = diffState(name, prev, next);
+    if (stateChanges.length === 0) continue;
+    if (!isContainer(next) || Array.isArray(next) !== Array.isArray(prev)) {
+      issues.push({ state: name, path: [], message: `the state must stay ${kindOf(prev)}, not ${kindOf(next)}` });
+      continue;
+    }
+    // A `__proto__` key could only be applied with a plain set, which would change the live
+    // object's prototype instead of adding a key.
+    const protoKey = stateChanges.find((c) => c.path.includes('__proto__'));
+    if (protoKey) {
+      issues.push({ state: name, path: protoKey.path, message: "'__proto__' cannot be a key of a state" });
+      continue;
+    }
+    changes.push(...stateChanges);
+    pending.push(validateState(name, def.schema, next));
+  }
+  for (const found of await Promise.all(pending)) issues.push(...found);
+  stats.validationMs = performance.now() - validationStart;
+  if (issues.length > 0) {
+    if (completions.length > 0)
+      warnings.push(`${COMPLETION_GLOBAL} was called, but validation failed: nothing was recorded`);
+    return resultOf({ ...base, stats, validationErrors: issues });
+  }
+
+  // Refusals the live objects make known without a write come first, so a refused commit
+  // usually changes nothing at all, not even for a moment.
+  for (const { name, def } of entries) {
+    for (const change of changes.filter((c) => c.state === name)) {
+      const reason = liveRefusal(/** @type {Record<string, unknown>} */ (def.state), change);
+      if (reason) {
+        const issue = { state: name, path: change.path, message: `the state refused the change: ${reason}` };
+        return resultOf({ ...base, stats, validationErrors: [issue] });
+      }
+    }
+  }
+  /** @type {{ state: Record<string, unknown>, changes: StateChange[] }[]} */
+  const committed = [];
+  for (const { name, def } of entries) {
+    const own = changes.filter((c) => c.state === name);
+    if (own.length === 0) continue;
+    const live = /** @type {Record<string, unknown>} */ (def.state);
+    const refused = applyChanges(live, own);
+    if (refused) {
+      // Keep all or nothing: undo the states already committed, newest first.
+      for (const done of committed.reverse()) applyChanges(done.state, undoOf(done.changes));
+      const issue = {
+        state: name,
+        path: refused.change.path,
+        message: `the state refused the change: ${refused.reason}`,
+      };
+      return resultOf({ ...base, stats, validationErrors: [issue] });
+    }
+    committed.push({ state: live, changes: own });
+  }
+  const completion = completions.at(-1);
+  if (completion) options.onCompletion?.(completion.result);
+  return resultOf({
+    ...base,
+    stats,
+    success: true,
+    changes,
+    patch: toJsonPatch(changes),
+    ...(completion ? { completion } : {}),
+  });
+}
+
+module.exports = {
+  FILENAME,
+  COMPLETION_GLOBAL,
+  DEFAULT_SECURITY,
+  limitationsOf,
+  strictest,
+  engineCountsSteps,
+  executeOnStates,
+};
