@@ -266,6 +266,7 @@ export type WorkspaceErrorCode =
   | 'HISTORY_INVALID'
   | 'NOT_TEXT'
   | 'IO'
+  | 'POLICY_VIOLATION'
   | 'INTERNAL';
 
 /** What ZipWorkspace methods throw. */
@@ -373,6 +374,23 @@ export interface WorkspaceSearchOptions {
   maxResults?: number;
 }
 
+/** What `setAccessRules` takes: pattern lists as arrays or Sets. */
+export interface AccessRules {
+  /** Paths that may be read (and the folders on the way to them). Left out: every path. */
+  readPatterns?: readonly string[] | ReadonlySet<string> | null;
+  /** Paths that may be created, changed or deleted. Left out: every path. */
+  writePatterns?: readonly string[] | ReadonlySet<string> | null;
+  /** Refuses every change. */
+  readOnly?: boolean;
+}
+
+/** The rules in force, as `accessRules()` gives them back. */
+export interface WorkspaceAccessRules {
+  readPatterns?: string[];
+  writePatterns?: string[];
+  readOnly: boolean;
+}
+
 export interface WorkspaceHistoryEntry {
   /** Increasing id, starting at 1. */
   id: number;
@@ -457,6 +475,24 @@ export declare class ZipWorkspace {
   ): WorkspacePatchResult;
   /** Literal, case-sensitive search of text files; at most one hit per line. */
   search(query: string, options?: WorkspaceSearchOptions | null): WorkspaceSearchResult;
+  /**
+   * Restricts which paths may be read and written: every method, every tool built on the
+   * workspace (`workspaceTools`, `editorTools`, `codeTool`) and the `fs` and module loader of
+   * every program `exec` runs pass the same check, made once in the native layer. A refusal
+   * throws `POLICY_VIOLATION` naming the path and the rule (`EACCES` inside `exec`); paths that
+   * may not be read are also left out of listings and searches. Patterns are gitignore-style
+   * globs: `*` within one name, `**` across folders, a pattern without `/` matches a name at
+   * any depth, and a pattern covers everything below what it matches. A list left out
+   * restricts nothing; an empty list allows nothing. `null` lifts the rules. History
+   * operations (undo, redo, restore) are not path operations and are not restricted.
+   * @throws {TypeError} `INVALID_INPUT` for an unknown key or a pattern that is not a glob.
+   * @example
+   * ws.setAccessRules({ readPatterns: ['src/**', '*.md'], writePatterns: ['src/**'] });
+   * ws.writeFile('notes.txt', 'x'); // throws POLICY_VIOLATION: writing ~/notes.txt is refused ...
+   */
+  setAccessRules(rules: AccessRules | null): void;
+  /** The rules set by `setAccessRules` (pattern Sets given back as arrays), or null. */
+  accessRules(): WorkspaceAccessRules | null;
   /** The newest `n` entries (default 20), newest first. */
   history(n?: number | null): WorkspaceHistoryEntry[];
   /** A unified diff of the text changes made by entry `id`. */

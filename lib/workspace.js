@@ -70,6 +70,30 @@ function execUnobserved(entryPath, options) {
 
 Object.defineProperty(ZipWorkspace.prototype, 'exec', { value: exec, writable: true, configurable: true });
 
+const nativeSetAccessRules = ZipWorkspace.prototype.setAccessRules;
+
+/**
+ * `setAccessRules` taking pattern lists as arrays or Sets (the native method reads arrays).
+ * @this {import('./native/binding.js').ZipWorkspace}
+ * @param {unknown} rules
+ */
+function setAccessRules(rules) {
+  if (rules === null || typeof rules !== 'object' || Array.isArray(rules)) {
+    return nativeSetAccessRules.call(this, /** @type {never} */ (rules));
+  }
+  const lists = /** @type {Record<string, unknown>} */ ({ ...rules });
+  for (const key of ['readPatterns', 'writePatterns']) {
+    if (lists[key] instanceof Set) lists[key] = [...lists[key]];
+  }
+  return nativeSetAccessRules.call(this, /** @type {never} */ (lists));
+}
+
+Object.defineProperty(ZipWorkspace.prototype, 'setAccessRules', {
+  value: setAccessRules,
+  writable: true,
+  configurable: true,
+});
+
 /** Workspaces whose memory was released. */
 const disposed = new WeakSet();
 

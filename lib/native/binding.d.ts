@@ -103,6 +103,14 @@ export declare class ZipWorkspace {
    * at most `maxResults` hits (default 100), `truncated` tells whether more exist.
    */
   search(query: string, options?: { path?: string, context?: number, maxResults?: number } | null): WorkspaceSearchResult
+  /**
+   * Restricts which paths may be read and written, for every method, every tool built on
+   * the workspace and every program `exec` runs; `null` lifts the rules. Refusals throw
+   * `POLICY_VIOLATION`.
+   */
+  setAccessRules(rules: WorkspaceAccessRules | null): void
+  /** The rules set by `setAccessRules`, or `null`. */
+  accessRules(): WorkspaceAccessRules | null
   /** The newest `n` history entries (default 20), newest first. */
   history(n?: number | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
@@ -256,6 +264,22 @@ export interface Settings {
   workers: number
   /** Realms kept prepared for plain runs. */
   poolSize: number
+}
+
+/**
+ * Which paths a workspace lets be read and written (gitignore-style globs; a list left out
+ * restricts nothing of its kind).
+ */
+export interface WorkspaceAccessRules {
+  /**
+   * Paths that may be read (and the folders leading to them); others are refused and hidden
+   * from listings and searches.
+   */
+  readPatterns?: Array<string>
+  /** Paths that may be created, changed or deleted. */
+  writePatterns?: Array<string>
+  /** Refuses every change. */
+  readOnly: boolean
 }
 
 /** One listed entry. */

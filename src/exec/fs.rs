@@ -251,9 +251,18 @@ impl FsHost {
         }
     }
 
+    /// Resolves a path to stat, list or test: a folder must be listable, a file readable.
+    fn resolve_found(&self, input: &str, syscall: &'static str) -> FsResult<String> {
+        let p = self.resolve(input, AccessOp::Traverse, syscall)?;
+        if self.node(&p) == Presence::File {
+            self.resolve(input, AccessOp::Read, syscall)?;
+        }
+        Ok(p)
+    }
+
     /// Whether something exists at the path (invalid, hidden and refused paths do not).
     pub fn exists(&self, input: &str) -> bool {
-        match self.resolve(input, AccessOp::Read, "access") {
+        match self.resolve_found(input, "access") {
             Ok(p) => matches!(self.node(&p), Presence::File | Presence::Dir),
             Err(_) => false,
         }
@@ -261,7 +270,7 @@ impl FsHost {
 
     /// Fails with `ENOENT` unless the path exists.
     pub fn access(&self, input: &str) -> FsResult<()> {
-        let p = self.resolve(input, AccessOp::Read, "access")?;
+        let p = self.resolve_found(input, "access")?;
         match self.node(&p) {
             Presence::File | Presence::Dir => Ok(()),
             Presence::Missing => Err(FsError::sys("ENOENT", "access", &display(&p))),
@@ -271,7 +280,7 @@ impl FsHost {
 
     /// The canonical `~/...` form of an existing path.
     pub fn realpath(&self, input: &str) -> FsResult<String> {
-        let p = self.resolve(input, AccessOp::Read, "realpath")?;
+        let p = self.resolve_found(input, "realpath")?;
         match self.node(&p) {
             Presence::File | Presence::Dir if p.is_empty() => Ok("~".into()),
             Presence::File | Presence::Dir => Ok(display(&p)),
@@ -281,7 +290,7 @@ impl FsHost {
     }
 
     pub fn stat(&self, input: &str) -> FsResult<FsStat> {
-        let p = self.resolve(input, AccessOp::Read, "stat")?;
+        let p = self.resolve_found(input, "stat")?;
         let shown = display(&p);
         match self.node(&p) {
             Presence::Missing => Err(FsError::sys("ENOENT", "stat", &shown)),
@@ -303,7 +312,7 @@ impl FsHost {
     /// Entries of a folder as `(name relative to it, is_dir)`, sorted; with `recursive`,
     /// everything below it.
     pub fn readdir(&self, input: &str, recursive: bool) -> FsResult<Vec<(String, bool)>> {
-        let p = self.resolve(input, AccessOp::Read, "scandir")?;
+        let p = self.resolve(input, AccessOp::Traverse, "scandir")?;
         let shown = display(&p);
         match self.node(&p) {
             Presence::Dir => {}

@@ -254,7 +254,7 @@ fn find_package(
     let mut at = Some(dir.to_string());
     while let Some(d) = at {
         let root = wpath::join(&wpath::join(&d, "node_modules"), name);
-        let readable = view.access().allows(AccessOp::Read, &root);
+        let readable = view.access().allows(AccessOp::Traverse, &root);
         if readable && view.presence(&root) == Presence::Dir {
             let target = if subpath.is_empty() {
                 root.clone()

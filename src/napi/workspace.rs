@@ -30,13 +30,13 @@ mod args;
 mod results;
 
 use args::{
-    bytes, contents, exec_request, given, integer, integer_or, recursive, string, zip_limits,
-    Options,
+    access_rules, bytes, contents, exec_request, given, integer, integer_or, recursive, string,
+    zip_limits, Options,
 };
 use results::{num, nums};
 use results::{
-    ExecResult, WorkspaceEntry, WorkspaceHistoryEntry, WorkspaceLineRange, WorkspacePatchResult,
-    WorkspaceSearchResult, WorkspaceStat,
+    ExecResult, WorkspaceAccessRules, WorkspaceEntry, WorkspaceHistoryEntry, WorkspaceLineRange,
+    WorkspacePatchResult, WorkspaceSearchResult, WorkspaceStat,
 };
 
 type Res<T> = std::result::Result<T, WsError>;
@@ -341,6 +341,27 @@ impl ZipWorkspace {
                 .ws()
                 .search(&query, &path, to_usize(context), to_usize(max))?;
             Ok(found.into())
+        })
+    }
+
+    /// Restricts which paths may be read and written, for every method, every tool built on
+    /// the workspace and every program `exec` runs; `null` lifts the rules. Refusals throw
+    /// `POLICY_VIOLATION`.
+    #[napi(catch_unwind, ts_args_type = "rules: WorkspaceAccessRules | null")]
+    pub fn set_access_rules(&self, env: Env, rules: Option<Unknown>) -> Result<()> {
+        run(env, |h| {
+            let spec = access_rules(h, rules.as_ref())?;
+            self.ws().set_path_rules(spec)
+        })
+    }
+
+    /// The rules set by `setAccessRules`, or `null`.
+    #[napi(catch_unwind)]
+    pub fn access_rules(&self) -> Option<WorkspaceAccessRules> {
+        self.ws().path_rules().map(|s| WorkspaceAccessRules {
+            read_patterns: s.read_patterns.clone(),
+            write_patterns: s.write_patterns.clone(),
+            read_only: s.read_only,
         })
     }
 

@@ -120,8 +120,11 @@ pub(crate) fn is_hidden(path: &str) -> bool {
 /// What a caller wants to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AccessOp {
-    /// Read a file, list or stat a folder, search, import a module.
+    /// Read a file's content, search it, import it as a module.
     Read,
+    /// List a folder, or stat or test the existence of a path (a file found there must then
+    /// also pass [`AccessOp::Read`]).
+    Traverse,
     /// Create, change or delete a file or folder.
     Write,
 }
@@ -132,6 +135,17 @@ pub enum AccessOp {
 pub trait AccessRules: Send + Sync + fmt::Debug {
     /// `Ok` if `op` may use `path` (normalized, never in the hidden area).
     fn check(&self, op: AccessOp, path: &str) -> WsResult<()>;
+
+    /// Whether listings and searches show `path` (normalized, never in the hidden area), a
+    /// folder when `is_dir`.
+    fn visible(&self, path: &str, is_dir: bool) -> bool {
+        let op = if is_dir {
+            AccessOp::Traverse
+        } else {
+            AccessOp::Read
+        };
+        self.check(op, path).is_ok()
+    }
 }
 
 /// The default rules: every visible path may be read and written.
@@ -209,6 +223,11 @@ impl Access {
             error,
         })?;
         Ok(p)
+    }
+
+    /// Whether listings and searches show the normalized `path` (a folder when `is_dir`).
+    pub fn visible(&self, path: &str, is_dir: bool) -> bool {
+        !is_hidden(path) && self.rules.visible(path, is_dir)
     }
 
     /// Whether `op` may use `input` (see [`Access::resolve`]).

@@ -47,6 +47,8 @@ pub enum WsCode {
     NotText,
     /// The host file system failed (opening or saving an archive).
     Io,
+    /// The workspace's access rules (`setAccessRules`) refuse the path.
+    PolicyViolation,
     /// A failure of quickrealm itself (should not happen).
     Internal,
 }
@@ -71,6 +73,7 @@ impl WsCode {
             WsCode::HistoryInvalid => "HISTORY_INVALID",
             WsCode::NotText => "NOT_TEXT",
             WsCode::Io => "IO",
+            WsCode::PolicyViolation => "POLICY_VIOLATION",
             WsCode::Internal => "INTERNAL",
         }
     }
@@ -105,6 +108,10 @@ impl WsError {
 
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(WsCode::InvalidInput, message)
+    }
+
+    pub(crate) fn policy_violation(message: impl Into<String>) -> Self {
+        Self::new(WsCode::PolicyViolation, message)
     }
 
     pub(crate) fn path_invalid(message: impl Into<String>) -> Self {

@@ -28,6 +28,7 @@ pub(crate) mod error;
 pub(crate) mod history;
 pub(crate) mod overlay;
 pub(crate) mod path;
+pub mod rules;
 pub(crate) mod text;
 pub(crate) mod vfs;
 pub(crate) mod zipio;
@@ -39,6 +40,7 @@ pub use access::{Access, AccessOp, AccessRules, AllowVisible, Refusal, Refused};
 pub use error::{WsCode, WsError, WsResult};
 pub use history::{HistoryConfig, HistoryEntry};
 pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
+pub use rules::{PathRules, PathRulesSpec};
 pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
 pub use vfs::{Clock, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::ZipLimits;
@@ -92,6 +94,8 @@ pub struct Workspace {
     vfs: Vfs,
     history: HistoryState,
     access: Access,
+    /// The host's path rules as written, when [`Workspace::set_path_rules`] set some.
+    path_rules: Option<PathRulesSpec>,
 }
 
 impl Workspace {
@@ -106,6 +110,7 @@ impl Workspace {
             vfs,
             history,
             access: Access::default(),
+            path_rules: None,
         }
     }
 
@@ -163,6 +168,28 @@ impl Workspace {
         self.access = access;
     }
 
+    /// Restricts which paths may be read and written (`None`: no restriction): every later
+    /// call, every overlay staged afterwards (workspace programs' `fs`, their module loader)
+    /// and every tool built on the workspace follow them. Refusals are `POLICY_VIOLATION`.
+    pub fn set_path_rules(&mut self, spec: Option<PathRulesSpec>) -> WsResult<()> {
+        match spec {
+            Some(spec) => {
+                self.access = Access::new(PathRules::new(&spec)?);
+                self.path_rules = Some(spec);
+            }
+            None => {
+                self.access = Access::default();
+                self.path_rules = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// The path rules set by [`Workspace::set_path_rules`].
+    pub fn path_rules(&self) -> Option<&PathRulesSpec> {
+        self.path_rules.as_ref()
+    }
+
     /// A copy-on-write overlay over the tree as it is now, following the workspace's access
     /// rules, whose staged changes may write up to `quota`. Apply its
     /// [`Overlay::changes`] with [`Workspace::apply_overlay`].
@@ -197,19 +224,27 @@ impl Workspace {
 
     /// See [`Vfs::list`].
     pub fn list(&self, path: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        self.vfs
-            .list(&self.resolve(AccessOp::Read, path)?, recursive)
+        let p = self.resolve(AccessOp::Traverse, path)?;
+        if self.vfs.stat(&p).is_ok_and(|s| s.kind == EntryKind::File) {
+            self.resolve(AccessOp::Read, path)?;
+        }
+        let mut entries = self.vfs.list(&p, recursive)?;
+        entries.retain(|e| self.access.visible(&e.path, e.kind == EntryKind::Dir));
+        Ok(entries)
     }
 
-    /// See [`Vfs::stat`].
+    /// See [`Vfs::stat`]. A file must be readable, a folder listable.
     pub fn stat(&self, path: &str) -> WsResult<Stat> {
-        self.vfs.stat(&self.resolve(AccessOp::Read, path)?)
+        let stat = self.vfs.stat(&self.resolve(AccessOp::Traverse, path)?)?;
+        if stat.kind == EntryKind::File {
+            self.resolve(AccessOp::Read, path)?;
+        }
+        Ok(stat)
     }
 
     /// Whether something exists at `path`. Paths the access rules refuse do not.
     pub fn exists(&self, path: &str) -> bool {
-        self.resolve(AccessOp::Read, path)
-            .is_ok_and(|p| self.vfs.exists(&p))
+        self.stat(path).is_ok()
     }
 
     /// See [`Vfs::read_lines`].
@@ -226,9 +261,14 @@ impl Workspace {
         context_lines: usize,
         max_results: usize,
     ) -> WsResult<SearchResult> {
-        let p = self.resolve(AccessOp::Read, path_prefix)?;
+        let p = self.resolve(AccessOp::Traverse, path_prefix)?;
+        if self.vfs.stat(&p).is_ok_and(|s| s.kind == EntryKind::File) {
+            self.resolve(AccessOp::Read, path_prefix)?;
+        }
         self.vfs
-            .search(query.as_str(), &p, context_lines, max_results)
+            .search(query.as_str(), &p, context_lines, max_results, &|f| {
+                self.access.visible(f, false)
+            })
     }
 
     // ----- recorded mutations -----
@@ -299,6 +339,10 @@ impl Workspace {
     pub fn delete(&mut self, path: &str, recursive: bool) -> WsResult<Option<u64>> {
         let p = self.resolve(AccessOp::Write, path)?;
         let keys = self.vfs.subtree_keys(&p);
+        // Deleting a folder changes everything in it: each entry must be writable too.
+        for key in &keys {
+            self.resolve(AccessOp::Write, key)?;
+        }
         let label = format!("delete {}", display(&p));
         let ((), id) = self.recorded(label, keys, |v| v.delete(&p, recursive))?;
         Ok(id)

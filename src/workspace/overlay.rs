@@ -150,7 +150,9 @@ impl Overlay {
 
     /// The entries of folder `p`, sorted; with `recursive`, everything below it.
     pub fn list(&self, p: &str, recursive: bool) -> WsResult<Vec<Entry>> {
-        self.view.list(p, recursive)
+        let mut entries = self.view.list(p, recursive)?;
+        entries.retain(|e| self.access.visible(&e.path, e.kind == EntryKind::Dir));
+        Ok(entries)
     }
 
     // ----- staged changes (normalized paths) -----

@@ -539,6 +539,7 @@ impl Vfs {
         path_prefix: &str,
         context_lines: usize,
         max_results: usize,
+        searchable: &dyn Fn(&str) -> bool,
     ) -> WsResult<SearchResult> {
         let p = access::normalize(path_prefix)?;
         let mut result = SearchResult::default();
@@ -549,7 +550,7 @@ impl Vfs {
             }
         }
         for key in self.children_keys(&p) {
-            if access::is_hidden(key) {
+            if access::is_hidden(key) || !searchable(key) {
                 continue;
             }
             if let Some(Node::File { data, .. }) = self.nodes.get(key) {
@@ -840,7 +841,7 @@ mod tests {
         v.write_file("src/b.js", b"needle\n", true)?;
         v.write_file("docs/n.md", b"a needle here\n", true)?;
         v.write_file("bin.dat", b"needle\0needle", false)?;
-        let r = v.search("needle", "", 1, 10)?;
+        let r = v.search("needle", "", 1, 10, &|_| true)?;
         let hits: Vec<(&str, usize)> = r
             .matches
             .iter()
@@ -853,15 +854,21 @@ mod tests {
         assert_eq!(r.files_searched, 3);
         assert_eq!(r.matches[1].before, vec!["const x = 1;"]);
         assert_eq!(r.matches[1].after, vec!["end"]);
-        let r = v.search("needle", "~/src", 0, 10)?;
+        let r = v.search("needle", "~/src", 0, 10, &|_| true)?;
         assert_eq!(r.matches.len(), 2);
-        let r = v.search("needle", "src/b.js", 0, 10)?;
+        let r = v.search("needle", "src/b.js", 0, 10, &|_| true)?;
         assert_eq!(r.matches.len(), 1);
-        let r = v.search("needle", "", 0, 2)?;
+        let r = v.search("needle", "", 0, 2, &|_| true)?;
         assert_eq!(r.matches.len(), 2);
         assert!(r.truncated);
-        assert_eq!(code(v.search("x", "nope", 0, 1)), WsCode::NotFound);
-        assert_eq!(code(v.search("x", ".time", 0, 1)), WsCode::PathInvalid);
+        assert_eq!(
+            code(v.search("x", "nope", 0, 1, &|_| true)),
+            WsCode::NotFound
+        );
+        assert_eq!(
+            code(v.search("x", ".time", 0, 1, &|_| true)),
+            WsCode::PathInvalid
+        );
         Ok(())
     }
 

@@ -10,7 +10,8 @@ use crate::engine::limits::LimitOverrides;
 use crate::exec::{CommitPolicy, ExecRequest};
 use crate::napi::raw::{Host, Raw};
 use crate::workspace::bounds::{to_usize, Bounds};
-use crate::workspace::{WriteQuota, WsError, ZipLimits};
+use crate::workspace::rules::MAX_PATTERNS;
+use crate::workspace::{PathRulesSpec, WriteQuota, WsError, ZipLimits};
 
 fn invalid(message: impl Into<String>) -> WsError {
     WsError::invalid_input(message)
@@ -190,6 +191,60 @@ impl Options {
     }
 }
 
+/// An array of strings, as `name`; `check_len` refuses a length before any element is read.
+fn string_list(
+    h: Host,
+    v: Raw,
+    name: &str,
+    check_len: impl FnOnce(usize) -> Res<()>,
+) -> Res<Vec<String>> {
+    if !h.is_array(v) {
+        return Err(wrong_type(h, v, name, "an array of strings"));
+    }
+    let n = h.array_length(v).map_err(unreadable)?;
+    check_len(n as usize)?;
+    (0..n)
+        .map(|i| {
+            let item = h.element(v, i).map_err(unreadable)?;
+            string(h, item, &format!("{name}[{i}]"))
+        })
+        .collect()
+}
+
+/// `{ readPatterns?: string[], writePatterns?: string[], readOnly?: boolean }`, or `None` for
+/// `null`/`undefined` (no rules).
+pub(super) fn access_rules(h: Host, v: Option<&Unknown>) -> Res<Option<PathRulesSpec>> {
+    if given(h, v).is_none_or(|r| h.is_nullish(r)) {
+        return Ok(None);
+    }
+    let o = Options::read(
+        h,
+        v,
+        "rules",
+        &["readPatterns", "writePatterns", "readOnly"],
+    )?;
+    let list = |key: &str| -> Res<Option<Vec<String>>> {
+        o.get(key)?
+            .filter(|&r| !h.is_nullish(r))
+            .map(|r| {
+                string_list(h, r, &format!("rules.{key}"), |n| {
+                    if n > MAX_PATTERNS {
+                        return Err(invalid(format!(
+                            "rules.{key} has {n} patterns; the limit is {MAX_PATTERNS}"
+                        )));
+                    }
+                    Ok(())
+                })
+            })
+            .transpose()
+    };
+    Ok(Some(PathRulesSpec {
+        read_patterns: list("readPatterns")?,
+        write_patterns: list("writePatterns")?,
+        read_only: o.boolean("readOnly")?,
+    }))
+}
+
 /// `{ recursive?: boolean }`.
 pub(super) fn recursive(h: Host, options: Option<&Unknown>) -> Res<bool> {
     Options::read(h, options, "options", &["recursive"])?.boolean("recursive")
@@ -233,20 +288,6 @@ pub(super) fn integer_or(
 }
 
 // ----- exec -----
-
-fn string_list(h: Host, v: Raw) -> Res<Vec<String>> {
-    if !h.is_array(v) {
-        return Err(wrong_type(h, v, "options.argv", "an array of strings"));
-    }
-    let n = h.array_length(v).map_err(unreadable)?;
-    ExecRequest::check_argv_len(n as usize)?;
-    (0..n)
-        .map(|i| {
-            let item = h.element(v, i).map_err(unreadable)?;
-            string(h, item, &format!("options.argv[{i}]"))
-        })
-        .collect()
-}
 
 fn string_map(h: Host, v: Raw) -> Res<Vec<(String, String)>> {
     if !is_type(h, v, ValueType::Object) || h.is_array(v) {
@@ -294,7 +335,7 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
         ],
     )?;
     if let Some(v) = o.get("argv")? {
-        req.argv = string_list(h, v)?;
+        req.argv = string_list(h, v, "options.argv", ExecRequest::check_argv_len)?;
     }
     if let Some(v) = o.get("env")? {
         req.env = string_map(h, v)?;

@@ -19,6 +19,19 @@ pub(super) fn nums(ids: Vec<u64>) -> Vec<i64> {
     ids.into_iter().map(num).collect()
 }
 
+/// Which paths a workspace lets be read and written (gitignore-style globs; a list left out
+/// restricts nothing of its kind).
+#[napi(object)]
+pub struct WorkspaceAccessRules {
+    /// Paths that may be read (and the folders leading to them); others are refused and hidden
+    /// from listings and searches.
+    pub read_patterns: Option<Vec<String>>,
+    /// Paths that may be created, changed or deleted.
+    pub write_patterns: Option<Vec<String>>,
+    /// Refuses every change.
+    pub read_only: bool,
+}
+
 /// Whether an entry is a file or a folder.
 #[napi(string_enum = "lowercase")]
 pub enum WorkspaceEntryKind {
