@@ -153,3 +153,197 @@ describe('quickrealm chat', () => {
     await screen.waitFor(new RegExp(`bye[^\\n]*\\n(.|\\n)*\\${EXIT_MARK} 0\\]`));
   });
 });
+
+describe('quickrealm chat: the chat log, .env and leaving', () => {
+  it('resumes the chat log on the next start; reads .env without overriding the environment; Ctrl-D quits', async () => {
+    api = await startFakeOpenAI(writer);
+    const cwd = workdir();
+    const zip = join(cwd, 'notes.zip');
+    // The endpoint comes from .env; the key from the real environment wins over the file's.
+    writeFileSync(
+      join(cwd, '.env'),
+      `# settings\nOPENAI_BASE_URL="${api.baseURL}"\nexport OPENAI_API_KEY=from-dotenv\n`,
+    );
+    const first = open(['--zip', zip], { OPENAI_API_KEY: 'from-environment' });
+    await first.waitFor(READY);
+    expect(first.text()).toMatch(/chat log .*notes\.zip\.chat\.json \(new\)/);
+    expect(first.text()).toMatch(/gpt-oss:20b/);
+    await send(first, 'remember the word pelican');
+    expect(first.text()).toMatch(/You said: remember the word pelican/);
+    expect(api.authorizations[0]).toBe('Bearer from-environment');
+    expect(api.requests[0].model).toBe('gpt-oss:20b');
+    first.type(':quit');
+    await first.waitFor(new RegExp(`\\${EXIT_MARK} 0\\]`));
+
+    const second = open(['--zip', zip], { OPENAI_API_KEY: 'from-environment' });
+    await second.waitFor(READY);
+    expect(second.text()).toMatch(/chat log .*notes\.zip\.chat\.json \(resumed 2 messages\)/);
+    await send(second, 'what was the word?');
+    const last = api.requests[api.requests.length - 1];
+    expect(last.messages.map((m: any) => [m.role, m.content])).toEqual([
+      ['system', expect.any(String)],
+      ['user', 'remember the word pelican'],
+      ['assistant', 'You said: remember the word pelican'],
+      ['user', 'what was the word?'],
+    ]);
+    second.keys('C-d');
+    await second.waitFor(new RegExp(`bye(.|\\n)*\\${EXIT_MARK} 0\\]`));
+    expect(JSON.parse(readFileSync(`${zip}.chat.json`, 'utf8')).messages).toHaveLength(4);
+
+    // --chat names another log, which starts empty.
+    const third = open(['--zip', zip, '--chat', join(cwd, 'other.json')], {});
+    await third.waitFor(READY);
+    expect(third.text()).toMatch(/other\.json \(new\)/);
+  });
+});
+
+describe('quickrealm chat: colour', () => {
+  it('colours the screen, and writes no colour codes at all with NO_COLOR=1', async () => {
+    api = await startFakeOpenAI(writer);
+    const cwd = workdir();
+    const zip = join(cwd, 'work.zip');
+    const run = async (env: Record<string, string>) => {
+      const screen = open(['--zip', zip], { OPENAI_BASE_URL: api!.baseURL, ...env });
+      await screen.waitFor(READY);
+      await send(screen, 'write the greeting');
+      screen.type(':history');
+      await screen.waitFor(/#\d+ .*write ~\/greeting\.txt/);
+      screen.type(':bogus');
+      await screen.waitFor(/unknown command :bogus/);
+      return screen.text({ escapes: true });
+    };
+    expect(await run({})).toMatch(SGR);
+    const plain = await run({ NO_COLOR: '1' });
+    expect(plain).toMatch(/fs_write .* → ok/);
+    expect(plain).not.toMatch(SGR);
+    expect(plain).not.toContain('\u001b');
+  });
+});
+
+describe('quickrealm chat: failures', () => {
+  it('shows endpoint errors clearly and goes on; takes answers that are not streamed', async () => {
+    api = await startFakeOpenAI((body) => {
+      const text = lastUserText(body);
+      if (text.endsWith('break please')) return { kind: 'error', status: 500, message: 'the model crashed' };
+      if (text.endsWith('deny me')) return { kind: 'error', status: 401, message: 'invalid api key' };
+      if (text.endsWith('no streaming')) return { kind: 'json', text: 'A whole answer at once.' };
+      return writer(body);
+    });
+    const cwd = workdir();
+    const zip = join(cwd, 'work.zip');
+    const screen = open(['--zip', zip], { OPENAI_BASE_URL: api.baseURL, NO_COLOR: '1' });
+    await screen.waitFor(READY);
+
+    let shown = await send(screen, 'break please');
+    expect(shown).toMatch(/error: the endpoint answered 500 the model crashed/);
+    shown = await send(screen, 'deny me');
+    expect(shown).toMatch(/error: the endpoint answered 401 invalid api key \(check OPENAI_API_KEY\)/);
+
+    // The chat goes on, with nothing lost: the failed messages are still in the conversation.
+    shown = await send(screen, 'no streaming');
+    expect(shown).toMatch(/^A whole answer at once\.$/m);
+    const last = api.requests[api.requests.length - 1];
+    expect(last.messages.filter((m: any) => m.role === 'user').map((m: any) => m.content)).toEqual([
+      'break please',
+      'deny me',
+      'no streaming',
+    ]);
+    await send(screen, 'write the greeting');
+    expect(ZipWorkspace.open(zip).readText('greeting.txt')).toBe('hello, zip\n');
+  });
+
+  it('says when the endpoint cannot be reached (--base-url wins over the environment)', async () => {
+    api = await startFakeOpenAI(writer);
+    const closed = await startFakeOpenAI(writer);
+    const deadURL = closed.baseURL;
+    await closed.close();
+    workdir();
+    const screen = open(['--zip', join(dir!, 'w.zip'), '--base-url', deadURL], { OPENAI_BASE_URL: api.baseURL });
+    await screen.waitFor(READY);
+    const shown = await send(screen, 'hello?');
+    expect(shown).toContain(`error: cannot reach ${deadURL}`);
+    expect(shown).toMatch(/\(ECONNREFUSED\): is the server running\?/);
+    expect(api.requests).toHaveLength(0);
+    screen.type(':help');
+    await screen.waitFor(/:restore <id> /);
+  });
+
+  it('stops a turn after the round cap and says so', async () => {
+    api = await startFakeOpenAI(() => ({
+      kind: 'stream',
+      toolCalls: [{ id: `call_${Math.random().toString(36).slice(2)}`, name: 'fs_list', arguments: '{}' }],
+    }));
+    workdir();
+    const screen = open(['--zip', join(dir!, 'w.zip')], { OPENAI_BASE_URL: api.baseURL, NO_COLOR: '1' });
+    await screen.waitFor(READY);
+    const shown = await send(screen, 'loop forever');
+    expect(shown).toMatch(/stopped after 24 rounds of tool calls in one turn/);
+    expect(api.requests).toHaveLength(24);
+  });
+});
+
+describe('quickrealm chat: interrupting', () => {
+  it('Ctrl-C stops an answer that is still coming; the chat goes on', async () => {
+    const never = new Promise<void>(() => {});
+    api = await startFakeOpenAI((body) =>
+      lastUserText(body) === 'talk forever'
+        ? { kind: 'stream', parts: ['Once upon a time', ' and then'], gate: { after: 0, open: never } }
+        : writer(body),
+    );
+    workdir();
+    const screen = open(['--zip', join(dir!, 'w.zip')], { OPENAI_BASE_URL: api.baseURL, NO_COLOR: '1' });
+    await screen.waitFor(READY);
+    const before = occurrences(screen.text(), TURN_DONE);
+    screen.type('talk forever');
+    await screen.waitFor(/Once upon a time/);
+    screen.keys('C-c');
+    const shown = await screen.waitFor((s) => occurrences(s, TURN_DONE) > before);
+    // The terminal may echo the key as ^C.
+    expect(shown).toMatch(/Once upon a time(\^C)?\n\(stopped\)/);
+    expect(shown).toMatch(/· 1 message$/m);
+    expect(shown).not.toMatch(/and then/);
+    await send(screen, 'still there?');
+    expect(screen.text()).toMatch(/You said: still there\?/);
+    // Ctrl-C at the prompt does not leave at once; twice does.
+    screen.keys('C-c');
+    await screen.waitFor(/Ctrl-C again, Ctrl-D or :quit leaves/);
+    screen.keys('C-c');
+    await screen.waitFor(new RegExp(`\\${EXIT_MARK} 0\\]`));
+  });
+});
+
+describe('quickrealm chat: untrusted output', () => {
+  it('shows guest console output and model text with control characters escaped', async () => {
+    const program = 'console.log("\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\\u001b[31mred alert");\n';
+    api = await startFakeOpenAI((body) => {
+      const messages = body.messages;
+      const toolResults = messages.filter((m: any) => m.role === 'tool').length;
+      if (toolResults === 0) {
+        return {
+          kind: 'json',
+          toolCalls: [
+            { id: 'call_w', name: 'fs_write', arguments: JSON.stringify({ path: 'main.js', content: program }) },
+          ],
+        };
+      }
+      if (toolResults === 1) {
+        return { kind: 'stream', toolCalls: [{ id: 'call_x', name: 'js_exec', arguments: '{"path":"main.js"}' }] };
+      }
+      return { kind: 'stream', parts: ['Ran it.\u001b[2J Still here.'] };
+    });
+    workdir();
+    const zip = join(dir!, 'w.zip');
+    const screen = open(['--zip', zip, '--verbose-tools'], { OPENAI_BASE_URL: api.baseURL });
+    await screen.waitFor(READY);
+    const shown = await send(screen, 'run a program');
+    // Verbose: the arguments and the whole result, with the escapes as visible text.
+    expect(shown).toMatch(/"path": "main\.js"/);
+    expect(shown).toContain('exit code 0');
+    expect(shown).toContain('\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\\u001b[31mred alert');
+    expect(shown).toContain('Ran it.\\u001b[2J Still here.');
+    // Nothing was cleared or retitled: the banner is still on screen, the title untouched.
+    expect(shown).toMatch(READY);
+    expect(screen.text({ escapes: true })).not.toContain('\u001b[31m');
+    expect(ZipWorkspace.open(zip).readText('main.js')).toBe(program);
+  });
+});

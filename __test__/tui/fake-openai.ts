@@ -27,6 +27,8 @@ export type Answer =
 export interface FakeOpenAI {
   baseURL: string;
   requests: any[];
+  /** The Authorization header of each request. */
+  authorizations: (string | undefined)[];
   close(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ function sendJson(res: ServerResponse, a: Extract<Answer, { kind: 'json' }>) {
 
 export async function startFakeOpenAI(script: (body: any) => Answer): Promise<FakeOpenAI> {
   const requests: any[] = [];
+  const authorizations: (string | undefined)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -118,6 +121,7 @@ export async function startFakeOpenAI(script: (body: any) => Answer): Promise<Fa
         body = {};
       }
       requests.push(body);
+      authorizations.push(req.headers.authorization);
       let answer: Answer;
       try {
         answer = req.url?.endsWith('/chat/completions')
@@ -142,6 +146,7 @@ export async function startFakeOpenAI(script: (body: any) => Answer): Promise<Fa
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -56,14 +56,13 @@ const thousands = (n) => n.toLocaleString('en-US');
  * @param {string} model
  */
 function describeError(error, baseURL, model) {
-  const e =
-    /** @type {{ name?: string, status?: number, message?: string, cause?: { code?: string, message?: string } }} */ (
-      error
-    );
+  const e = /** @type {{ status?: number, message?: string, cause?: unknown } | null | undefined} */ (error);
   const message = e?.message ?? String(error);
-  if (e?.name === 'APIConnectionTimeoutError') return `the request to ${baseURL} timed out`;
-  if (e?.name === 'APIConnectionError') {
-    const cause = e.cause?.code ?? e.cause?.message;
+  // The openai client's error classes, by name (their `name` property reads 'Error').
+  const kind = e && typeof e === 'object' ? e.constructor?.name : undefined;
+  if (kind === 'APIConnectionTimeoutError') return `the request to ${baseURL} timed out`;
+  if (kind === 'APIConnectionError') {
+    const cause = rootCause(e?.cause);
     return `cannot reach ${baseURL}${cause ? ` (${cause})` : ''}: is the server running? (for Ollama: ollama serve)`;
   }
   if (typeof e?.status === 'number') {
@@ -76,6 +75,23 @@ function describeError(error, baseURL, model) {
     return `the endpoint answered ${message}${hint}`;
   }
   return message;
+}
+
+/**
+ * The innermost reason in a chain of causes: a system error code such as ECONNREFUSED, or the
+ * last message.
+ * @param {unknown} cause
+ * @returns {string}
+ */
+function rootCause(cause) {
+  let reason = '';
+  for (let c = cause, depth = 0; c && typeof c === 'object' && depth < 8; depth++) {
+    const { code, message } = /** @type {{ code?: unknown, message?: unknown }} */ (c);
+    if (typeof code === 'string') return code;
+    if (typeof message === 'string' && message !== '') reason = message;
+    c = /** @type {{ cause?: unknown }} */ (c).cause;
+  }
+  return reason;
 }
 
 /**
@@ -293,7 +309,7 @@ async function runChat(options) {
     say(
       style.dim(
         `tokens: ${thousands(used.promptTokens)} in, ${thousands(used.completionTokens)} out this turn · ` +
-          `${thousands(total.promptTokens + total.completionTokens)} in all · ${messages.length} messages`,
+          `${thousands(total.promptTokens + total.completionTokens)} in all · ${messages.length} message${messages.length === 1 ? '' : 's'}`,
       ),
     );
   };

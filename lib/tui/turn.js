@@ -58,6 +58,8 @@ async function runTurn(options) {
       if (signal.aborted) return { outcome: 'aborted' };
       return { outcome: 'failed', error };
     }
+    // An aborted stream ends quietly: what came before the interruption is dropped.
+    if (signal.aborted) return { outcome: 'aborted' };
     /** @type {AssistantMessage} */
     const assistant = { role: 'assistant', content: reply.content };
     if (reply.calls.length === 0) {
