@@ -79,6 +79,7 @@ describe('quickrealm chat', () => {
       lastUserText(body) === 'stream please'
         ? {
             kind: 'stream',
+            reasoning: ['Pondering', ' the question.'],
             parts: ['First half', ' of the answer;', ' second half arrives later.'],
             gate: { after: 1, open: gate },
             usage: { prompt_tokens: 1234, completion_tokens: 56 },
@@ -97,7 +98,7 @@ describe('quickrealm chat', () => {
     expect(shown).not.toMatch(/second half/);
     open_();
     shown = await screen.waitFor(TURN_DONE);
-    expect(shown).toMatch(/First half of the answer; second half arrives later\./);
+    expect(shown).toMatch(/thinking: Pondering the question\.\nFirst half of the answer; second half arrives later\./);
     expect(shown).toMatch(/tokens: 1,234 in, 56 out this turn/);
     expect(api.requests[0]).toMatchObject({
       model: 'test-model',
@@ -343,6 +344,7 @@ describe('quickrealm chat: untrusted output', () => {
     expect(shown).toContain('Ran it.\\u001b[2J Still here.');
     // Nothing was cleared or retitled: the banner is still on screen, the title untouched.
     expect(shown).toMatch(READY);
+    expect(screen.title()).not.toMatch(/pwned/);
     expect(screen.text({ escapes: true })).not.toContain('\u001b[31m');
     expect(ZipWorkspace.open(zip).readText('main.js')).toBe(program);
   });

@@ -9,6 +9,8 @@ export type ToolCallSpec = { id: string; name: string; arguments: string };
 export type Answer =
   | {
       kind: 'stream';
+      /** Reasoning parts sent before the text, as Ollama sends them (`delta.reasoning`). */
+      reasoning?: string[];
       /** Parts of the text, sent one chunk each. */
       parts?: string[];
       /** Reached after the parts at this index: the rest waits until the promise settles. */
@@ -57,6 +59,7 @@ async function sendStream(res: ServerResponse, body: any, a: Extract<Answer, { k
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
   send(chunk({ role: 'assistant', content: '' }));
+  for (const r of a.reasoning ?? []) send(chunk({ reasoning: r }));
   const parts = a.parts ?? [];
   for (let i = 0; i < parts.length; i++) {
     send(chunk({ content: parts[i] }));

@@ -24,6 +24,8 @@ export interface Screen {
   /** Types `text` and presses Enter. */
   type(text: string): void;
   keys(...keys: string[]): void;
+  /** The pane's title, which escape sequences could set. */
+  title(): string;
   /** Polls the screen until `test` passes (a regex or a predicate); fails with the screen after `timeoutMs`. */
   waitFor(test: RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
   kill(): void;
@@ -64,7 +66,6 @@ export function startChat(args: string[], options: { cwd: string; env: Record<st
     options.cwd,
     `${command}; echo "${EXIT_MARK} $?]"; sleep 600`,
   );
-  tmux('set-option', '-t', name, 'history-limit', '5000');
   const screen: Screen = {
     name,
     text({ escapes = false } = {}) {
@@ -91,6 +92,9 @@ export function startChat(args: string[], options: { cwd: string; env: Record<st
         }
         await new Promise((r) => setTimeout(r, 100));
       }
+    },
+    title() {
+      return tmux('display-message', '-p', '-t', name, '#{pane_title}').trim();
     },
     kill() {
       spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', name]);
