@@ -1,18 +1,22 @@
 // `quickrealm chat` as a person uses it: a tmux pane, keys typed, the screen read back, against
 // a scripted OpenAI-compatible endpoint on 127.0.0.1.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { ZipWorkspace } from '../../lib/index.js';
 import { type Answer, answersTool, type FakeOpenAI, lastUserText, startFakeOpenAI } from './fake-openai.js';
-import { EXIT_MARK, occurrences, type Screen, startChat, stopTmuxServer } from './tmux.js';
+import { BIN, EXIT_MARK, occurrences, type Screen, startChat, stopTmuxServer } from './tmux.js';
 
 let api: FakeOpenAI | undefined;
 let screens: Screen[] = [];
 let dir: string | undefined;
+let child: ChildProcess | undefined;
 
 afterEach(async () => {
+  child?.kill();
+  child = undefined;
   for (const s of screens) s.kill();
   screens = [];
   await api?.close();
@@ -21,6 +25,8 @@ afterEach(async () => {
   dir = undefined;
 });
 afterAll(() => stopTmuxServer());
+// Each wait allows 20 s on a loaded machine; a test makes several.
+vi.setConfig({ testTimeout: 90_000 });
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for colour codes is the point
 const SGR = /\u001b\[[0-9;]*m/;
@@ -75,8 +81,13 @@ describe('quickrealm chat', () => {
     const gate = new Promise<void>((resolve) => {
       open_ = resolve;
     });
-    api = await startFakeOpenAI((body) =>
-      lastUserText(body) === 'stream please'
+    const cwd = workdir();
+    const zip = join(cwd, 'work.zip');
+    /** Whether the zip on disk held the greeting when the model got the tool's result. */
+    let savedBeforeAnswer: boolean | undefined;
+    api = await startFakeOpenAI((body) => {
+      if (answersTool(body)) savedBeforeAnswer = existsSync(zip) && ZipWorkspace.open(zip).exists('greeting.txt');
+      return lastUserText(body) === 'stream please'
         ? {
             kind: 'stream',
             reasoning: ['Pondering', ' the question.'],
@@ -84,10 +95,8 @@ describe('quickrealm chat', () => {
             gate: { after: 1, open: gate },
             usage: { prompt_tokens: 1234, completion_tokens: 56 },
           }
-        : writer(body),
-    );
-    const cwd = workdir();
-    const zip = join(cwd, 'work.zip');
+        : writer(body);
+    });
     const screen = open(['--zip', zip, '--model', 'test-model'], { OPENAI_BASE_URL: api.baseURL });
     await screen.waitFor(READY);
     expect(screen.text()).toMatch(/test-model/);
@@ -112,6 +121,7 @@ describe('quickrealm chat', () => {
     shown = await send(screen, 'write the greeting');
     expect(shown).toMatch(/fs_write .*greeting\.txt.* → ok .*saved work\.zip/);
     expect(shown).toMatch(/The tool said: wrote 11 bytes to ~\/greeting\.txt \(history #1\)/);
+    expect(savedBeforeAnswer).toBe(true);
     expect(ZipWorkspace.open(zip).readText('greeting.txt')).toBe('hello, zip\n');
     const answered = api.requests[api.requests.length - 1];
     expect(answered.messages.at(-2).tool_calls[0]).toMatchObject({ id: 'call_1', function: { name: 'fs_write' } });
@@ -149,6 +159,12 @@ describe('quickrealm chat', () => {
 
     screen.type(':restore 1');
     await screen.waitFor(/already as they were after #1/);
+
+    // The model hears of the changes made outside the chat with the next message.
+    await send(screen, 'what changed?');
+    expect(lastUserText(api.requests[api.requests.length - 1])).toMatch(
+      /^\[The user undid workspace history #1; .* The user redid workspace history #1; .*\]\n\nwhat changed\?$/,
+    );
 
     screen.type(':quit');
     await screen.waitFor(new RegExp(`bye[^\\n]*\\n(.|\\n)*\\${EXIT_MARK} 0\\]`));
@@ -195,6 +211,32 @@ describe('quickrealm chat: the chat log, .env and leaving', () => {
     const third = open(['--zip', zip, '--chat', join(cwd, 'other.json')], {});
     await third.waitFor(READY);
     expect(third.text()).toMatch(/other\.json \(new\)/);
+  });
+});
+
+describe('quickrealm chat without a terminal', () => {
+  it('reads piped lines, shows each after its prompt, and writes no escape codes', async () => {
+    api = await startFakeOpenAI(writer);
+    const cwd = workdir();
+    const zip = join(cwd, 'piped.zip');
+    child = spawn(process.execPath, [BIN, 'chat', '--zip', zip], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', OPENAI_BASE_URL: api.baseURL },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+    });
+    child.stdin!.end('hello there\nwrite the greeting\n:history\n');
+    const code = await new Promise<number | null>((resolve) => child!.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toMatch(/› hello there\nYou said: hello there\n/);
+    expect(out).toMatch(/› write the greeting\nWriting it now\.\n⚙ fs_write .* → ok/);
+    expect(out).toMatch(/› :history\n#1 .*write ~\/greeting\.txt/);
+    expect(out).toMatch(/bye · chat log /);
+    expect(out).not.toContain('\u001b');
+    expect(ZipWorkspace.open(zip).readText('greeting.txt')).toBe('hello, zip\n');
   });
 });
 

@@ -158,10 +158,11 @@ async function runChat(options) {
   };
 
   // ---- input ----
+  const terminal = input.isTTY === true && output.isTTY === true;
   const rl = readline.createInterface({
     input,
     output,
-    terminal: input.isTTY === true && output.isTTY === true,
+    terminal,
     historySize: 200,
   });
   rl.setPrompt(style.bold(style.cyan('› ')));
@@ -318,6 +319,8 @@ async function runChat(options) {
     if (!closed) rl.prompt();
     const line = await nextLine();
     if (line === null) break;
+    // Typed lines echo on a terminal; piped ones are shown after their prompt.
+    if (!terminal) write(`${line}\n`);
     interrupts = 0;
     const text = line.trim();
     if (text === '') continue;
