@@ -32,7 +32,7 @@ vi.setConfig({ testTimeout: 90_000 });
 const SGR = /\u001b\[[0-9;]*m/;
 const READY = /Ctrl-D or :quit leaves/;
 /** The status line printed after each turn. */
-const TURN_DONE = /tokens: .* this turn/;
+const TURN_DONE = /tokens: .* this turn · /;
 
 function workdir() {
   dir = mkdtempSync(join(tmpdir(), 'quickrealm-chat-'));
@@ -147,6 +147,10 @@ describe('quickrealm chat', () => {
 
     screen.type(':diff 1');
     await screen.waitFor(/\+hello, zip/);
+    screen.type(':diff 99');
+    await screen.waitFor(/HISTORY: no history entry #99/);
+    screen.type(':undo two');
+    await screen.waitFor(/usage: :undo \[n\]/);
 
     // :undo reverts and saves at once.
     screen.type(':undo');

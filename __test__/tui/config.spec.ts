@@ -4,9 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { environmentWithDotEnv, ollamaBaseURL, parseDotEnv, resolveEndpoint } from '../../lib/tui/config.js';
 import { BIN } from './tmux.js';
+
+// The command line tests start node several times; a loaded machine makes that slow.
+vi.setConfig({ testTimeout: 90_000 });
 
 let dir: string | undefined;
 afterEach(() => {

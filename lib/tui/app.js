@@ -225,6 +225,7 @@ async function runChat(options) {
     /** @type {TokenCount} */
     const used = noTokens();
     let thinking = false;
+    let reported = false;
     /** @type {ToolCall | null} */
     let openCall = null;
     try {
@@ -277,12 +278,15 @@ async function runChat(options) {
             }
           },
           usage(u) {
+            reported = true;
             used.promptTokens += u.promptTokens;
             used.completionTokens += u.completionTokens;
           },
           cutOff(reason) {
             say(style.yellow(`(${reason})`));
           },
+          // The tools changed the zip: the log keeps up with it even if the turn goes no further.
+          roundDone: saveLog,
         },
       });
       if (openCall) write('\n');
@@ -307,12 +311,11 @@ async function runChat(options) {
     total.promptTokens += used.promptTokens;
     total.completionTokens += used.completionTokens;
     saveLog();
-    say(
-      style.dim(
-        `tokens: ${thousands(used.promptTokens)} in, ${thousands(used.completionTokens)} out this turn · ` +
-          `${thousands(total.promptTokens + total.completionTokens)} in all · ${messages.length} message${messages.length === 1 ? '' : 's'}`,
-      ),
-    );
+    const thisTurn = reported
+      ? `${thousands(used.promptTokens)} in, ${thousands(used.completionTokens)} out this turn`
+      : 'none reported this turn';
+    const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
+    say(style.dim(`tokens: ${thisTurn} · ${thousands(total.promptTokens + total.completionTokens)} in all · ${count}`));
   };
 
   for (;;) {

@@ -26,6 +26,7 @@ const { loadPeer } = require('../tools/peers.js');
  *   toolResult?(call: ToolCall, result: ToolResult, saved: boolean): void,
  *   usage?(usage: Usage): void,
  *   cutOff?(reason: string): void,
+ *   roundDone?(): void,
  * }} TurnEvents
  * @typedef {{
  *   client: OpenAI,
@@ -101,6 +102,7 @@ async function runTurn(options) {
       answers.push(toOpenAIToolMessage(call.id, result));
     }
     messages.push(assistant, ...answers);
+    options.events.roundDone?.();
     if (signal.aborted) return { outcome: 'aborted' };
   }
   return { outcome: 'round-limit' };
