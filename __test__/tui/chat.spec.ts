@@ -199,6 +199,11 @@ describe('quickrealm chat: the chat log, .env and leaving', () => {
     const second = open(['--zip', zip], { OPENAI_API_KEY: 'from-environment' });
     await second.waitFor(READY);
     expect(second.text()).toMatch(/chat log .*notes\.zip\.chat\.json \(resumed 2 messages\)/);
+    // Up recalls the resumed chat's last message; Ctrl-C clears the line again.
+    second.keys('Up');
+    await second.waitFor(/› remember the word pelican$/m);
+    second.keys('Left', 'Left', 'C-c');
+    await second.waitFor((s) => /› $/m.test(s) && !/› remember the word pelican$/m.test(s));
     await send(second, 'what was the word?');
     const last = api.requests[api.requests.length - 1];
     expect(last.messages.map((m: any) => [m.role, m.content])).toEqual([

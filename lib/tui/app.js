@@ -159,12 +159,14 @@ async function runChat(options) {
 
   // ---- input ----
   const terminal = input.isTTY === true && output.isTTY === true;
-  const rl = readline.createInterface({
-    input,
-    output,
-    terminal,
-    historySize: 200,
-  });
+  // Up and Down recall the messages of the resumed chat too (newest first, as readline keeps them).
+  const recalled = messages
+    .filter((m) => m.role === 'user' && typeof m.content === 'string')
+    .map((m) => String(m.content).replace(/^\[[^\n]*\]\n\n/, ''))
+    .filter((t) => !t.includes('\n'))
+    .reverse()
+    .slice(0, 200);
+  const rl = readline.createInterface({ input, output, terminal, history: recalled, historySize: 200 });
   rl.setPrompt(style.bold(style.cyan('› ')));
   /** @type {string[]} */
   const queue = [];
@@ -182,7 +184,8 @@ async function runChat(options) {
   let interrupts = 0;
   rl.on('SIGINT', () => {
     if (rl.line !== '') {
-      // Ctrl-C clears what was typed.
+      // Ctrl-C clears what was typed: to the end of the line, then all before the cursor.
+      rl.write(null, { ctrl: true, name: 'e' });
       rl.write(null, { ctrl: true, name: 'u' });
       interrupts = 0;
       return;
