@@ -6,7 +6,8 @@
 // otherwise) after each turn, and is resumed on the next start. The screen itself is lib/tui/.
 
 const { openWorkspace } = require('./mcp.js');
-const { EXIT_INVALID, fail } = require('./io.js');
+const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
+const { loadPeer } = require('../tools/peers.js');
 const { environmentWithDotEnv, resolveEndpoint } = require('../tui/config.js');
 const { colorWanted } = require('../tui/style.js');
 const { loadChatLog } = require('../tui/chat-log.js');
@@ -36,6 +37,11 @@ async function commandChat({ zip, baseURL, model, chat, verboseTools }) {
     loadChatLog(chatPath);
   } catch (e) {
     return fail('CHAT_LOG_INVALID', messageOf(e), EXIT_INVALID);
+  }
+  try {
+    loadPeer('openai', 'openai', 'quickrealm chat');
+  } catch (e) {
+    return fail('MODULE_NOT_FOUND', messageOf(e), EXIT_FAILED);
   }
   const { env } = environmentWithDotEnv(process.cwd(), process.env);
   const endpoint = resolveEndpoint({ baseURL, model }, env);
