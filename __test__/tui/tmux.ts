@@ -10,7 +10,16 @@ export const BIN = join(ROOT, 'bin', 'quickrealm.js');
 const SOCKET = `quickrealm-tui-${process.pid}`;
 let counter = 0;
 
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+function tmux(...args: string[]) {
+  try {
+    return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error('the chat screen tests drive it in tmux, which is not on the PATH (apt-get install tmux)');
+    }
+    throw e;
+  }
+}
 
 /** Single-quoted for sh. */
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
