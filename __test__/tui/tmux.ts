@@ -12,13 +12,26 @@ let counter = 0;
 
 function tmux(...args: string[]) {
   try {
-    return execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+    return execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', stdio: 'pipe' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new Error('the chat screen tests drive it in tmux, which is not on the PATH (apt-get install tmux)');
     }
     throw e;
   }
+}
+
+let serverStarted = false;
+
+/**
+ * Starts this file's tmux server (no user configuration) and keeps it up while no session
+ * runs, so that a session started right after the last one ended never meets a server on its
+ * way out.
+ */
+function startServer() {
+  if (serverStarted) return;
+  tmux('start-server', ';', 'set-option', '-s', 'exit-empty', 'off');
+  serverStarted = true;
 }
 
 /** Single-quoted for sh. */
@@ -46,6 +59,7 @@ export interface Screen {
  * `[chat exited with N]`.
  */
 export function startChat(args: string[], options: { cwd: string; env: Record<string, string> }): Screen {
+  startServer();
   const name = `chat-${process.pid}-${++counter}`;
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -115,6 +129,7 @@ export function startChat(args: string[], options: { cwd: string; env: Record<st
 /** Stops this file's tmux server (after its last session). */
 export function stopTmuxServer() {
   spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  serverStarted = false;
 }
 
 /** How many times `pattern` occurs in `text`. */

@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../lib/index.js';
-import { toOpenAITools, workspaceTools } from '../../lib/tools/index.js';
+import { createToolSet, type ToolSet, toOpenAITools, workspaceTools } from '../../lib/tools/index.js';
 import { runTurn } from '../../lib/tui/turn.js';
 import { type Answer, answersTool, type FakeOpenAI, startFakeOpenAI } from './fake-openai.js';
 
@@ -14,10 +14,13 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function turn(script: (body: any) => Answer, options: { save?: () => void; ws?: ZipWorkspace } = {}) {
+async function turn(
+  script: (body: any) => Answer,
+  options: { save?: () => void; ws?: ZipWorkspace; set?: ToolSet } = {},
+) {
   api = await startFakeOpenAI(script);
   const ws = options.ws ?? new ZipWorkspace();
-  const set = workspaceTools(ws);
+  const set = options.set ?? workspaceTools(ws);
   const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: 'go' }];
   const saves: number[] = [];
   const shown: string[] = [];
@@ -79,6 +82,37 @@ describe('runTurn', () => {
     });
     // The system prompt goes first in every request, and is not kept in the log.
     expect(api!.requests[1].messages[0]).toEqual({ role: 'system', content: 'be brief' });
+  });
+
+  it('does not save after a change that says nothing changed (data.historyId null)', async () => {
+    const set = createToolSet([
+      {
+        name: 'touch',
+        description: 'Change something, or not.',
+        inputSchema: { type: 'object', properties: { really: { type: 'boolean' } }, required: ['really'] },
+        annotations: { readOnlyHint: false },
+        handler: ({ really }) => ({
+          ok: true,
+          content: really ? 'changed' : 'no change',
+          data: { historyId: really ? 7 : null },
+        }),
+      },
+    ]);
+    const { shown, saves } = await turn(
+      (body) =>
+        answersTool(body)
+          ? { kind: 'stream', parts: ['ok'] }
+          : {
+              kind: 'stream',
+              toolCalls: [
+                { id: 'a', name: 'touch', arguments: '{"really":false}' },
+                { id: 'b', name: 'touch', arguments: '{"really":true}' },
+              ],
+            },
+      { set },
+    );
+    expect(shown).toEqual(['[touch ok]', '[touch ok saved]', 'ok']);
+    expect(saves).toHaveLength(1);
   });
 
   it('reports a zip that cannot be saved to the model as SAVE_FAILED', async () => {

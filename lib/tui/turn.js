@@ -86,7 +86,8 @@ async function runTurn(options) {
         signal,
       });
       let saved = false;
-      if (result.ok && mutating.has(call.name)) {
+      // A change is saved at once; a result that says nothing changed (historyId null) is not.
+      if (result.ok && mutating.has(call.name) && !nothingChanged(result)) {
         try {
           options.save();
           saved = true;
@@ -106,6 +107,16 @@ async function runTurn(options) {
     if (signal.aborted) return { outcome: 'aborted' };
   }
   return { outcome: 'round-limit' };
+}
+
+/**
+ * Whether a tool's result says it changed nothing (`data.historyId` null, as the workspace
+ * tools report it).
+ * @param {ToolResult} result
+ */
+function nothingChanged(result) {
+  const data = /** @type {{ historyId?: unknown } | null | undefined} */ (result.data);
+  return data !== null && typeof data === 'object' && data.historyId === null;
 }
 
 /**
