@@ -4,15 +4,18 @@
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin), see ./run.js
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
 //   quickrealm mcp --zip <file> [--dialect <name>]   an MCP server over stdio for a zipped workspace, see ./mcp.js
+//   quickrealm chat --zip <file>      chat with a model working on a zipped workspace, see ./chat.js
 
 const { parseArgs } = require('node:util');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 const { commandRun } = require('./run.js');
 const { commandExec } = require('./exec.js');
 const { commandMcp } = require('./mcp.js');
+const { commandChat } = require('./chat.js');
 
 const USAGE =
-  'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>]';
+  'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>]' +
+  ' | quickrealm chat --zip <file> [--base-url <url>] [--model <name>] [--chat <file>] [--verbose-tools]';
 
 const HELP = `${USAGE}
 
@@ -29,6 +32,17 @@ Commands (run and exec read one JSON request on stdin and answer JSON on stdout)
          --zip <file>      the workspace archive (required)
          --dialect <name>  anthropic-text-editor, anthropic-memory, openai-apply-patch or mcp-filesystem
                            (a dialect tool named like a workspace tool or run_js replaces it)
+  chat   chat in the terminal with a model behind an OpenAI-compatible endpoint (Ollama by default)
+         that works on a zipped workspace with the workspace tools; the zip is saved after each
+         change, the chat log after each turn (and resumed on the next start)
+         --zip <file>       the workspace archive (required; a missing file starts an empty one)
+         --base-url <url>   the endpoint (default: OPENAI_BASE_URL, else OLLAMA_HOST + /v1,
+                            else http://127.0.0.1:11434/v1); the key is OPENAI_API_KEY
+         --model <name>     the model (default gpt-oss:20b)
+         --chat <file>      the chat log (default <zip>.chat.json)
+         --verbose-tools    show tool arguments and results in full
+         A .env file in the current folder fills in unset variables; NO_COLOR=1 turns colour off.
+         In the chat: :history [n], :diff <id>, :undo [n], :redo [n], :restore <id>, :help, :quit
 
 Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
 malformed request.
@@ -47,7 +61,15 @@ function version() {
  * @returns {void | Promise<void>}
  */
 function dispatch(argv) {
-  /** @type {{ values: { help?: boolean, version?: boolean, zip?: string, dialect?: string }, positionals: string[] }} */
+  /**
+   * @type {{
+   *   values: {
+   *     help?: boolean, version?: boolean, zip?: string, dialect?: string,
+   *     'base-url'?: string, model?: string, chat?: string, 'verbose-tools'?: boolean,
+   *   },
+   *   positionals: string[],
+   * }}
+   */
   let parsed;
   try {
     parsed = parseArgs({
@@ -59,6 +81,10 @@ function dispatch(argv) {
         version: { type: 'boolean', short: 'v' },
         zip: { type: 'string' },
         dialect: { type: 'string' },
+        'base-url': { type: 'string' },
+        model: { type: 'string' },
+        chat: { type: 'string' },
+        'verbose-tools': { type: 'boolean' },
       },
     });
   } catch (e) {
@@ -74,14 +100,35 @@ function dispatch(argv) {
   }
   const [command, ...rest] = parsed.positionals;
   const { zip, dialect } = parsed.values;
-  if (command !== 'mcp' && (zip !== undefined || dialect !== undefined)) {
-    return fail(
-      'INVALID_INPUT',
-      `--${zip !== undefined ? 'zip' : 'dialect'} belongs to quickrealm mcp. ${USAGE}`,
-      EXIT_INVALID,
-    );
+  // Each option and the commands it belongs to.
+  /** @type {[string, unknown, string[]][]} */
+  const owned = [
+    ['zip', zip, ['mcp', 'chat']],
+    ['dialect', dialect, ['mcp']],
+    ['base-url', parsed.values['base-url'], ['chat']],
+    ['model', parsed.values.model, ['chat']],
+    ['chat', parsed.values.chat, ['chat']],
+    ['verbose-tools', parsed.values['verbose-tools'], ['chat']],
+  ];
+  for (const [name, value, commands] of owned) {
+    if (value !== undefined && !commands.includes(command)) {
+      return fail(
+        'INVALID_INPUT',
+        `--${name} belongs to ${commands.map((c) => `quickrealm ${c}`).join(' and ')}. ${USAGE}`,
+        EXIT_INVALID,
+      );
+    }
   }
   if (command === 'mcp' && rest.length === 0) return commandMcp({ zip, dialect }, version());
+  if (command === 'chat' && rest.length === 0) {
+    return commandChat({
+      zip,
+      baseURL: parsed.values['base-url'],
+      model: parsed.values.model,
+      chat: parsed.values.chat,
+      verboseTools: parsed.values['verbose-tools'],
+    });
+  }
   if (rest.length > 0) {
     return fail(
       'INVALID_INPUT',

@@ -150,4 +150,4 @@ async function commandMcp({ zip, dialect }, version) {
   await server.connect(new StdioServerTransport());
 }
 
-module.exports = { commandMcp, combinePreferring };
+module.exports = { commandMcp, combinePreferring, openWorkspace };
