@@ -3,7 +3,6 @@
 
 const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
-const tools = require('./tools/index.js');
 const { ZipWorkspace } = require('./workspace.js');
 const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
 
@@ -15,7 +14,7 @@ module.exports = {
   realmStats,
   createSandboxExecutor,
   ZipWorkspace,
-  ...tools,
+  ...require('./tools/index.js'),
   StatefulComponent,
   ComponentGroup,
   StateType,

@@ -1,32 +1,5 @@
 // The ES module entry point: the same objects as the CommonJS entry (one copy of the addon and
-// of its process-wide state), under named exports.
-import quickrealm from './index.js';
-
-export const {
-  run,
-  runSync,
-  configure,
-  poolStats,
-  realmStats,
-  createSandboxExecutor,
-  ZipWorkspace,
-  createToolSet,
-  restrictToolSet,
-  combineToolSets,
-  workspaceTools,
-  codeTool,
-  editorTools,
-  toOpenAITools,
-  toOpenAIToolMessage,
-  toStrictJsonSchema,
-  toAnthropicTools,
-  toAnthropicToolResult,
-  toAISDKTools,
-  createMcpServer,
-  StatefulComponent,
-  ComponentGroup,
-  StateType,
-  Permission,
-  compose,
-} = quickrealm;
-export default quickrealm;
+// of its process-wide state). Node finds the named exports in index.js's module.exports
+// literal (and the tools it spreads in), so nothing is listed twice.
+export * from './index.js';
+export { default } from './index.js';
