@@ -150,25 +150,8 @@ export interface ScriptUtility {
 /** The name component code commonly uses for what getCommonTools() returns. */
 export type CommonTools = ToolSet;
 
-/**
- * The base class of components whose public states a model edits with scripts. Declare
- * `publicStates`, `privateStates` and `securityConfig` as fields; they are read at each call.
- * @example
- * class Search extends StatefulComponent {
- *   publicStates = { search_box_state: { type: StateType.public, permission: Permission.rw,
- *     schema: z.object({ search_pattern: z.string().max(300) }), state: proxy({ search_pattern: '' }) } };
- * }
- * const r = await new Search().executeScript('search_box_state.search_pattern = "shoes"');
- */
-export declare class StatefulComponent {
-  protected publicStates?: Record<string, PublicState>;
-  protected privateStates?: Record<string, PrivateState>;
-  protected securityConfig?: SecurityConfig;
-  /** Host functions scripts may call, by global name. */
-  // biome-ignore lint/complexity/noBannedTypes: utilities are any host function, as in ported code
-  protected getScriptUtilities(): Record<string, Function | ScriptUtility>;
-  /** Extra example lines for the script section. */
-  protected getScriptExamples(): string[];
+/** What a component, or a group of them, offers a model: rendering, scripts, completion, tools. */
+export interface ScriptedStates {
   /** Names, permissions, side effects and current values (never of `w` states). */
   render(): Promise<string>;
   /**
@@ -190,18 +173,35 @@ export declare class StatefulComponent {
   getCommonTools(): ToolSet;
 }
 
+/**
+ * The base class of components whose public states a model edits with scripts. Declare
+ * `publicStates`, `privateStates` and `securityConfig` as fields; they are read at each call.
+ * @example
+ * class Search extends StatefulComponent {
+ *   publicStates = { search_box_state: { type: StateType.public, permission: Permission.rw,
+ *     schema: z.object({ search_pattern: z.string().max(300) }), state: proxy({ search_pattern: '' }) } };
+ * }
+ * const r = await new Search().executeScript('search_box_state.search_pattern = "shoes"');
+ */
+export declare class StatefulComponent {
+  protected publicStates?: Record<string, PublicState>;
+  protected privateStates?: Record<string, PrivateState>;
+  protected securityConfig?: SecurityConfig;
+  /** Host functions scripts may call, by global name. */
+  // biome-ignore lint/complexity/noBannedTypes: utilities are any host function, as in ported code
+  protected getScriptUtilities(): Record<string, Function | ScriptUtility>;
+  /** Extra example lines for the script section. */
+  protected getScriptExamples(): string[];
+}
+export interface StatefulComponent extends ScriptedStates {}
+
 /** Several components edited by one script, committed together or not at all. */
 export declare class ComponentGroup {
   private constructor();
   readonly components: StatefulComponent[];
-  render(): Promise<string>;
-  renderWithScriptSection(): Promise<string>;
-  /** One script over every component's states; limits are the strictest of the components'. */
-  executeScript(script: string, options?: ExecuteScriptOptions): Promise<ScriptExecutionResult>;
-  attemptCompletion(result: unknown): Promise<void>;
-  getCompletion(): { result: unknown } | undefined;
-  getCommonTools(): ToolSet;
 }
+/** One script over every component's states; limits are the strictest of the components'. */
+export interface ComponentGroup extends ScriptedStates {}
 
 /**
  * Composes components so one script edits all their states (state and utility names must not clash).
