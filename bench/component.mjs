@@ -128,7 +128,17 @@ async function validation(library, n) {
   return median(perState);
 }
 
-async function sizes() {
+/** Counts tokens with gpt-tokenizer (o200k_base, the GPT-4o family's encoding) when the bench's own dependencies are installed; otherwise estimates characters / 4. */
+async function tokenCounter() {
+  try {
+    const { countTokens } = await import('gpt-tokenizer');
+    return { label: 'tokens (o200k_base)', count: (text) => String(countTokens(text)) };
+  } catch {
+    return { label: 'tokens (chars/4, estimate)', count: (text) => `~${Math.round(text.length / 4)}` };
+  }
+}
+
+async function sizes(tokens) {
   const search = new Search();
   const many = manyStates(5, 'zod');
   const rows = [];
@@ -138,8 +148,8 @@ async function sizes() {
     ['compose(Search, 5 zod states)', compose(new Search(), manyStates(5, 'zod'))],
   ]) {
     const plain = (await target.render()).length;
-    const full = (await target.renderWithScriptSection()).length;
-    rows.push([name, String(plain), String(full), `~${Math.round(full / 4)}`]);
+    const text = await target.renderWithScriptSection();
+    rows.push([name, String(plain), String(text.length), tokens.count(text)]);
   }
   return rows;
 }
@@ -164,8 +174,11 @@ async function main() {
     for (const n of [1, 10, 50]) vrows.push([library, String(n), fmtUs(await validation(library, n))]);
   }
   console.log(table(['schema', 'states changed', 'per state'], vrows));
-  console.log('\n## Rendered guidance (characters)\n');
-  console.log(table(['component', 'render()', 'renderWithScriptSection()', 'tokens (chars/4)'], await sizes()));
+  console.log('\n## Rendered guidance (characters, and tokens of the full text)\n');
+  const tokens = await tokenCounter();
+  console.log(
+    table(['component', 'render()', 'renderWithScriptSection()', `script section ${tokens.label}`], await sizes(tokens)),
+  );
 }
 
 main().catch((e) => {
