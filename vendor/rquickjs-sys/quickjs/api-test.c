@@ -123,7 +123,7 @@ static void cfunctions(void)
     s = JS_ToCString(ctx, stack);
     JS_FreeValue(ctx, stack);
     assert(s);
-    assert(!strcmp(s, "    at cfunc (native)\n    at <eval> (<input>:1:1)\n"));
+    assert(!strcmp(s, "TypeError: from cfunc\n    at cfunc (native)\n    at <eval> (<input>:1:1)"));
     JS_FreeCString(ctx, s);
     s = JS_ToCString(ctx, ret);
     JS_FreeValue(ctx, ret);
@@ -140,7 +140,7 @@ static void cfunctions(void)
     s = JS_ToCString(ctx, stack);
     JS_FreeValue(ctx, stack);
     assert(s);
-    assert(!strcmp(s, "    at cfuncdata (native)\n    at <eval> (<input>:1:1)\n"));
+    assert(!strcmp(s, "TypeError: from cfuncdata\n    at cfuncdata (native)\n    at <eval> (<input>:1:1)"));
     JS_FreeCString(ctx, s);
     s = JS_ToCString(ctx, ret);
     JS_FreeValue(ctx, ret);
@@ -157,7 +157,7 @@ static void cfunctions(void)
     s = JS_ToCString(ctx, stack);
     JS_FreeValue(ctx, stack);
     assert(s);
-    assert(!strcmp(s, "    at cclosure (native)\n    at <eval> (<input>:1:1)\n"));
+    assert(!strcmp(s, "TypeError: from cclosure\n    at cclosure (native)\n    at <eval> (<input>:1:1)"));
     JS_FreeCString(ctx, s);
     s = JS_ToCString(ctx, ret);
     JS_FreeValue(ctx, ret);

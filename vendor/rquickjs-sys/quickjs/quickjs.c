@@ -8270,7 +8270,9 @@ static JSValue js_error_stack_with_header(JSContext *ctx, JSValueConst error,
         JS_FreeValue(ctx, frames);
         return JS_EXCEPTION;
     }
-    return JS_ConcatString(ctx, header, js_sub_string(ctx, f, 0, len));
+    header = JS_ConcatString(ctx, header, js_sub_string(ctx, f, 0, len));
+    JS_FreeValue(ctx, frames);
+    return header;
 }
 
 /* The same, computed at once for errors whose stack is an own data property;
