@@ -118,6 +118,18 @@
     return d;
   }
 
+  /** resolvedOptions()'s fraction and significant digit fields, in their order, for those set. */
+  function reportDigits(r, d) {
+    if (d.minimumFractionDigits !== undefined) {
+      r.minimumFractionDigits = d.minimumFractionDigits;
+      r.maximumFractionDigits = d.maximumFractionDigits;
+    }
+    if (d.minimumSignificantDigits !== undefined) {
+      r.minimumSignificantDigits = d.minimumSignificantDigits;
+      r.maximumSignificantDigits = d.maximumSignificantDigits;
+    }
+  }
+
   function digitsKey(d) {
     return [
       d.minimumIntegerDigits,
@@ -403,14 +415,7 @@
         r.currencySign = s.currencySign;
       }
       r.minimumIntegerDigits = s.digits.minimumIntegerDigits;
-      if (s.digits.minimumFractionDigits !== undefined) {
-        r.minimumFractionDigits = s.digits.minimumFractionDigits;
-        r.maximumFractionDigits = s.digits.maximumFractionDigits;
-      }
-      if (s.digits.minimumSignificantDigits !== undefined) {
-        r.minimumSignificantDigits = s.digits.minimumSignificantDigits;
-        r.maximumSignificantDigits = s.digits.maximumSignificantDigits;
-      }
+      reportDigits(r, s.digits);
       r.useGrouping = s.useGrouping;
       r.notation = s.notation;
       if (s.notation === 'compact') r.compactDisplay = s.compactDisplay;
@@ -622,14 +627,7 @@
     resolvedOptions() {
       const s = prState(this);
       const r = { locale: s.locale, type: s.type, minimumIntegerDigits: s.digits.minimumIntegerDigits };
-      if (s.digits.minimumFractionDigits !== undefined) {
-        r.minimumFractionDigits = s.digits.minimumFractionDigits;
-        r.maximumFractionDigits = s.digits.maximumFractionDigits;
-      }
-      if (s.digits.minimumSignificantDigits !== undefined) {
-        r.minimumSignificantDigits = s.digits.minimumSignificantDigits;
-        r.maximumSignificantDigits = s.digits.maximumSignificantDigits;
-      }
+      reportDigits(r, s.digits);
       // As Node 20 reports them: without the rounding options.
       r.pluralCategories = N.pluralCategories(s.locale, s.type);
       return r;
