@@ -431,8 +431,8 @@ export declare class ZipWorkspace {
    * every form the other methods take; a path none of them accepts throws PATH_INVALID.
    */
   static displayPath(path: string): string;
-  /** Exports files, folders and history; the same workspace always gives the same bytes. */
-  toZip(): Buffer;
+  /** Exports files, folders and history (`{ history: false }`: files and folders only); the same workspace always gives the same bytes. */
+  toZip(options?: { history?: boolean } | null): Buffer;
   /**
    * Frees the workspace's files and history now rather than at garbage collection; every later
    * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.
@@ -515,6 +515,41 @@ export declare class ZipWorkspace {
    * if (!r.ok) console.error(r.error.code, r.error.message);
    */
   exec(entryPath: string, options?: ExecOptions | null): Promise<ExecResult>;
+  /**
+   * The readable files matching a gitignore-style glob (`src/**`; `*.md` at any depth;
+   * `/docs/*` anchored at the root), sorted.
+   */
+  glob(pattern: string): string[];
+  /**
+   * An independent copy (file bytes shared until written) with the same access rules and an
+   * empty history: a working copy whose changes `changesSince` lists and `applyChangesOf` lands.
+   */
+  fork(): ZipWorkspace;
+  /**
+   * What differs from `origin` to this workspace, sorted by path, with the bytes before and after
+   * and, for text files, a unified diff cut at `diffLimit` bytes (default 64 KiB).
+   */
+  changesSince(origin: ZipWorkspace, diffLimit?: number | null): WorkspaceChange[];
+  /**
+   * Applies what changed from `origin` to `fork` as one history entry labelled `label`; returns its
+   * id (null when nothing changed).
+   * @throws {WorkspaceError} `CONFLICT` (nothing applied) when one of those paths changed here meanwhile.
+   */
+  applyChangesOf(fork: ZipWorkspace, origin: ZipWorkspace, label: string): number | null;
+}
+
+/** One path that differs between two workspaces (`ZipWorkspace.changesSince`). */
+export interface WorkspaceChange {
+  path: string;
+  kind: 'create' | 'modify' | 'delete';
+  /** Whether it is (or was) a folder. */
+  dir: boolean;
+  /** The file's bytes before; absent for a created path or a folder. */
+  before?: Buffer;
+  /** The file's bytes after; absent for a deleted path or a folder. */
+  after?: Buffer;
+  /** A unified diff when both sides are text. */
+  diff?: string;
 }
 
 /**
@@ -586,3 +621,7 @@ export * from './tools/index.js';
 // ----- Stateful components (declarations in component/index.d.ts) -----
 
 export * from './component/index.js';
+
+// ----- Sessions (declarations in session/index.d.ts) -----
+
+export * from './session/index.js';

@@ -5,6 +5,7 @@ const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
 const { ZipWorkspace } = require('./workspace.js');
 const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
+const { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn } = require('./session/index.js');
 
 module.exports = {
   run,
@@ -20,4 +21,10 @@ module.exports = {
   StateType,
   Permission,
   compose,
+  Session,
+  SessionManager,
+  FolderStore,
+  policies,
+  sessionTools,
+  describeTurn,
 };

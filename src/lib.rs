@@ -3,4 +3,5 @@
 pub mod engine;
 pub mod exec;
 pub mod napi;
+pub mod session;
 pub mod workspace;

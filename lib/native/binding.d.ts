@@ -32,6 +32,57 @@ export declare class LiveRun {
   finish(): NativeRunResult
 }
 
+/** A session's ledger (see the module documentation). */
+export declare class SessionLedger {
+  /**
+   * A fresh ledger. `budget` maps kinds (`turns`, `wallMs`, `hostCalls`, `bytesWritten`,
+   * `tokens`, `cost`) to limits.
+   */
+  constructor(policyRules: LedgerPolicy, budget: Record<string, number>)
+  /** A ledger from `save()`'s text; refuses a tampered audit log (`AUDIT_TAMPERED`). */
+  static restore(policyRules: LedgerPolicy, saved: string): SessionLedger
+  /** Budget use, audit log and journal as JSON text. */
+  save(): string
+  /** A copy (to put back if a turn's result cannot be stored). */
+  copy(): SessionLedger
+  /** Takes over the state of `other` (a copy made earlier). */
+  resetTo(other: SessionLedger): void
+  /** `null` when the policy allows `operation`; otherwise the rule that refuses it. */
+  check(operation: string): LedgerRefusal | null
+  /** Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing. */
+  take(budget: string, amount: number): LedgerRefusal | null
+  /** Records `amount` already spent; a refusal when a limit is now passed. */
+  record(budget: string, amount: number): LedgerRefusal | null
+  /** The first budget whose use has passed its limit. */
+  exceeded(): LedgerRefusal | null
+  /** What is left of a budget (`null`: unlimited). */
+  remaining(budget: string): number | null
+  /** What has been used of a budget. */
+  used(budget: string): number
+  /** Appends an audit record; returns the entry with its hashes. */
+  audit(record: LedgerAuditRecord): LedgerAuditEntry
+  /** Audit entries, optionally only those of one turn and/or one operation. */
+  auditEntries(turn?: number | undefined | null, operation?: string | undefined | null): Array<LedgerAuditEntry>
+  /** Totals over the audit log. */
+  auditStats(): LedgerAuditStats
+  /** The audit log as JSON lines. */
+  auditExport(): string
+  /** Checks the audit chain up to the recorded head. */
+  auditVerify(): LedgerVerification
+  /** Checks an exported audit log's chain. */
+  static verifyAuditExport(text: string): LedgerVerification
+  /** The answer for the next operation call of a (re-)run turn. */
+  journalNext(operation: string, args: string): LedgerReplay
+  /** Records an operation call that ran. */
+  journalRecord(operation: string, args: string, value?: string | undefined | null, error?: string | undefined | null): void
+  /** Starts a re-run of the turn from its first call. */
+  journalRewind(): void
+  /** Empties the journal (the turn ended for good). */
+  journalClear(): void
+  /** How many calls the journal holds. */
+  journalLength(): number
+}
+
 /**
  * An in-memory tree of files and folders with a recorded history, imported from and exported
  * to zip archives.
@@ -53,9 +104,9 @@ export declare class ZipWorkspace {
   releaseMemory(): void
   /**
    * Exports the workspace and its history as zip bytes (the same workspace always gives the
-   * same bytes).
+   * same bytes); `{ history: false }` leaves the history out.
    */
-  toZip(): Buffer
+  toZip(options?: { history?: boolean } | null): Buffer
   /** Writes the archive to the host file system atomically (temporary file, then rename). */
   save(hostPath: string): void
   /** A file's bytes. */
@@ -125,6 +176,28 @@ export declare class ZipWorkspace {
    */
   restore(id: number): number | null
   /**
+   * The readable files matching a gitignore-style glob (`**\/*.js`, `*.md` at any depth,
+   * `/docs/*` at the root only), sorted.
+   */
+  glob(pattern: string): Array<string>
+  /**
+   * An independent copy (file bytes shared until written) with the same access rules and an
+   * empty history: a session's working copy.
+   */
+  fork(): ZipWorkspace
+  /**
+   * What differs from `origin` to this workspace, sorted by path: files and folders created,
+   * modified or deleted, with the bytes before and after and, for text files, a unified diff
+   * (cut at `diffLimit` bytes, default 64 KiB).
+   */
+  changesSince(origin: ZipWorkspace, diffLimit?: number | null): Array<WorkspaceChange>
+  /**
+   * Applies what changed from `origin` to `fork` as one history entry labelled `label`;
+   * `CONFLICT` (and nothing applied) if one of those paths changed here meanwhile. Returns
+   * the entry's id, `null` when there was nothing to apply.
+   */
+  applyChangesOf(fork: ZipWorkspace, origin: ZipWorkspace, label: string): number | null
+  /**
    * Runs a `.js`, `.mjs`, `.ts` or `.mts` file of the workspace as an ES module graph on a
    * worker thread. Resolves to `{ ok, exitCode, stdout, stderr, error?, historyId?, stats }`;
    * rejects only for bad arguments (thrown synchronously as a TypeError with code
@@ -178,6 +251,77 @@ export interface ExecStats {
   heapBytes: number
   /** Interpreter steps the program took (see `limits.steps`). */
   steps: number
+}
+
+/** One audit entry. */
+export interface LedgerAuditEntry {
+  seq: number
+  timestamp: number
+  turnNumber: number
+  operation: string
+  args: string
+  result?: string
+  error?: string
+  durationMs: number
+  tokensUsed?: number
+  prevHash: string
+  hash: string
+}
+
+/** What to append to the audit log. */
+export interface LedgerAuditRecord {
+  timestamp: number
+  turnNumber: number
+  operation: string
+  args: string
+  result?: string
+  error?: string
+  durationMs: number
+  tokensUsed?: number
+}
+
+/** Totals over the audit log. */
+export interface LedgerAuditStats {
+  totalOperations: number
+  operationCounts: Record<string, number>
+  totalTokens: number
+}
+
+/** The operation rules of a session policy. */
+export interface LedgerPolicy {
+  /** Operations that may run (`*` is a wildcard); absent: all not denied. */
+  allowedOperations?: Array<string>
+  /** Operations that never run; deny wins. */
+  deniedOperations?: Array<string>
+}
+
+/** A refused operation or an exhausted budget. */
+export interface LedgerRefusal {
+  /** `POLICY_VIOLATION` or `BUDGET_EXCEEDED`. */
+  code: string
+  /** The policy rule, or the budget kind. */
+  rule: string
+  /** For people and models. */
+  message: string
+}
+
+/** The answer of the journal for the next call of a re-run turn. */
+export interface LedgerReplay {
+  /** `recorded`, `live` or `diverged`. */
+  kind: 'recorded' | 'live' | 'diverged'
+  /** The recorded value (JSON text), for `recorded`. */
+  value?: string
+  /** The recorded error, for `recorded`. */
+  error?: string
+  /** The operation the journal expected here, for `diverged`. */
+  expected?: string
+}
+
+/** The outcome of verifying an audit export. */
+export interface LedgerVerification {
+  ok: boolean
+  entries?: number
+  error?: string
 }
 
 /** Where a live run stands after `pump()`. */
@@ -280,6 +424,22 @@ export interface WorkspaceAccessRules {
   writePatterns?: Array<string>
   /** Refuses every change. */
   readOnly: boolean
+}
+
+/** One path that differs between two workspaces. */
+export interface WorkspaceChange {
+  /** Relative path. */
+  path: string
+  /** `create`, `modify` or `delete`. */
+  kind: 'create' | 'modify' | 'delete'
+  /** Whether it is (or was) a folder. */
+  dir: boolean
+  /** The file's bytes before (`null`: absent, or a folder). */
+  before?: Buffer
+  /** The file's bytes after (`null`: absent, or a folder). */
+  after?: Buffer
+  /** A unified diff when both sides are text. */
+  diff?: string
 }
 
 /** One listed entry. */

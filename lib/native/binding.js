@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.CancelHandle = nativeBinding.CancelHandle
 module.exports.LiveRun = nativeBinding.LiveRun
+module.exports.SessionLedger = nativeBinding.SessionLedger
 module.exports.ZipWorkspace = nativeBinding.ZipWorkspace
 module.exports.configure = nativeBinding.configure
 module.exports.ErrorCode = nativeBinding.ErrorCode

@@ -24,7 +24,7 @@ use super::raw::Host;
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
-use crate::workspace::{Query, Workspace, WsCode, WsError, WsResult};
+use crate::workspace::{PathChange, Query, Workspace, WsCode, WsError, WsResult};
 
 mod args;
 mod results;
@@ -35,8 +35,8 @@ use args::{
 };
 use results::{num, nums};
 use results::{
-    ExecResult, WorkspaceAccessRules, WorkspaceEntry, WorkspaceHistoryEntry, WorkspaceLineRange,
-    WorkspacePatchResult, WorkspaceSearchResult, WorkspaceStat,
+    ExecResult, WorkspaceAccessRules, WorkspaceChange, WorkspaceEntry, WorkspaceHistoryEntry,
+    WorkspaceLineRange, WorkspacePatchResult, WorkspaceSearchResult, WorkspaceStat,
 };
 
 type Res<T> = std::result::Result<T, WsError>;
@@ -130,10 +130,27 @@ impl ZipWorkspace {
     }
 
     /// Exports the workspace and its history as zip bytes (the same workspace always gives the
-    /// same bytes).
-    #[napi(js_name = "toZip", catch_unwind)]
-    pub fn to_zip(&self) -> Buffer {
-        self.ws().to_zip().into()
+    /// same bytes); `{ history: false }` leaves the history out.
+    #[napi(
+        js_name = "toZip",
+        catch_unwind,
+        ts_args_type = "options?: { history?: boolean } | null"
+    )]
+    pub fn to_zip(&self, env: Env, options: Option<Unknown>) -> Result<Buffer> {
+        run(env, |h| {
+            let options = Options::read(h, options.as_ref(), "options", &["history"])?;
+            let keep_history = match options.get("history")? {
+                Some(v) => args::boolean(h, v, "options.history")?,
+                None => true,
+            };
+            let ws = self.ws();
+            Ok(if keep_history {
+                ws.to_zip()
+            } else {
+                ws.to_zip_without_history()
+            }
+            .into())
+        })
     }
 
     /// Writes the archive to the host file system atomically (temporary file, then rename).
@@ -411,6 +428,80 @@ impl ZipWorkspace {
             Ok(self.ws().restore(id)?.map(num))
         })
     }
+}
+
+#[napi]
+impl ZipWorkspace {
+    /// The readable files matching a gitignore-style glob (`**/*.js`, `*.md` at any depth,
+    /// `/docs/*` at the root only), sorted.
+    #[napi(catch_unwind, ts_args_type = "pattern: string")]
+    pub fn glob(&self, env: Env, pattern: Unknown) -> Result<Vec<String>> {
+        run(env, |h| {
+            let pattern = string(h, pattern.raw(), "pattern")?;
+            Ok(self.ws().glob(&pattern)?)
+        })
+    }
+
+    /// An independent copy (file bytes shared until written) with the same access rules and an
+    /// empty history: a session's working copy.
+    #[napi(catch_unwind)]
+    pub fn fork(&self) -> ZipWorkspace {
+        ZipWorkspace::from_workspace(self.ws().fork())
+    }
+
+    /// What differs from `origin` to this workspace, sorted by path: files and folders created,
+    /// modified or deleted, with the bytes before and after and, for text files, a unified diff
+    /// (cut at `diffLimit` bytes, default 64 KiB).
+    #[napi(
+        js_name = "changesSince",
+        catch_unwind,
+        ts_args_type = "origin: ZipWorkspace, diffLimit?: number | null"
+    )]
+    pub fn changes_since(
+        &self,
+        env: Env,
+        origin: &ZipWorkspace,
+        diff_limit: Option<Unknown>,
+    ) -> Result<Vec<WorkspaceChange>> {
+        run(env, |h| {
+            let limit = integer_or(h, diff_limit.as_ref(), "diffLimit", bounds::ANY, 64 * 1024)?;
+            Ok(changes_between(self, origin)
+                .iter()
+                .map(|c| WorkspaceChange::of(c, to_usize(limit)))
+                .collect())
+        })
+    }
+
+    /// Applies what changed from `origin` to `fork` as one history entry labelled `label`;
+    /// `CONFLICT` (and nothing applied) if one of those paths changed here meanwhile. Returns
+    /// the entry's id, `null` when there was nothing to apply.
+    #[napi(
+        js_name = "applyChangesOf",
+        catch_unwind,
+        ts_args_type = "fork: ZipWorkspace, origin: ZipWorkspace, label: string"
+    )]
+    pub fn apply_changes_of(
+        &self,
+        env: Env,
+        fork: &ZipWorkspace,
+        origin: &ZipWorkspace,
+        label: Unknown,
+    ) -> Result<Option<i64>> {
+        run(env, |h| {
+            let label = string(h, label.raw(), "label")?;
+            let changes = changes_between(fork, origin);
+            Ok(self.ws().apply_changes(&changes, &label)?.map(num))
+        })
+    }
+}
+
+/// What changed from `origin` to `fork` (nothing when they are the same object).
+fn changes_between(fork: &ZipWorkspace, origin: &ZipWorkspace) -> Vec<PathChange> {
+    if Arc::ptr_eq(&fork.inner, &origin.inner) {
+        return Vec::new();
+    }
+    let origin = origin.ws().fork();
+    fork.ws().changes_since(&origin)
 }
 
 impl Default for ZipWorkspace {

@@ -305,6 +305,11 @@ impl HistoryState {
         }
     }
 
+    /// The configuration in force.
+    pub fn config(&self) -> HistoryConfig {
+        self.config
+    }
+
     /// Changes the configuration and compacts to fit it.
     pub fn set_config(&mut self, config: HistoryConfig) {
         self.config = config;

@@ -24,6 +24,7 @@
 pub(crate) mod access;
 pub(crate) mod archive_file;
 pub mod bounds;
+pub(crate) mod changes;
 pub(crate) mod error;
 pub(crate) mod history;
 pub(crate) mod overlay;
@@ -37,17 +38,17 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 pub use access::{Access, AccessOp, AccessRules, AllowVisible, Refusal, Refused};
+pub use changes::{ChangeKind, PathChange};
 pub use error::{WsCode, WsError, WsResult};
 pub use history::{HistoryConfig, HistoryEntry};
 pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
-pub use rules::{PathRules, PathRulesSpec};
+pub use rules::{PathPattern, PathRules, PathRulesSpec};
 pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
-pub use vfs::{Clock, Entry, EntryKind, Quota, Stat, Vfs};
+pub use vfs::{Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::ZipLimits;
 
 use history::{Change, HistoryState};
 use path::display;
-use vfs::Content;
 
 /// The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
 /// `~/`). Takes every form the workspace takes (`~/a`, `/a`, `a`, with `.` and `..`); a path
@@ -123,6 +124,11 @@ impl Workspace {
     /// Exports the workspace and its history as a zip archive (deterministic bytes).
     pub fn to_zip(&self) -> Vec<u8> {
         zipio::to_zip(&self.vfs, &self.history)
+    }
+
+    /// Exports the tree alone, without its history.
+    pub fn to_zip_without_history(&self) -> Vec<u8> {
+        zipio::to_zip(&self.vfs, &HistoryState::new())
     }
 
     /// Reads a zip archive from the host file system (see [`archive_file::read_archive`]) and
@@ -231,6 +237,18 @@ impl Workspace {
         let mut entries = self.vfs.list(&p, recursive)?;
         entries.retain(|e| self.access.visible(&e.path, e.kind == EntryKind::Dir));
         Ok(entries)
+    }
+
+    /// The readable files matching a gitignore-style `pattern` ([`PathPattern`]), sorted.
+    pub fn glob(&self, pattern: &str) -> WsResult<Vec<String>> {
+        let pattern = PathPattern::new(pattern)?;
+        Ok(self
+            .vfs
+            .contents()
+            .filter(|(p, c)| matches!(c, Content::File(_)) && pattern.matches(p))
+            .filter(|(p, _)| self.access.visible(p, false))
+            .map(|(p, _)| p.to_string())
+            .collect())
     }
 
     /// See [`Vfs::stat`]. A file must be readable, a folder listable.
@@ -430,6 +448,102 @@ impl Workspace {
     pub fn restore(&mut self, id: u64) -> WsResult<Option<u64>> {
         let now = self.vfs.now();
         self.history.restore(&mut self.vfs, id, now)
+    }
+
+    // ----- forks: sessions' working copies -----
+
+    /// An independent copy of the tree (file bytes shared, not copied) with the same path rules,
+    /// quota and clock, and an empty history with the same settings: a session's working copy,
+    /// whose changes are read with [`Workspace::changes_since`] and applied elsewhere with
+    /// [`Workspace::apply_changes`].
+    pub fn fork(&self) -> Workspace {
+        Workspace {
+            vfs: self.vfs.clone(),
+            history: HistoryState::with_config(self.history.config()),
+            access: self.access.clone(),
+            path_rules: self.path_rules.clone(),
+        }
+    }
+
+    /// Every path whose state differs from `origin` to this workspace, sorted by path.
+    pub fn changes_since(&self, origin: &Workspace) -> Vec<PathChange> {
+        changes::between(&origin.vfs, &self.vfs)
+    }
+
+    /// Gives each changed path its `after` state, as one history entry labelled `op` (`None`
+    /// when nothing changed). The changes were checked by the access rules of the copy they
+    /// were made in, so they are not checked again. Every path must still be as the change
+    /// found it (or already as it leaves it): otherwise `CONFLICT`. Deletions remove whatever
+    /// is now below the path; missing parent folders are created. All or nothing: a change
+    /// that cannot land leaves the workspace as it was.
+    pub fn apply_changes(&mut self, changes: &[PathChange], op: &str) -> WsResult<Option<u64>> {
+        for change in changes {
+            let now = self.vfs.content(&change.path);
+            if now != change.before && now != change.after {
+                return Err(WsError::new(
+                    WsCode::Conflict,
+                    format!(
+                        "{} changed since these changes were made; nothing was applied",
+                        display(&change.path)
+                    ),
+                ));
+            }
+        }
+        let mut work = self.vfs.clone();
+        let mut keys: BTreeSet<String> = BTreeSet::new();
+        for change in changes.iter().rev().filter(|c| c.after.is_none()) {
+            for key in work.subtree_keys(&change.path).into_iter().rev() {
+                work.set_content(&key, None);
+                keys.insert(key);
+            }
+        }
+        for change in changes.iter().filter(|c| c.after.is_some()) {
+            for parent in path::ancestors(&change.path) {
+                match work.content(parent) {
+                    Some(Content::Dir) => {}
+                    Some(Content::File(_)) => {
+                        return Err(WsError::not_a_directory(format!(
+                            "cannot apply the change to {}: {} is now a file",
+                            display(&change.path),
+                            display(parent)
+                        )))
+                    }
+                    None => {
+                        work.set_content(parent, Some(Content::Dir));
+                        keys.insert(parent.to_string());
+                    }
+                }
+            }
+            if matches!(change.after, Some(Content::File(_))) {
+                for key in work.subtree_keys(&change.path).into_iter().rev() {
+                    work.set_content(&key, None);
+                }
+            }
+            work.set_content(&change.path, change.after.clone());
+            keys.insert(change.path.clone());
+        }
+        let quota = work.quota();
+        if work.total_bytes() > quota.max_total_bytes.max(self.vfs.total_bytes())
+            || work.node_count() > quota.max_nodes.max(self.vfs.node_count())
+        {
+            return Err(WsError::new(
+                WsCode::Quota,
+                format!(
+                    "applying the changes would exceed the workspace quota ({} bytes, {} entries)",
+                    quota.max_total_bytes, quota.max_nodes
+                ),
+            ));
+        }
+        let changes = keys
+            .into_iter()
+            .map(|p| Change {
+                before: self.vfs.content(&p),
+                after: work.content(&p),
+                path: p,
+            })
+            .collect();
+        self.vfs = work;
+        Ok(self.history.record(changes, op, self.vfs.now()))
     }
 
     // ----- snapshots -----

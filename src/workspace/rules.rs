@@ -122,6 +122,26 @@ fn literal_prefix(pattern: &str) -> String {
         .join("/")
 }
 
+/// A compiled file pattern with the rules' gitignore-style meaning (`*.js` at any depth, `**`
+/// across folders, a leading `/` or `~/` anchors at the root), for listing by glob.
+#[derive(Debug, Clone)]
+pub struct PathPattern(Patterns);
+
+impl PathPattern {
+    /// Compiles `pattern`; `INVALID_INPUT` when it is not a usable glob.
+    pub fn new(pattern: &str) -> WsResult<Self> {
+        Ok(PathPattern(Patterns::compile(
+            &[pattern.to_string()],
+            "pattern",
+        )?))
+    }
+
+    /// Whether the normalized `path` matches.
+    pub fn matches(&self, path: &str) -> bool {
+        self.0.matches(path)
+    }
+}
+
 /// What a host allows: `None` for a list means "no restriction of that kind".
 #[derive(Debug, Clone)]
 pub struct PathRules {

@@ -7,7 +7,7 @@ use napi_derive::napi;
 use crate::engine::errors::ErrorInfo;
 use crate::exec::ExecOutcome;
 use crate::workspace::{
-    Entry, EntryKind, HistoryEntry, LineSlice, SearchMatch, SearchResult, Stat,
+    Content, Entry, EntryKind, HistoryEntry, LineSlice, PathChange, SearchMatch, SearchResult, Stat,
 };
 
 /// A JavaScript number for a count, size, id or time (all below 2^53).
@@ -270,6 +270,45 @@ impl From<ExecOutcome> for ExecResult {
                 heap_bytes: num(o.stats.heap_bytes as u64),
                 steps: num(o.stats.steps),
             }),
+        }
+    }
+}
+
+/// One path that differs between two workspaces.
+#[napi(object)]
+pub struct WorkspaceChange {
+    /// Relative path.
+    pub path: String,
+    /// `create`, `modify` or `delete`.
+    #[napi(ts_type = "'create' | 'modify' | 'delete'")]
+    pub kind: String,
+    /// Whether it is (or was) a folder.
+    pub dir: bool,
+    /// The file's bytes before (`null`: absent, or a folder).
+    pub before: Option<Buffer>,
+    /// The file's bytes after (`null`: absent, or a folder).
+    pub after: Option<Buffer>,
+    /// A unified diff when both sides are text.
+    pub diff: Option<String>,
+}
+
+impl WorkspaceChange {
+    pub(super) fn of(c: &PathChange, diff_limit: usize) -> Self {
+        let bytes = |content: &Option<Content>| match content {
+            Some(Content::File(data)) => Some(Buffer::from(data.to_vec())),
+            _ => None,
+        };
+        WorkspaceChange {
+            path: c.path.clone(),
+            kind: c.kind.as_str().to_string(),
+            dir: c.is_dir(),
+            before: bytes(&c.before),
+            after: bytes(&c.after),
+            diff: if c.is_dir() {
+                None
+            } else {
+                c.text_diff(diff_limit)
+            },
         }
     }
 }

@@ -1,0 +1,270 @@
+// Sessions (DESIGN §4.1): the host controls the loop. Declarations for lib/session/.
+
+import type { Limits, RunResult, ZipWorkspace, ExecResult } from '../index.js';
+import type { ToolSet } from '../tools/index.js';
+
+/** Seed 002's policy shape. Operation lists take arrays or Sets; `*` is a wildcard in them. */
+export interface SessionPolicy {
+  /** Operations that may run (`world.read`, `llm.complete`, `tickets.*`); absent: all not denied. */
+  allowedOperations?: ReadonlySet<string> | readonly string[] | null;
+  /** Operations that never run; deny wins over allow. */
+  deniedOperations?: ReadonlySet<string> | readonly string[];
+  worldRules?: {
+    /** Gitignore-style globs of readable paths. @defaultValue ['**\/*'] */
+    readPatterns?: ReadonlySet<string> | readonly string[];
+    /** Gitignore-style globs of writable paths. @defaultValue ['**\/*'] */
+    writePatterns?: ReadonlySet<string> | readonly string[];
+    /** Refuse every write. @defaultValue false */
+    readOnly?: boolean;
+    /** Stage writes as proposals for `commit()` / `rollback()`. @defaultValue false */
+    proposalMode?: boolean;
+  };
+  llmRules?: {
+    /** Whether `llm.complete` may run. @defaultValue true */
+    allowComplete?: boolean;
+    /** Refuses an `llm.complete` call whose options ask for more `maxTokens` / `max_tokens`. */
+    maxTokensPerCall?: number | null;
+  };
+  executionRules?: {
+    /** Whether `world.exec` may run. @defaultValue true */
+    allowExec?: boolean;
+    /** Whether operations registered with `network: true` may run. @defaultValue true */
+    allowNetworkCalls?: boolean;
+  };
+}
+
+/** A policy as the session holds it: arrays, every field present. */
+export interface NormalizedPolicy {
+  allowedOperations: string[] | null;
+  deniedOperations: string[];
+  worldRules: { readPatterns: string[]; writePatterns: string[]; readOnly: boolean; proposalMode: boolean };
+  llmRules: { allowComplete: boolean; maxTokensPerCall: number | null };
+  executionRules: { allowExec: boolean; allowNetworkCalls: boolean };
+}
+
+/** The shipped policies, as in seed 002 (Sets). */
+export declare const policies: {
+  /** Read-only: world.read/list/search/stat/fingerprint and llm.complete; no exec. */
+  readonly SAFE_ANALYSIS: Readonly<SessionPolicy>;
+  /** SAFE_ANALYSIS plus world.write/mkdir/delete under src/ and test/, in proposal mode. */
+  readonly SAFE_EDIT: Readonly<SessionPolicy>;
+};
+
+export type BudgetKind = 'turns' | 'wallMs' | 'hostCalls' | 'bytesWritten' | 'tokens' | 'cost';
+export type SessionBudget = Partial<Record<BudgetKind, number>>;
+
+/** A host operation the guest can call (`llm.complete(...)` for the name `'llm.complete'`). */
+export type OperationHandler = (...args: never[]) => unknown;
+export interface OperationDefinition {
+  /**
+   * Runs the operation with the guest's arguments (copied as JSON data). May return
+   * `{ value, usage: { tokens?, cost? } }` to report usage; the result reaches the guest as JSON data.
+   */
+  handler: OperationHandler;
+  /** Pause the turn for a person's approval before running (always, or when the function says so). */
+  needsApproval?: boolean | ((...args: never[]) => boolean);
+  /** The operation makes network calls (refused when `executionRules.allowNetworkCalls` is false). */
+  network?: boolean;
+  description?: string;
+  inputSchema?: object;
+}
+
+export interface SessionOptions {
+  /** The world. @defaultValue an empty workspace */
+  workspace?: ZipWorkspace;
+  /** @defaultValue policies.SAFE_ANALYSIS */
+  policy?: SessionPolicy;
+  budget?: SessionBudget;
+  operations?: Record<string, OperationHandler | OperationDefinition>;
+  /** Limits of each turn's run (timeoutMs defaults to 30 s, and never past the wallMs budget). */
+  limits?: Limits;
+  /** 1 to 128 letters, digits, `_`, `.` or `-`. @defaultValue a generated id */
+  id?: string;
+  /** Initial `env`: plain JSON data. */
+  env?: Record<string, unknown>;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  operation: string;
+  args: unknown[];
+}
+
+export type TurnOutcome =
+  | { tag: 'ok'; value: unknown }
+  | { tag: 'proposed'; value: unknown }
+  | {
+      tag: 'error';
+      /** EVAL_ERROR, TIMEOUT, ..., POLICY_VIOLATION, SESSION_STATE, SESSION_CONFLICT, REPLAY_DIVERGED, CONFLICT */
+      code: string;
+      message: string;
+      name?: string;
+      /** For POLICY_VIOLATION: the rule that refused. */
+      rule?: string;
+      line?: number;
+      column?: number;
+      frame?: string;
+    }
+  | { tag: 'nonconverged'; reason: 'budget'; code: 'BUDGET_EXCEEDED'; budget: BudgetKind; message: string }
+  | { tag: 'needs'; question: unknown }
+  | { tag: 'needs-approval'; requests: ApprovalRequest[] };
+
+export interface Proposal {
+  path: string;
+  kind: 'create' | 'modify' | 'delete';
+  dir: boolean;
+  before: Uint8Array | null;
+  after: Uint8Array | null;
+  /** A unified diff for text files. */
+  diff?: string;
+}
+
+export interface TurnResult {
+  turnNumber: number;
+  outcome: TurnOutcome;
+  budgetRemaining: Record<BudgetKind, number | null>;
+  proposals: Proposal[];
+  result: RunResult;
+}
+
+export interface AuditEntry {
+  seq: number;
+  timestamp: number;
+  turnNumber: number;
+  operation: string;
+  /** JSON text, cut to 4 KiB with a marker. */
+  args: string;
+  result?: string;
+  error?: string;
+  durationMs: number;
+  tokensUsed?: number;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditLog {
+  entries(): AuditEntry[];
+  forTurn(turnNumber: number): AuditEntry[];
+  forOperation(operation: string): AuditEntry[];
+  stats(): { totalOperations: number; operationCounts: Record<string, number>; totalTokens: number };
+  /** JSON lines, one entry per line. */
+  export(): string;
+  /** Checks the chain up to the recorded head, or an `export()`'s chain. */
+  verify(exported?: string): { ok: true; entries: number } | { ok: false; error: string };
+}
+
+export type SessionStatus = 'active' | 'paused' | 'completed' | 'aborted' | 'budget-exceeded';
+
+export interface WorldApi {
+  read(path: string): string;
+  read(path: string, options: { encoding: null }): Uint8Array;
+  write(path: string, data: string | Uint8Array): number;
+  list(glob?: string): string[];
+  search(query: string, options?: object): unknown;
+  stat(path: string): { size: number; kind: 'file' | 'dir'; mtime: number };
+  delete(path: string, options?: { recursive?: boolean }): true;
+  mkdir(path: string): true;
+  fingerprint(glob?: string): string;
+  exec(
+    entry: string,
+    options?: { argv?: string[]; env?: Record<string, string> },
+  ): Promise<Pick<ExecResult, 'ok' | 'exitCode' | 'stdout' | 'stderr'> & { error: ExecResult['error'] | null }>;
+}
+
+export declare class Session {
+  constructor(options?: SessionOptions);
+  /** A session from `snapshot()` bytes; refuses a tampered audit log (AUDIT_TAMPERED). */
+  static restore(bytes: Uint8Array, options?: { operations?: SessionOptions['operations']; limits?: Limits }): Session;
+  readonly id: string;
+  readonly status: SessionStatus;
+  readonly workspace: ZipWorkspace;
+  readonly turnNumber: number;
+  readonly policy: NormalizedPolicy;
+  /** A copy of `env` as the last successful turn left it. */
+  readonly env: Record<string, unknown>;
+  readonly pendingApprovals: ApprovalRequest[];
+  readonly turns: {
+    turnNumber: number;
+    code: string;
+    outcome: TurnOutcome['tag'];
+    startedAt: number;
+    wallMs: number;
+  }[];
+  readonly audit: AuditLog;
+  /** Never throws for guest, policy or budget errors. */
+  executeTurn(code: string, options?: { signal?: AbortSignal }): Promise<TurnResult>;
+  approve(requestId: string, decision?: { value?: unknown }): void;
+  reject(requestId: string, reason?: string): void;
+  /** Continues a turn paused for approval (re-run from its journal), or reactivates a paused session (null). */
+  resume(options?: { signal?: AbortSignal }): Promise<TurnResult | null>;
+  budgetRemaining(): Record<BudgetKind, number | null>;
+  budgetRemaining(kind: BudgetKind): number | null;
+  budgetUsed(): Record<BudgetKind, number>;
+  consume(usage: { tokens?: number; cost?: number }): Record<BudgetKind, number | null>;
+  allowed(operation: string): boolean;
+  proposals(): Proposal[];
+  /** Applies the proposals as one history entry; its id, or null. */
+  commit(): number | null;
+  rollback(): void;
+  abort(): void;
+  complete(): void;
+  pause(): void;
+  /** Zip bytes: world with history, proposals, env, turns, audit, budget, policy, status, approvals, journal. */
+  snapshot(): Buffer;
+}
+
+/** Where a SessionManager keeps snapshots: bytes by id, with compare-and-set versions. */
+export interface SessionStore {
+  get(id: string): Promise<{ bytes: Uint8Array; version: number } | null>;
+  /** Throws an error coded SESSION_CONFLICT when the stored version is not `expectedVersion`. */
+  put(
+    id: string,
+    bytes: Uint8Array,
+    options: { expectedVersion: number | null; meta?: Record<string, unknown> },
+  ): Promise<number>;
+  delete(id: string): Promise<void>;
+  list(): Promise<string[]>;
+  /** The stored version alone, when the store can tell it cheaply. */
+  version?(id: string): Promise<number | null>;
+}
+
+/** One file per session in a folder, written atomically, locked for compare-and-set. */
+export declare class FolderStore implements SessionStore {
+  constructor(dir: string);
+  readonly dir: string;
+  get(id: string): Promise<{ bytes: Buffer; version: number } | null>;
+  put(
+    id: string,
+    bytes: Uint8Array,
+    options: { expectedVersion: number | null; meta?: Record<string, unknown> },
+  ): Promise<number>;
+  delete(id: string): Promise<void>;
+  list(): Promise<string[]>;
+  version(id: string): Promise<number | null>;
+}
+
+export declare class SessionManager {
+  constructor(
+    options:
+      | { dir: string; operations?: SessionOptions['operations'] }
+      | { store: SessionStore; operations?: SessionOptions['operations'] },
+  );
+  readonly store: SessionStore;
+  create(options?: SessionOptions): Promise<Session>;
+  get(id: string): Promise<Session | null>;
+  list(): Promise<string[]>;
+  pause(id: string): Promise<void>;
+  resume(id: string): Promise<TurnResult | null>;
+  abort(id: string): Promise<void>;
+  commit(id: string): Promise<number | null>;
+  rollback(id: string): Promise<void>;
+  complete(id: string): Promise<void>;
+  approve(id: string, requestId: string, decision?: { value?: unknown }): Promise<void>;
+  reject(id: string, requestId: string, reason?: string): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** The session's turn as a tool (`execute_turn`, argument `{ code }`) in the neutral tool form. */
+export declare function sessionTools(session: Session, options?: { name?: string; description?: string }): ToolSet;
+/** What a model reads about a turn. */
+export declare function describeTurn(turn: TurnResult): string;

@@ -1,0 +1,190 @@
+'use strict';
+// SessionManager: sessions kept in a store (a folder by default), saved after every turn and
+// every change of state with compare-and-set versions, so a crash loses at most the turn in
+// flight and two processes cannot both advance one session.
+
+const { Session, attachStore } = require('./session.js');
+const { FolderStore } = require('./store.js');
+const { sessionError } = require('./errors.js');
+
+/**
+ * @typedef {{ get(id: string): Promise<{ bytes: Uint8Array, version: number } | null>,
+ *   put(id: string, bytes: Uint8Array, options: { expectedVersion: number | null, meta?: Record<string, unknown> }): Promise<number>,
+ *   delete(id: string): Promise<void>, list(): Promise<string[]>, version?(id: string): Promise<number | null> }} SessionStore
+ */
+
+class SessionManager {
+  /** @type {SessionStore} */ #store;
+  /** @type {import('./index.js').SessionOptions['operations']} */ #operations;
+  /** @type {Map<string, { session: Session, version: number }>} */ #open = new Map();
+
+  /**
+   * @param {{ dir?: string, store?: SessionStore, operations?: import('./index.js').SessionOptions['operations'] }} options
+   */
+  constructor(options) {
+    if (options === null || typeof options !== 'object')
+      throw sessionError('INVALID_INPUT', 'new SessionManager({ dir | store, operations })', TypeError);
+    if (options.store) this.#store = options.store;
+    else if (typeof options.dir === 'string') this.#store = new FolderStore(options.dir);
+    else throw sessionError('INVALID_INPUT', 'new SessionManager: give dir (a folder) or store', TypeError);
+    this.#operations = options.operations;
+  }
+
+  /** The store sessions are kept in. */
+  get store() {
+    return this.#store;
+  }
+
+  /**
+   * Creates a session and stores it; fails with SESSION_CONFLICT if the id is taken.
+   * @param {import('./index.js').SessionOptions} [options]
+   */
+  async create(options = {}) {
+    const session = new Session({ ...options, operations: options.operations ?? this.#operations });
+    const version = await this.#store.put(session.id, session.snapshot(), {
+      expectedVersion: null,
+      meta: metaOf(session),
+    });
+    return this.#track(session, version);
+  }
+
+  /**
+   * The session, loaded from the store when this manager has no current copy (null when the
+   * store does not have it).
+   * @param {string} id
+   */
+  async get(id) {
+    const open = this.#open.get(id);
+    const version = await this.#versionOf(id);
+    if (version === null) {
+      this.#open.delete(id);
+      return null;
+    }
+    if (open && open.version === version) return open.session;
+    const stored = await this.#store.get(id);
+    if (!stored) return null;
+    const session = Session.restore(stored.bytes, { operations: this.#operations });
+    return this.#track(session, stored.version);
+  }
+
+  /** Every stored session id. */
+  async list() {
+    return this.#store.list();
+  }
+
+  /** @param {string} id */
+  async pause(id) {
+    return this.#change(id, (s) => s.pause());
+  }
+
+  /**
+   * Resumes a paused session; a turn waiting for approval continues (the turn result).
+   * @param {string} id
+   */
+  async resume(id) {
+    const session = await this.#must(id);
+    return session.resume();
+  }
+
+  /** @param {string} id */
+  async abort(id) {
+    return this.#change(id, (s) => s.abort());
+  }
+
+  /** @param {string} id */
+  async commit(id) {
+    return this.#change(id, (s) => s.commit());
+  }
+
+  /** @param {string} id */
+  async rollback(id) {
+    return this.#change(id, (s) => s.rollback());
+  }
+
+  /** @param {string} id */
+  async complete(id) {
+    return this.#change(id, (s) => s.complete());
+  }
+
+  /**
+   * Approves a request of a paused turn (saved at once).
+   * @param {string} id @param {string} requestId @param {{ value?: unknown }} [decision]
+   */
+  async approve(id, requestId, decision) {
+    return this.#change(id, (s) => s.approve(requestId, decision));
+  }
+
+  /** @param {string} id @param {string} requestId @param {string} [reason] */
+  async reject(id, requestId, reason) {
+    return this.#change(id, (s) => s.reject(requestId, reason));
+  }
+
+  /** Removes a session from the store. @param {string} id */
+  async delete(id) {
+    this.#open.delete(id);
+    await this.#store.delete(id);
+  }
+
+  /** @param {string} id */
+  async #versionOf(id) {
+    if (this.#store.version) return this.#store.version(id);
+    return (await this.#store.get(id))?.version ?? null;
+  }
+
+  /** @param {string} id */
+  async #must(id) {
+    const session = await this.get(id);
+    if (!session) throw sessionError('NOT_FOUND', `no session ${id} in the store`);
+    return session;
+  }
+
+  /**
+   * @template T
+   * @param {string} id
+   * @param {(s: Session) => T} change
+   */
+  async #change(id, change) {
+    const session = await this.#must(id);
+    const out = change(session);
+    await this.#save(session);
+    return out;
+  }
+
+  /**
+   * @param {Session} session
+   * @param {number} version
+   */
+  #track(session, version) {
+    this.#open.set(session.id, { session, version });
+    attachStore(session, {
+      check: async () =>
+        (await this.#versionOf(session.id)) === this.#open.get(session.id)?.version &&
+        this.#open.get(session.id)?.session === session,
+      save: () => this.#save(session),
+    });
+    return session;
+  }
+
+  /** @param {Session} session */
+  async #save(session) {
+    const open = this.#open.get(session.id);
+    if (!open || open.session !== session)
+      throw sessionError('SESSION_CONFLICT', `this copy of session ${session.id} is no longer current; load it again`);
+    try {
+      open.version = await this.#store.put(session.id, session.snapshot(), {
+        expectedVersion: open.version,
+        meta: metaOf(session),
+      });
+    } catch (e) {
+      if (/** @type {{ code?: string }} */ (e)?.code === 'SESSION_CONFLICT') this.#open.delete(session.id);
+      throw e;
+    }
+  }
+}
+
+/** @param {Session} session */
+function metaOf(session) {
+  return { status: session.status, turnNumber: session.turnNumber, updatedAt: Date.now() };
+}
+
+module.exports = { SessionManager, FolderStore };

@@ -1,0 +1,194 @@
+'use strict';
+// Session policies: seed 002's shape, checked once when a session is created. Operation rules go
+// to the native ledger (deny wins; `*` is the only wildcard); world rules become the workspace's
+// access rules, enforced in Rust where every read and write passes, so `world.*` calls, tools and
+// the `fs` of programs that `world.exec` runs meet the same check.
+
+const { sessionError } = require('./errors.js');
+
+/** Operations on the world a turn can call, as policies name them. */
+const WORLD_OPERATIONS = Object.freeze([
+  'world.read',
+  'world.write',
+  'world.list',
+  'world.search',
+  'world.stat',
+  'world.delete',
+  'world.mkdir',
+  'world.fingerprint',
+  'world.exec',
+]);
+
+const READ_OPERATIONS = ['world.read', 'world.list', 'world.search', 'world.stat', 'world.fingerprint'];
+
+/** Read-only analysis: read the world, ask a model; no writes, no programs. */
+const SAFE_ANALYSIS = Object.freeze({
+  allowedOperations: new Set([...READ_OPERATIONS, 'llm.complete']),
+  deniedOperations: new Set(['world.exec', 'shell']),
+  worldRules: Object.freeze({ readPatterns: ['**/*'], writePatterns: [], readOnly: true, proposalMode: false }),
+  llmRules: Object.freeze({ allowComplete: true, maxTokensPerCall: 4000 }),
+  executionRules: Object.freeze({ allowExec: false, allowNetworkCalls: false }),
+});
+
+/** Analysis plus edits under `src/` and `test/`, staged as proposals for review. */
+const SAFE_EDIT = Object.freeze({
+  ...SAFE_ANALYSIS,
+  allowedOperations: new Set([...SAFE_ANALYSIS.allowedOperations, 'world.write', 'world.mkdir', 'world.delete']),
+  worldRules: Object.freeze({
+    readPatterns: ['**/*'],
+    writePatterns: ['src/**/*', 'test/**/*'],
+    readOnly: false,
+    proposalMode: true,
+  }),
+});
+
+const policies = Object.freeze({ SAFE_ANALYSIS, SAFE_EDIT });
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @returns {string[] | undefined}
+ */
+function nameList(value, field) {
+  if (value === undefined || value === null) return undefined;
+  const list = value instanceof Set ? [...value] : value;
+  if (!Array.isArray(list) || list.some((x) => typeof x !== 'string')) {
+    throw sessionError('INVALID_INPUT', `policy.${field} must be an array or Set of strings`, TypeError);
+  }
+  return list;
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ */
+function flag(value, field) {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'boolean') throw sessionError('INVALID_INPUT', `policy.${field} must be a boolean`, TypeError);
+  return value;
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ */
+function section(value, field) {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw sessionError('INVALID_INPUT', `policy.${field} must be an object`, TypeError);
+  }
+  return /** @type {Record<string, unknown>} */ (value);
+}
+
+const KNOWN = ['allowedOperations', 'deniedOperations', 'worldRules', 'llmRules', 'executionRules'];
+
+/**
+ * A policy in plain form (arrays, every field present), refusing what is malformed.
+ * @param {unknown} policy
+ * @returns {import('./index.js').NormalizedPolicy}
+ */
+function normalizePolicy(policy) {
+  const p = section(policy ?? SAFE_ANALYSIS, 'policy');
+  for (const key of Object.keys(p)) {
+    if (!KNOWN.includes(key))
+      throw sessionError('INVALID_INPUT', `policy.${key} is not a policy field (${KNOWN.join(', ')})`, TypeError);
+  }
+  const world = section(p.worldRules, 'worldRules');
+  const llm = section(p.llmRules, 'llmRules');
+  const execution = section(p.executionRules, 'executionRules');
+  const maxTokens = llm.maxTokensPerCall;
+  if (maxTokens !== undefined && maxTokens !== null && !(Number.isFinite(maxTokens) && Number(maxTokens) >= 0)) {
+    throw sessionError('INVALID_INPUT', 'policy.llmRules.maxTokensPerCall must be a number ≥ 0', TypeError);
+  }
+  return {
+    allowedOperations: nameList(p.allowedOperations, 'allowedOperations') ?? null,
+    deniedOperations: nameList(p.deniedOperations, 'deniedOperations') ?? [],
+    worldRules: {
+      readPatterns: nameList(world.readPatterns, 'worldRules.readPatterns') ?? ['**/*'],
+      writePatterns: nameList(world.writePatterns, 'worldRules.writePatterns') ?? ['**/*'],
+      readOnly: flag(world.readOnly, 'worldRules.readOnly') ?? false,
+      proposalMode: flag(world.proposalMode, 'worldRules.proposalMode') ?? false,
+    },
+    llmRules: {
+      allowComplete: flag(llm.allowComplete, 'llmRules.allowComplete') ?? true,
+      maxTokensPerCall: /** @type {number | null} */ (maxTokens ?? null),
+    },
+    executionRules: {
+      allowExec: flag(execution.allowExec, 'executionRules.allowExec') ?? true,
+      allowNetworkCalls: flag(execution.allowNetworkCalls, 'executionRules.allowNetworkCalls') ?? true,
+    },
+  };
+}
+
+/**
+ * The workspace access rules that carry a policy's world rules.
+ * @param {import('./index.js').NormalizedPolicy} policy
+ */
+function accessRulesOf(policy) {
+  const { readPatterns, writePatterns, readOnly } = policy.worldRules;
+  return { readPatterns, writePatterns, readOnly };
+}
+
+/**
+ * The rules beyond the operation lists that may refuse a call: `llmRules` and
+ * `executionRules`. Returns the refusal message, or null.
+ * @param {import('./index.js').NormalizedPolicy} policy
+ * @param {string} operation
+ * @param {unknown[]} args
+ * @param {{ network?: boolean }} declared
+ */
+function ruleRefusal(policy, operation, args, declared) {
+  if (operation === 'llm.complete') {
+    if (!policy.llmRules.allowComplete)
+      return {
+        rule: 'llmRules.allowComplete',
+        message: 'llm.complete is not allowed by the session policy (llmRules.allowComplete is false)',
+      };
+    const max = policy.llmRules.maxTokensPerCall;
+    const asked = requestedTokens(args);
+    if (max !== null && asked !== undefined && asked > max) {
+      return {
+        rule: 'llmRules.maxTokensPerCall',
+        message: `llm.complete asked for ${asked} tokens; the session policy allows at most ${max} per call (llmRules.maxTokensPerCall)`,
+      };
+    }
+  }
+  if (operation === 'world.exec' && !policy.executionRules.allowExec) {
+    return {
+      rule: 'executionRules.allowExec',
+      message: 'world.exec is not allowed by the session policy (executionRules.allowExec is false)',
+    };
+  }
+  if (declared.network && !policy.executionRules.allowNetworkCalls) {
+    return {
+      rule: 'executionRules.allowNetworkCalls',
+      message: `${operation} makes network calls, which the session policy does not allow (executionRules.allowNetworkCalls is false)`,
+    };
+  }
+  return null;
+}
+
+/**
+ * `maxTokens` or `max_tokens` of any object argument.
+ * @param {unknown[]} args
+ */
+function requestedTokens(args) {
+  for (const arg of args) {
+    if (arg !== null && typeof arg === 'object') {
+      const o = /** @type {Record<string, unknown>} */ (arg);
+      const n = o.maxTokens ?? o.max_tokens;
+      if (typeof n === 'number') return n;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The policy as a snapshot stores it, and back.
+ * @param {import('./index.js').NormalizedPolicy} policy
+ */
+function policyToJSON(policy) {
+  return JSON.parse(JSON.stringify(policy));
+}
+
+module.exports = { policies, normalizePolicy, accessRulesOf, ruleRefusal, policyToJSON, WORLD_OPERATIONS };

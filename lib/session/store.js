@@ -1,0 +1,201 @@
+'use strict';
+// The default session store: one file per session in a folder. Each file starts with a line
+// holding the store's version of the session and a little metadata, then the snapshot bytes.
+// A write takes a lock file (O_EXCL), compares versions, writes a temporary file, syncs it and
+// renames it over the old one, so a reader sees the old or the new snapshot, never a torn one,
+// and two processes cannot both advance one session (SESSION_CONFLICT).
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { sessionError } = require('./errors.js');
+
+const MAGIC = 'quickrealm-session-store/1';
+const LOCK_WAIT_MS = 2000;
+const STALE_LOCK_MS = 60_000;
+
+/** @param {string} id */
+function checkId(id) {
+  if (typeof id !== 'string' || !/^[\w.-]{1,128}$/.test(id) || id.startsWith('.')) {
+    throw sessionError('INVALID_INPUT', `session id ${JSON.stringify(id)} cannot name a file`, TypeError);
+  }
+  return id;
+}
+
+/** @param {number} ms */
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * @param {number} pid
+ */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return /** @type {NodeJS.ErrnoException} */ (e).code === 'EPERM';
+  }
+}
+
+class FolderStore {
+  /** @param {string} dir */
+  constructor(dir) {
+    if (typeof dir !== 'string' || dir === '')
+      throw sessionError('INVALID_INPUT', 'FolderStore(dir): dir must be a path', TypeError);
+    this.dir = path.resolve(dir);
+    fs.mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** @param {string} id */
+  file(id) {
+    return path.join(this.dir, `${checkId(id)}.session`);
+  }
+
+  /**
+   * The header of a stored session, or null.
+   * @param {string} id
+   * @returns {Promise<{ version: number, meta: Record<string, unknown>, offset: number } | null>}
+   */
+  async head(id) {
+    let handle;
+    try {
+      handle = await fs.promises.open(this.file(id), 'r');
+    } catch (e) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT') return null;
+      throw e;
+    }
+    try {
+      const buf = Buffer.alloc(4096);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const end = buf.subarray(0, bytesRead).indexOf(10);
+      const line = end < 0 ? '' : buf.subarray(0, end).toString('utf8');
+      const [magic, version, ...rest] = line.split(' ');
+      if (magic !== MAGIC || !/^\d+$/.test(version ?? ''))
+        throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
+      return { version: Number(version), meta: JSON.parse(rest.join(' ') || '{}'), offset: end + 1 };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** @param {string} id */
+  async version(id) {
+    return (await this.head(id))?.version ?? null;
+  }
+
+  /**
+   * @param {string} id
+   * @returns {Promise<{ bytes: Buffer, version: number } | null>}
+   */
+  async get(id) {
+    let data;
+    try {
+      data = await fs.promises.readFile(this.file(id));
+    } catch (e) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT') return null;
+      throw e;
+    }
+    const end = data.indexOf(10);
+    const [magic, version] = data.subarray(0, Math.max(end, 0)).toString('utf8').split(' ');
+    if (end < 0 || magic !== MAGIC || !/^\d+$/.test(version ?? ''))
+      throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
+    return { bytes: data.subarray(end + 1), version: Number(version) };
+  }
+
+  /**
+   * Stores `bytes` as the next version if the stored version is still `expectedVersion` (null:
+   * the session must not exist yet); otherwise SESSION_CONFLICT and nothing is written.
+   * @param {string} id
+   * @param {Uint8Array} bytes
+   * @param {{ expectedVersion: number | null, meta?: Record<string, unknown> }} options
+   * @returns {Promise<number>}
+   */
+  async put(id, bytes, options) {
+    const target = this.file(id);
+    return this.#locked(id, async () => {
+      const current = await this.version(id);
+      if (current !== options.expectedVersion) {
+        throw sessionError(
+          'SESSION_CONFLICT',
+          current === null && options.expectedVersion !== null
+            ? `session ${id} was deleted from the store`
+            : `session ${id} is at version ${current} in the store, not ${options.expectedVersion}: another process advanced it`,
+        );
+      }
+      const next = (current ?? 0) + 1;
+      const header = Buffer.from(`${MAGIC} ${next} ${JSON.stringify(options.meta ?? {})}\n`);
+      const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+      const handle = await fs.promises.open(temp, 'w');
+      try {
+        await handle.writeFile(Buffer.concat([header, bytes]));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(temp, target);
+      return next;
+    });
+  }
+
+  /** @param {string} id */
+  async delete(id) {
+    await this.#locked(id, () => fs.promises.rm(this.file(id), { force: true }));
+  }
+
+  /** @returns {Promise<string[]>} */
+  async list() {
+    const names = await fs.promises.readdir(this.dir);
+    return names
+      .filter((n) => n.endsWith('.session'))
+      .map((n) => n.slice(0, -'.session'.length))
+      .sort();
+  }
+
+  /**
+   * Runs `body` holding the session's lock file. A lock left by a process that died (or older
+   * than a minute) is taken over.
+   * @template T
+   * @param {string} id
+   * @param {() => Promise<T>} body
+   * @returns {Promise<T>}
+   */
+  async #locked(id, body) {
+    const lock = `${this.file(id)}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const handle = await fs.promises.open(lock, 'wx');
+        await handle.writeFile(String(process.pid));
+        await handle.close();
+        break;
+      } catch (e) {
+        if (/** @type {NodeJS.ErrnoException} */ (e).code !== 'EEXIST') throw e;
+        if (await this.#stale(lock)) {
+          await fs.promises.rm(lock, { force: true });
+          continue;
+        }
+        if (Date.now() > deadline) throw sessionError('SESSION_CONFLICT', `session ${id} is locked by another process`);
+        await sleep(10);
+      }
+    }
+    try {
+      return await body();
+    } finally {
+      await fs.promises.rm(lock, { force: true });
+    }
+  }
+
+  /** @param {string} lock */
+  async #stale(lock) {
+    try {
+      const [text, stat] = await Promise.all([fs.promises.readFile(lock, 'utf8'), fs.promises.stat(lock)]);
+      const pid = Number(text);
+      return Date.now() - stat.mtimeMs > STALE_LOCK_MS || (Number.isInteger(pid) && pid > 0 && !alive(pid));
+    } catch {
+      return false;
+    }
+  }
+}
+
+module.exports = { FolderStore };

@@ -1,0 +1,101 @@
+'use strict';
+// A session's turn as a tool for models (DESIGN §4.3): one tool, `execute_turn`, whose result
+// tells the model what its code did, in the neutral form every converter takes.
+
+const { createToolSet } = require('../tools/toolset.js');
+const { formatForModel } = require('../errors.js');
+
+const VALUE_TEXT_LIMIT = 8000;
+
+/**
+ * @param {unknown} value
+ */
+function show(value) {
+  let text;
+  try {
+    text = value === undefined ? 'undefined' : JSON.stringify(value, null, 1);
+  } catch {
+    text = String(value);
+  }
+  return text.length > VALUE_TEXT_LIMIT ? `${text.slice(0, VALUE_TEXT_LIMIT)}… (${text.length} chars)` : text;
+}
+
+/**
+ * What a model reads about a turn.
+ * @param {import('./index.js').TurnResult} turn
+ */
+function describeTurn(turn) {
+  const o = turn.outcome;
+  const lines = [];
+  switch (o.tag) {
+    case 'ok':
+      lines.push(`Turn ${turn.turnNumber} finished. Value: ${show(o.value)}`);
+      break;
+    case 'proposed':
+      lines.push(`Turn ${turn.turnNumber} finished with changes proposed for review. Value: ${show(o.value)}`);
+      break;
+    case 'needs':
+      lines.push(`Turn ${turn.turnNumber} asked: ${show(o.question)}`);
+      break;
+    case 'needs-approval':
+      lines.push(
+        `Turn ${turn.turnNumber} is waiting for a person to approve: ${o.requests.map((r) => `${r.operation} (${r.id})`).join(', ')}`,
+      );
+      break;
+    case 'nonconverged':
+      lines.push(`Turn ${turn.turnNumber} stopped: the ${o.budget} budget is used up.`);
+      break;
+    default:
+      lines.push(
+        `Turn ${turn.turnNumber} failed: ${formatForModel({ code: /** @type {any} */ (o.code), name: o.name ?? o.code, message: o.message, line: o.line, column: o.column, frame: o.frame }, { code: true, name: false })}`,
+      );
+  }
+  if (turn.result.output) lines.push(`Output:\n${turn.result.output}`);
+  const logs = turn.result.logs.map((l) => `[${l.level}] ${l.message}`);
+  if (logs.length) lines.push(`Console:\n${logs.join('\n')}`);
+  if (turn.proposals.length)
+    lines.push(`Proposed changes: ${turn.proposals.map((p) => `${p.kind} ${p.path}`).join(', ')}`);
+  return lines.join('\n');
+}
+
+/**
+ * @param {import('./session.js').Session} session
+ * @param {{ name?: string, description?: string }} [options]
+ */
+function sessionTools(session, options = {}) {
+  const ops = session.policy.allowedOperations;
+  return createToolSet([
+    {
+      name: options.name ?? 'execute_turn',
+      description:
+        options.description ??
+        'Run JavaScript (the body of an async function) as the next turn of the session. Globals: world ' +
+          '(read, write, list(glob), search, stat, delete, mkdir, fingerprint, exec), env (data kept across turns), ' +
+          'needs(question) to ask the user, session (id, turnNumber, budgetRemaining(kind), allowed(op)) and the host ' +
+          `operations${ops ? ` (allowed: ${ops.join(', ')})` : ''}. Return a value to report it.`,
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'The JavaScript to run.' } },
+        required: ['code'],
+        additionalProperties: false,
+      },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: !session.policy.worldRules.proposalMode,
+        idempotentHint: false,
+      },
+      handler: async (args, context) => {
+        const turn = await session.executeTurn(/** @type {string} */ (args.code), { signal: context.signal });
+        const failed = turn.outcome.tag === 'error' || turn.outcome.tag === 'nonconverged';
+        return {
+          ok: !failed,
+          content: describeTurn(turn),
+          data: { turnNumber: turn.turnNumber, outcome: turn.outcome },
+          ...(failed && 'code' in turn.outcome ? { code: turn.outcome.code } : {}),
+        };
+      },
+    },
+  ]);
+}
+
+module.exports = { sessionTools, describeTurn };

@@ -1,0 +1,356 @@
+'use strict';
+// One turn's gate: the single place where a guest's call of `world.*` or a host operation is
+// checked against the policy, charged to the budget, audited and journalled before it runs.
+// A refusal, an exhausted budget, `needs()` or an operation awaiting approval stops the turn at
+// once: the gate records why and cancels the run, so the guest cannot catch it and go on.
+
+const { ruleRefusal } = require('./policy.js');
+
+/** Longest string argument kept in an audit entry before the ledger cuts the whole text. */
+const ARG_TEXT_LIMIT = 4096;
+
+/**
+ * JSON text of a value for the audit log and journal; long strings are cut first so a large
+ * write is not copied whole. `undefined` gives `undefined`.
+ * @param {unknown} value
+ */
+function auditJson(value) {
+  try {
+    return JSON.stringify(value, (_key, v) => {
+      if (typeof v === 'string' && v.length > ARG_TEXT_LIMIT)
+        return `${v.slice(0, ARG_TEXT_LIMIT)}…[${v.length} chars]`;
+      if (typeof v === 'bigint') return `${v}n`;
+      if (v instanceof Uint8Array) return `<${v.length} bytes>`;
+      return v;
+    });
+  } catch (e) {
+    return JSON.stringify(`<not JSON: ${e instanceof Error ? e.message : String(e)}>`);
+  }
+}
+
+/**
+ * Exact JSON text of an operation's arguments or result (the journal replays it).
+ * @param {unknown} value
+ * @param {string} what
+ */
+function exactJson(value, what) {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    throw Object.assign(new TypeError(`${what} is not JSON data: ${e instanceof Error ? e.message : String(e)}`), {
+      name: 'TypeError',
+    });
+  }
+}
+
+/**
+ * An error as the guest sees it: name and message only.
+ * @param {string} name
+ * @param {string} message
+ */
+function guestError(name, message) {
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+/**
+ * @param {unknown} e
+ */
+function messageOf(e) {
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+/**
+ * @typedef {{ kind: 'policy', code: 'POLICY_VIOLATION', rule: string, message: string }
+ *   | { kind: 'budget', code: 'BUDGET_EXCEEDED', budget: string, message: string }
+ *   | { kind: 'needs', question: unknown }
+ *   | { kind: 'approval' }
+ *   | { kind: 'diverged', code: 'REPLAY_DIVERGED', message: string }
+ *   | { kind: 'invalid', code: 'INVALID_INPUT', message: string }} Stop
+ * @typedef {{ handler: (...args: any[]) => unknown, needsApproval: boolean | ((...args: any[]) => boolean),
+ *   network: boolean, description?: string, inputSchema?: object }} Operation
+ * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected',
+ *   value?: unknown, hasValue?: boolean, reason?: string }} ApprovalRequest
+ */
+
+class Gate {
+  /**
+   * @param {{
+   *   ledger: import('../native/binding.js').SessionLedger,
+   *   policy: import('./index.js').NormalizedPolicy,
+   *   operations: Map<string, Operation>,
+   *   turnNumber: number,
+   *   requests: ApprovalRequest[],
+   *   auditedWorldCalls: number,
+   *   controller: AbortController,
+   *   execLimits: object | undefined,
+   * }} setup
+   */
+  constructor(setup) {
+    this.ledger = setup.ledger;
+    this.policy = setup.policy;
+    this.operations = setup.operations;
+    this.turnNumber = setup.turnNumber;
+    this.requests = setup.requests;
+    this.auditedWorldCalls = setup.auditedWorldCalls;
+    this.controller = setup.controller;
+    this.limits = setup.execLimits;
+    /** @type {Stop | null} */
+    this.stop = null;
+    this.worldCalls = 0;
+    /** Host operations run one at a time, in call order, so a re-run meets them in the journal's order. */
+    /** @type {Promise<unknown>} */
+    this.queue = Promise.resolve();
+  }
+
+  execLimits() {
+    return this.limits;
+  }
+
+  /**
+   * Ends the turn for `stop` and cancels the run; the returned error is thrown to the guest
+   * (which cannot catch its way past the cancellation).
+   * @param {Stop} stop
+   */
+  halt(stop) {
+    this.stop ??= stop;
+    this.controller.abort();
+    return guestError('TurnStopped', 'the turn was stopped by the session');
+  }
+
+  /**
+   * @param {string} operation
+   * @param {string} args
+   * @param {{ result?: string, error?: string, durationMs?: number, tokensUsed?: number, started?: number }} what
+   */
+  audit(operation, args, what) {
+    this.ledger.audit({
+      timestamp: what.started ?? Date.now(),
+      turnNumber: this.turnNumber,
+      operation,
+      args,
+      result: what.result,
+      error: what.error,
+      durationMs: what.durationMs ?? 0,
+      tokensUsed: what.tokensUsed,
+    });
+  }
+
+  /**
+   * The policy's verdict on `operation`, or null when it may run.
+   * @param {string} operation
+   * @param {unknown[]} args
+   */
+  refusal(operation, args) {
+    const declared = this.operations.get(operation) ?? { network: false };
+    return this.ledger.check(operation) ?? ruleRefusal(this.policy, operation, args, declared);
+  }
+
+  /**
+   * Charges one call to the budget; on refusal audits and stops the turn.
+   * @param {string} operation
+   * @param {string} argsJson
+   */
+  chargeCall(operation, argsJson) {
+    const over = this.ledger.take('hostCalls', 1);
+    if (over) {
+      this.audit(operation, argsJson, { error: over.message });
+      throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
+    }
+  }
+
+  /**
+   * Bytes a write is about to add, charged before it happens.
+   * @param {number} bytes
+   * @param {boolean} fresh
+   */
+  spendBytes(bytes, fresh) {
+    if (!fresh) return;
+    const over = this.ledger.take('bytesWritten', bytes);
+    if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
+  }
+
+  /**
+   * Bytes a program wrote, known afterwards.
+   * @param {number} bytes
+   * @param {boolean} fresh
+   */
+  recordBytes(bytes, fresh) {
+    if (!fresh) return;
+    const over = this.ledger.record('bytesWritten', bytes);
+    if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
+  }
+
+  /**
+   * A `world.*` call. World calls run again when a paused turn is re-run (they only touch the
+   * turn's own working copy); those that ran before the pause are not charged or audited twice.
+   * @template T
+   * @param {string} operation
+   * @param {unknown[]} args
+   * @param {(fresh: boolean) => T} body
+   * @returns {T}
+   */
+  world(operation, args, body) {
+    if (this.stop) throw guestError('TurnStopped', 'the turn was stopped by the session');
+    const fresh = this.worldCalls++ >= this.auditedWorldCalls;
+    const argsJson = auditJson(args.filter((a) => a !== undefined)) ?? '[]';
+    const refused = this.refusal(operation, args);
+    if (refused) {
+      if (fresh) this.audit(operation, argsJson, { error: refused.message });
+      throw this.halt({ kind: 'policy', code: 'POLICY_VIOLATION', rule: refused.rule, message: refused.message });
+    }
+    if (fresh) this.chargeCall(operation, argsJson);
+    const started = Date.now();
+    const t0 = performance.now();
+    /** @param {unknown} e */
+    const failed = (e) => {
+      if (this.stop) throw e;
+      const code = /** @type {{ code?: string }} */ (e)?.code;
+      const message = messageOf(e);
+      if (fresh)
+        this.audit(operation, argsJson, {
+          error: code ? `${code}: ${message}` : message,
+          started,
+          durationMs: performance.now() - t0,
+        });
+      if (code === 'POLICY_VIOLATION') {
+        throw this.halt({
+          kind: 'policy',
+          code: 'POLICY_VIOLATION',
+          rule: 'worldRules',
+          message: `${operation}: ${message}`,
+        });
+      }
+      throw guestError(
+        code ? 'WorldError' : e instanceof Error ? e.name : 'Error',
+        code ? `${code}: ${message}` : message,
+      );
+    };
+    /** @param {unknown} value */
+    const done = (value) => {
+      if (fresh)
+        this.audit(operation, argsJson, { result: auditJson(value), started, durationMs: performance.now() - t0 });
+      return value;
+    };
+    let out;
+    try {
+      out = body(fresh);
+    } catch (e) {
+      return failed(e);
+    }
+    if (out instanceof Promise) return /** @type {T} */ (/** @type {unknown} */ (out.then(done, failed)));
+    return /** @type {T} */ (done(out));
+  }
+
+  /**
+   * The guest-callable function of host operation `name`.
+   * @param {string} name
+   */
+  operation(name) {
+    return (/** @type {unknown[]} */ ...args) => {
+      const job = this.queue.then(() => this.callOperation(name, args));
+      this.queue = job.catch(() => undefined);
+      return job;
+    };
+  }
+
+  /**
+   * @param {string} name
+   * @param {unknown[]} args
+   */
+  async callOperation(name, args) {
+    if (this.stop) throw guestError('TurnStopped', 'the turn was stopped by the session');
+    const op = /** @type {Operation} */ (this.operations.get(name));
+    let argsJson;
+    try {
+      argsJson = exactJson(args, `the arguments of ${name}`);
+    } catch (e) {
+      throw guestError('TypeError', messageOf(e));
+    }
+    const replay = this.ledger.journalNext(name, argsJson);
+    if (replay.kind === 'recorded') {
+      if (replay.error !== undefined && replay.error !== null) throw guestError('OperationError', replay.error);
+      return replay.value === undefined || replay.value === null ? undefined : JSON.parse(replay.value);
+    }
+    if (replay.kind === 'diverged') {
+      throw this.halt({
+        kind: 'diverged',
+        code: 'REPLAY_DIVERGED',
+        message: `the resumed turn called ${name} where it had called ${replay.expected}; the turn is not deterministic (it read something that changed), so nothing more was run`,
+      });
+    }
+    const refused = this.refusal(name, args);
+    if (refused) {
+      this.audit(name, argsJson, { error: refused.message });
+      throw this.halt({ kind: 'policy', code: 'POLICY_VIOLATION', rule: refused.rule, message: refused.message });
+    }
+    const id = `${this.turnNumber}.${this.ledger.journalLength()}`;
+    const request = this.requests.find((r) => r.id === id);
+    const needsApproval =
+      typeof op.needsApproval === 'function' ? Boolean(op.needsApproval(...structuredClone(args))) : op.needsApproval;
+    if (needsApproval && !request) {
+      this.requests.push({ id, operation: name, args: JSON.parse(argsJson), status: 'pending' });
+      this.audit(name, argsJson, { error: `awaiting approval (request ${id})` });
+      throw this.halt({ kind: 'approval' });
+    }
+    this.chargeCall(name, argsJson);
+    if (request?.status === 'rejected') {
+      const message = `${name} was rejected${request.reason ? `: ${request.reason}` : ''}`;
+      this.ledger.journalRecord(name, argsJson, undefined, message);
+      this.audit(name, argsJson, { error: message });
+      throw guestError('ApprovalRejected', message);
+    }
+    const started = Date.now();
+    const t0 = performance.now();
+    let out;
+    try {
+      out = request?.hasValue ? request.value : await op.handler(...JSON.parse(argsJson));
+    } catch (e) {
+      if (this.stop) throw e;
+      const message = messageOf(e);
+      this.ledger.journalRecord(name, argsJson, undefined, message);
+      this.audit(name, argsJson, { error: message, started, durationMs: performance.now() - t0 });
+      throw guestError(e instanceof Error ? e.name : 'Error', message);
+    }
+    /** @type {{ tokens?: number, cost?: number } | undefined} */
+    let usage;
+    if (out !== null && typeof out === 'object' && 'value' in out && 'usage' in out) {
+      usage = /** @type {any} */ (out).usage ?? undefined;
+      out = /** @type {any} */ (out).value;
+    }
+    let json;
+    try {
+      json = out === undefined ? undefined : exactJson(out, `the result of ${name}`);
+    } catch (e) {
+      this.audit(name, argsJson, { error: messageOf(e), started, durationMs: performance.now() - t0 });
+      throw this.halt({ kind: 'invalid', code: 'INVALID_INPUT', message: messageOf(e) });
+    }
+    const tokens = typeof usage?.tokens === 'number' ? usage.tokens : undefined;
+    this.ledger.journalRecord(name, argsJson, json, undefined);
+    this.audit(name, argsJson, {
+      result: request?.hasValue ? auditJson({ approvedValue: out }) : auditJson(out),
+      started,
+      durationMs: performance.now() - t0,
+      tokensUsed: tokens,
+    });
+    this.spend({ tokens, cost: typeof usage?.cost === 'number' ? usage.cost : undefined });
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  /**
+   * Tokens and cost reported during the turn; an overrun stops it.
+   * @param {{ tokens?: number, cost?: number }} usage
+   */
+  spend(usage) {
+    for (const kind of /** @type {const} */ (['tokens', 'cost'])) {
+      const amount = usage[kind];
+      if (amount === undefined) continue;
+      const over = this.ledger.record(kind, amount);
+      if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
+    }
+  }
+}
+
+module.exports = { Gate, auditJson };

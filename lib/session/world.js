@@ -1,0 +1,113 @@
+'use strict';
+// What a turn's guest sees: `world` (the workspace, through the turn's working copy), one
+// function per host operation (dotted names as nested objects), `needs`, `session` and `env`.
+// Every call goes through `gate.call`, the one place where the policy is checked, the budget
+// charged, the call audited and (for host operations) journalled.
+
+const { createHash } = require('node:crypto');
+
+/**
+ * @param {string} path
+ */
+function text(path) {
+  if (typeof path !== 'string') throw new TypeError('the path must be a string');
+  return path;
+}
+
+/**
+ * The `world` object of a turn over its working copy `work`.
+ * @param {import('./turn.js').Gate} gate
+ * @param {() => import('../index.js').ZipWorkspace} work
+ */
+function worldFor(gate, work) {
+  return {
+    /** @param {string} path @param {{ encoding?: null | 'utf8' }} [options] */
+    read: (path, options) =>
+      gate.world('world.read', [path, options], () => {
+        if (options && options.encoding === null) return new Uint8Array(work().readFile(text(path)));
+        return work().readText(text(path));
+      }),
+    /** @param {string} path @param {string | Uint8Array} data */
+    write: (path, data) =>
+      gate.world('world.write', [path, data], (fresh) => {
+        const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data?.length;
+        if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+          throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
+        }
+        gate.spendBytes(bytes ?? 0, fresh);
+        work().writeFile(text(path), data);
+        return bytes;
+      }),
+    /** @param {string} [glob] */
+    list: (glob) => gate.world('world.list', [glob ?? '**/*'], () => work().glob(glob ?? '**/*')),
+    /** @param {string} query @param {object} [options] */
+    search: (query, options) =>
+      gate.world('world.search', [query, options], () => work().search(query, options ?? null)),
+    /** @param {string} path */
+    stat: (path) =>
+      gate.world('world.stat', [path], () => {
+        const s = work().stat(text(path));
+        return { size: s.size, kind: s.kind, mtime: s.mtime };
+      }),
+    /** @param {string} path @param {{ recursive?: boolean }} [options] */
+    delete: (path, options) =>
+      gate.world('world.delete', [path, options], () => {
+        work().delete(text(path), options ?? null);
+        return true;
+      }),
+    /** @param {string} path */
+    mkdir: (path) =>
+      gate.world('world.mkdir', [path], () => {
+        work().mkdir(text(path), { recursive: true });
+        return true;
+      }),
+    /** @param {string} [glob] */
+    fingerprint: (glob) =>
+      gate.world('world.fingerprint', [glob ?? '**/*'], () => {
+        const hash = createHash('sha256');
+        for (const path of work().glob(glob ?? '**/*')) {
+          hash.update(path).update('\0').update(work().readFile(path)).update('\0');
+        }
+        return hash.digest('hex');
+      }),
+    /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] */
+    exec: (entry, options) =>
+      gate.world('world.exec', [entry, options], async (fresh) => {
+        const before = work().fork();
+        const { argv, env } = options ?? {};
+        const result = await work().exec(text(entry), { argv, env, limits: gate.execLimits() });
+        let written = 0;
+        for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
+        gate.recordBytes(written, fresh);
+        return {
+          ok: result.ok,
+          exitCode: result.exitCode,
+          stdout: result.stdout,
+          stderr: result.stderr,
+          error: result.error ?? null,
+        };
+      }),
+  };
+}
+
+/**
+ * The operations as nested objects: `{ 'llm.complete': f }` → `{ llm: { complete } }`.
+ * @param {Map<string, unknown>} operations
+ * @param {(name: string) => (...args: unknown[]) => unknown} wrap
+ */
+function operationGlobals(operations, wrap) {
+  /** @type {Record<string, any>} */
+  const root = {};
+  for (const name of operations.keys()) {
+    const parts = name.split('.');
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      node[part] ??= {};
+      node = node[part];
+    }
+    node[/** @type {string} */ (parts.at(-1))] = wrap(name);
+  }
+  return root;
+}
+
+module.exports = { worldFor, operationGlobals };

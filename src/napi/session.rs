@@ -1,0 +1,383 @@
+//! `SessionLedger`: a session's policy decisions, budget, audit log and journal
+//! ([`crate::session::Ledger`]) for the JavaScript surface in `lib/session/`. Conversion only.
+//! Failures are thrown as errors whose `code` is the session code.
+
+use std::collections::HashMap;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::session::{
+    AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Exceeded, JournalEntry, Ledger,
+    OperationPolicy, Replay, SessionError,
+};
+
+fn throw(e: SessionError) -> Error {
+    Error::new(
+        Status::GenericFailure,
+        format!("{}: {}", e.code.as_str(), e.message),
+    )
+}
+
+fn kind(name: &str) -> Result<BudgetKind> {
+    BudgetKind::parse(name).ok_or_else(|| {
+        Error::new(
+            Status::InvalidArg,
+            format!("INVALID_INPUT: unknown budget kind {name:?}"),
+        )
+    })
+}
+
+/// The operation rules of a session policy.
+#[napi(object)]
+pub struct LedgerPolicy {
+    /// Operations that may run (`*` is a wildcard); absent: all not denied.
+    pub allowed_operations: Option<Vec<String>>,
+    /// Operations that never run; deny wins.
+    pub denied_operations: Option<Vec<String>>,
+}
+
+fn policy(p: &LedgerPolicy) -> Result<OperationPolicy> {
+    let denied = p.denied_operations.clone().unwrap_or_default();
+    OperationPolicy::new(p.allowed_operations.as_deref(), &denied).map_err(throw)
+}
+
+/// A refused operation or an exhausted budget.
+#[napi(object)]
+pub struct LedgerRefusal {
+    /// `POLICY_VIOLATION` or `BUDGET_EXCEEDED`.
+    pub code: String,
+    /// The policy rule, or the budget kind.
+    pub rule: String,
+    /// For people and models.
+    pub message: String,
+}
+
+fn exceeded(e: Exceeded) -> LedgerRefusal {
+    let err = e.error();
+    LedgerRefusal {
+        code: err.code.as_str().to_string(),
+        rule: e.kind.as_str().to_string(),
+        message: err.message,
+    }
+}
+
+/// One audit entry.
+#[napi(object)]
+pub struct LedgerAuditEntry {
+    pub seq: f64,
+    pub timestamp: f64,
+    pub turn_number: u32,
+    pub operation: String,
+    pub args: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: f64,
+    pub tokens_used: Option<f64>,
+    pub prev_hash: String,
+    pub hash: String,
+}
+
+impl From<&AuditEntry> for LedgerAuditEntry {
+    fn from(e: &AuditEntry) -> Self {
+        let r = &e.record;
+        LedgerAuditEntry {
+            seq: e.seq as f64,
+            timestamp: r.timestamp,
+            turn_number: r.turn_number,
+            operation: r.operation.clone(),
+            args: r.args.clone(),
+            result: r.result.clone(),
+            error: r.error.clone(),
+            duration_ms: r.duration_ms,
+            tokens_used: r.tokens_used,
+            prev_hash: e.prev_hash.clone(),
+            hash: e.hash.clone(),
+        }
+    }
+}
+
+/// What to append to the audit log.
+#[napi(object)]
+pub struct LedgerAuditRecord {
+    pub timestamp: f64,
+    pub turn_number: u32,
+    pub operation: String,
+    pub args: String,
+    pub result: Option<String>,
+    pub error: Option<String>,
+    pub duration_ms: f64,
+    pub tokens_used: Option<f64>,
+}
+
+/// Totals over the audit log.
+#[napi(object)]
+pub struct LedgerAuditStats {
+    pub total_operations: f64,
+    pub operation_counts: HashMap<String, f64>,
+    pub total_tokens: f64,
+}
+
+/// The answer of the journal for the next call of a re-run turn.
+#[napi(object)]
+pub struct LedgerReplay {
+    /// `recorded`, `live` or `diverged`.
+    #[napi(ts_type = "'recorded' | 'live' | 'diverged'")]
+    pub kind: String,
+    /// The recorded value (JSON text), for `recorded`.
+    pub value: Option<String>,
+    /// The recorded error, for `recorded`.
+    pub error: Option<String>,
+    /// The operation the journal expected here, for `diverged`.
+    pub expected: Option<String>,
+}
+
+/// The outcome of verifying an audit export.
+#[napi(object)]
+pub struct LedgerVerification {
+    pub ok: bool,
+    pub entries: Option<u32>,
+    pub error: Option<String>,
+}
+
+/// A session's ledger (see the module documentation).
+#[napi]
+pub struct SessionLedger {
+    inner: Ledger,
+}
+
+#[napi]
+impl SessionLedger {
+    /// A fresh ledger. `budget` maps kinds (`turns`, `wallMs`, `hostCalls`, `bytesWritten`,
+    /// `tokens`, `cost`) to limits.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(policy_rules: LedgerPolicy, budget: HashMap<String, f64>) -> Result<Self> {
+        let mut limits = Vec::new();
+        for (name, limit) in &budget {
+            limits.push((kind(name)?, *limit));
+        }
+        let budget = Budget::new(&limits).map_err(throw)?;
+        Ok(SessionLedger {
+            inner: Ledger::new(policy(&policy_rules)?, budget),
+        })
+    }
+
+    /// A ledger from `save()`'s text; refuses a tampered audit log (`AUDIT_TAMPERED`).
+    #[napi(factory, catch_unwind)]
+    pub fn restore(policy_rules: LedgerPolicy, saved: String) -> Result<Self> {
+        Ok(SessionLedger {
+            inner: Ledger::restore(policy(&policy_rules)?, &saved).map_err(throw)?,
+        })
+    }
+
+    /// Budget use, audit log and journal as JSON text.
+    #[napi(catch_unwind)]
+    pub fn save(&self) -> String {
+        self.inner.save()
+    }
+
+    /// A copy (to put back if a turn's result cannot be stored).
+    #[napi(catch_unwind)]
+    pub fn copy(&self) -> SessionLedger {
+        SessionLedger {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Takes over the state of `other` (a copy made earlier).
+    #[napi(js_name = "resetTo", catch_unwind)]
+    pub fn reset_to(&mut self, other: &SessionLedger) {
+        self.inner = other.inner.clone();
+    }
+
+    /// `null` when the policy allows `operation`; otherwise the rule that refuses it.
+    #[napi(catch_unwind)]
+    pub fn check(&self, operation: String) -> Option<LedgerRefusal> {
+        self.inner
+            .policy
+            .check(&operation)
+            .err()
+            .map(|r| LedgerRefusal {
+                code: "POLICY_VIOLATION".into(),
+                rule: r.rule,
+                message: r.message,
+            })
+    }
+
+    /// Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing.
+    #[napi(catch_unwind)]
+    pub fn take(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+        Ok(self
+            .inner
+            .budget
+            .take(kind(&budget)?, amount)
+            .err()
+            .map(exceeded))
+    }
+
+    /// Records `amount` already spent; a refusal when a limit is now passed.
+    #[napi(catch_unwind)]
+    pub fn record(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+        Ok(self
+            .inner
+            .budget
+            .record(kind(&budget)?, amount)
+            .err()
+            .map(exceeded))
+    }
+
+    /// The first budget whose use has passed its limit.
+    #[napi(catch_unwind)]
+    pub fn exceeded(&self) -> Option<LedgerRefusal> {
+        self.inner.budget.exceeded().map(exceeded)
+    }
+
+    /// What is left of a budget (`null`: unlimited).
+    #[napi(catch_unwind)]
+    pub fn remaining(&self, budget: String) -> Result<Option<f64>> {
+        Ok(self.inner.budget.remaining(kind(&budget)?))
+    }
+
+    /// What has been used of a budget.
+    #[napi(catch_unwind)]
+    pub fn used(&self, budget: String) -> Result<f64> {
+        Ok(self.inner.budget.used(kind(&budget)?))
+    }
+
+    /// Appends an audit record; returns the entry with its hashes.
+    #[napi(catch_unwind)]
+    pub fn audit(&mut self, record: LedgerAuditRecord) -> LedgerAuditEntry {
+        let entry = self.inner.audit.append(AuditRecord {
+            timestamp: record.timestamp,
+            turn_number: record.turn_number,
+            operation: record.operation,
+            args: record.args,
+            result: record.result,
+            error: record.error,
+            duration_ms: record.duration_ms,
+            tokens_used: record.tokens_used,
+        });
+        LedgerAuditEntry::from(entry)
+    }
+
+    /// Audit entries, optionally only those of one turn and/or one operation.
+    #[napi(js_name = "auditEntries", catch_unwind)]
+    pub fn audit_entries(
+        &self,
+        turn: Option<u32>,
+        operation: Option<String>,
+    ) -> Vec<LedgerAuditEntry> {
+        self.inner
+            .audit
+            .entries()
+            .iter()
+            .filter(|e| turn.is_none_or(|t| e.record.turn_number == t))
+            .filter(|e| operation.as_ref().is_none_or(|o| &e.record.operation == o))
+            .map(LedgerAuditEntry::from)
+            .collect()
+    }
+
+    /// Totals over the audit log.
+    #[napi(js_name = "auditStats", catch_unwind)]
+    pub fn audit_stats(&self) -> LedgerAuditStats {
+        let s = self.inner.audit.stats();
+        LedgerAuditStats {
+            total_operations: s.total_operations as f64,
+            operation_counts: s
+                .operation_counts
+                .into_iter()
+                .map(|(k, v)| (k, v as f64))
+                .collect(),
+            total_tokens: s.total_tokens,
+        }
+    }
+
+    /// The audit log as JSON lines.
+    #[napi(js_name = "auditExport", catch_unwind)]
+    pub fn audit_export(&self) -> String {
+        self.inner.audit.export()
+    }
+
+    /// Checks the audit chain up to the recorded head.
+    #[napi(js_name = "auditVerify", catch_unwind)]
+    pub fn audit_verify(&self) -> LedgerVerification {
+        verification(
+            self.inner
+                .audit
+                .verify()
+                .map(|()| self.inner.audit.entries().len()),
+        )
+    }
+
+    /// Checks an exported audit log's chain.
+    #[napi(js_name = "verifyAuditExport", catch_unwind)]
+    pub fn verify_audit_export(text: String) -> LedgerVerification {
+        verification(AuditLog::verify_export(&text))
+    }
+
+    /// The answer for the next operation call of a (re-)run turn.
+    #[napi(js_name = "journalNext", catch_unwind)]
+    pub fn journal_next(&mut self, operation: String, args: String) -> LedgerReplay {
+        let (kind, entry, expected) = match self.inner.journal.next(&operation, &args) {
+            Replay::Recorded(e) => ("recorded", Some(e.clone()), None),
+            Replay::Live => ("live", None, None),
+            Replay::Diverged { expected } => ("diverged", None, Some(expected.operation.clone())),
+        };
+        LedgerReplay {
+            kind: kind.into(),
+            value: entry.as_ref().and_then(|e| e.value.clone()),
+            error: entry.and_then(|e| e.error),
+            expected,
+        }
+    }
+
+    /// Records an operation call that ran.
+    #[napi(js_name = "journalRecord", catch_unwind)]
+    pub fn journal_record(
+        &mut self,
+        operation: String,
+        args: String,
+        value: Option<String>,
+        error: Option<String>,
+    ) {
+        self.inner.journal.record(JournalEntry {
+            operation,
+            args,
+            value,
+            error,
+        });
+    }
+
+    /// Starts a re-run of the turn from its first call.
+    #[napi(js_name = "journalRewind", catch_unwind)]
+    pub fn journal_rewind(&mut self) {
+        self.inner.journal.rewind();
+    }
+
+    /// Empties the journal (the turn ended for good).
+    #[napi(js_name = "journalClear", catch_unwind)]
+    pub fn journal_clear(&mut self) {
+        self.inner.journal.clear();
+    }
+
+    /// How many calls the journal holds.
+    #[napi(js_name = "journalLength", catch_unwind)]
+    pub fn journal_length(&self) -> u32 {
+        self.inner.journal.entries().len() as u32
+    }
+}
+
+fn verification(r: std::result::Result<usize, SessionError>) -> LedgerVerification {
+    match r {
+        Ok(n) => LedgerVerification {
+            ok: true,
+            entries: Some(n as u32),
+            error: None,
+        },
+        Err(e) => LedgerVerification {
+            ok: false,
+            entries: None,
+            error: Some(e.message),
+        },
+    }
+}

@@ -1,0 +1,82 @@
+//! The journal of a turn: the result of every host operation in the order the guest called
+//! them. A turn re-run after an approval is deterministic up to its next operation call, so the
+//! calls that already ran are answered from here instead of running again.
+
+use serde::{Deserialize, Serialize};
+
+/// One operation call and how it ended, both as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// The operation's name.
+    pub operation: String,
+    /// Its arguments.
+    pub args: String,
+    /// The value it answered with (when `error` is `None`).
+    pub value: Option<String>,
+    /// The error it threw.
+    pub error: Option<String>,
+}
+
+/// What to do with the next call of a re-run turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay<'a> {
+    /// It ran before: answer with this.
+    Recorded(&'a JournalEntry),
+    /// It is past the end of the journal: run it (and record it).
+    Live,
+    /// The re-run called something else than the recorded run at this point.
+    Diverged {
+        /// What the journal holds here.
+        expected: &'a JournalEntry,
+    },
+}
+
+/// The calls of one turn, and how far a re-run has got.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Journal {
+    entries: Vec<JournalEntry>,
+    #[serde(skip)]
+    cursor: usize,
+}
+
+impl Journal {
+    /// Starts a re-run from the first call.
+    pub fn rewind(&mut self) {
+        self.cursor = 0;
+    }
+
+    /// Empties the journal (a turn ended for good).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.cursor = 0;
+    }
+
+    /// The next call, `operation(args)`: answered from the journal, to be run, or diverging
+    /// from the recorded run. A recorded answer moves the cursor on.
+    pub fn next(&mut self, operation: &str, args: &str) -> Replay<'_> {
+        match self.entries.get(self.cursor) {
+            None => Replay::Live,
+            Some(e) if e.operation == operation && e.args == args => {
+                self.cursor += 1;
+                Replay::Recorded(e)
+            }
+            Some(e) => Replay::Diverged { expected: e },
+        }
+    }
+
+    /// Records a call that ran (after [`Journal::next`] said [`Replay::Live`]).
+    pub fn record(&mut self, entry: JournalEntry) {
+        self.entries.push(entry);
+        self.cursor = self.entries.len();
+    }
+
+    /// The recorded calls.
+    pub fn entries(&self) -> &[JournalEntry] {
+        &self.entries
+    }
+
+    /// How many calls a re-run has answered so far.
+    pub fn position(&self) -> usize {
+        self.cursor
+    }
+}
