@@ -115,21 +115,45 @@ function normalizeBudget(budget) {
 }
 
 /**
- * Plain data only (what `env` may hold across turns).
+ * Where `value` holds something other than JSON data (a function, a class instance, a
+ * non-finite number, undefined), or null.
+ * @param {unknown} value
+ * @param {string} at
+ * @param {number} depth
+ * @returns {string | null}
+ */
+function notPlain(value, at, depth = 0) {
+  if (depth > 200) return `${at} is nested too deeply`;
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (typeof value === 'number') return Number.isFinite(value) ? null : `${at} is ${value}`;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = notPlain(value[i], `${at}[${i}]`, depth + 1);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  if (typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return `${at} is not a plain object`;
+    for (const [k, v] of Object.entries(/** @type {object} */ (value))) {
+      const bad = notPlain(v, `${at}.${k}`, depth + 1);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  return `${at} is a ${typeof value}`;
+}
+
+/**
+ * A copy of plain JSON data (what `env`, questions and approved values may hold).
  * @param {unknown} value
  * @param {string} what
  */
 function plainCopy(value, what) {
-  try {
-    const text = JSON.stringify(value);
-    return text === undefined ? {} : JSON.parse(text);
-  } catch (e) {
-    throw sessionError(
-      'INVALID_INPUT',
-      `${what} must be plain JSON data: ${e instanceof Error ? e.message : e}`,
-      TypeError,
-    );
-  }
+  const bad = notPlain(value, what);
+  if (bad) throw sessionError('INVALID_INPUT', `${what} must hold plain JSON data: ${bad}`, TypeError);
+  return JSON.parse(JSON.stringify(value));
 }
 
 /**
@@ -557,6 +581,7 @@ class Session {
       });
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      await gate.close();
     }
     const wallOver = this.#ledger.record('wallMs', result.stats.wallMs);
     const stop = gate.stop;

@@ -103,6 +103,23 @@ class Gate {
     /** Host operations run one at a time, in call order, so a re-run meets them in the journal's order. */
     /** @type {Promise<unknown>} */
     this.queue = Promise.resolve();
+    /** Set when the run has ended: calls still in flight no longer reach the journal. */
+    this.closed = false;
+    /** Ends programs that `world.exec` started and the guest did not wait for. */
+    this.turnEnd = new AbortController();
+    /** @type {Set<Promise<unknown>>} */
+    this.inFlight = new Set();
+  }
+
+  /**
+   * After the run: stops what the guest left running (programs are cancelled; operations that
+   * have not started never start) and waits for programs to settle, so nothing the turn began
+   * touches its working copy afterwards.
+   */
+  async close() {
+    this.closed = true;
+    this.turnEnd.abort();
+    await Promise.allSettled([...this.inFlight]);
   }
 
   execLimits() {
@@ -240,7 +257,13 @@ class Gate {
     } catch (e) {
       return failed(e);
     }
-    if (out instanceof Promise) return /** @type {T} */ (/** @type {unknown} */ (out.then(done, failed)));
+    if (out instanceof Promise) {
+      const settled = out.then(done, failed);
+      const tracked = settled.catch(() => undefined);
+      this.inFlight.add(tracked);
+      tracked.then(() => this.inFlight.delete(tracked));
+      return /** @type {T} */ (/** @type {unknown} */ (settled));
+    }
     return /** @type {T} */ (done(out));
   }
 
@@ -261,7 +284,7 @@ class Gate {
    * @param {unknown[]} args
    */
   async callOperation(name, args) {
-    if (this.stop) throw guestError('TurnStopped', 'the turn was stopped by the session');
+    if (this.stop || this.closed) throw guestError('TurnStopped', 'the turn was stopped by the session');
     const op = /** @type {Operation} */ (this.operations.get(name));
     let argsJson;
     try {
@@ -310,7 +333,7 @@ class Gate {
     } catch (e) {
       if (this.stop) throw e;
       const message = messageOf(e);
-      this.ledger.journalRecord(name, argsJson, undefined, message);
+      if (!this.closed) this.ledger.journalRecord(name, argsJson, undefined, message);
       this.audit(name, argsJson, { error: message, started, durationMs: performance.now() - t0 });
       throw guestError(e instanceof Error ? e.name : 'Error', message);
     }
@@ -328,7 +351,7 @@ class Gate {
       throw this.halt({ kind: 'invalid', code: 'INVALID_INPUT', message: messageOf(e) });
     }
     const tokens = typeof usage?.tokens === 'number' ? usage.tokens : undefined;
-    this.ledger.journalRecord(name, argsJson, json, undefined);
+    if (!this.closed) this.ledger.journalRecord(name, argsJson, json, undefined);
     this.audit(name, argsJson, {
       result: request?.hasValue ? auditJson({ approvedValue: out }) : auditJson(out),
       started,

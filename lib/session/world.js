@@ -75,7 +75,12 @@ function worldFor(gate, work) {
       gate.world('world.exec', [entry, options], async (fresh) => {
         const before = work().fork();
         const { argv, env } = options ?? {};
-        const result = await work().exec(text(entry), { argv, env, limits: gate.execLimits() });
+        const result = await work().exec(text(entry), {
+          argv,
+          env,
+          limits: gate.execLimits(),
+          signal: gate.turnEnd.signal,
+        });
         let written = 0;
         for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
         gate.recordBytes(written, fresh);
