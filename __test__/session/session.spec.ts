@@ -320,7 +320,7 @@ describe('approvals', () => {
     expect(t.outcome.requests).toEqual([{ id: expect.any(String), operation: 'pay.send', args: [50] }]);
     expect(s.status).toBe('paused');
     expect(ran).toEqual(['fetch a', 'pay 5']);
-    expect((await s.resume()).outcome).toMatchObject({ code: 'SESSION_STATE' });
+    expect((await s.resume())?.outcome).toMatchObject({ code: 'SESSION_STATE' });
     s.approve(t.outcome.requests[0].id);
     const done = await s.resume();
     expect(done?.turnNumber).toBe(1);
