@@ -202,6 +202,8 @@ export declare class Session {
   budgetUsed(): Record<BudgetKind, number>;
   consume(usage: { tokens?: number; cost?: number }): Record<BudgetKind, number | null>;
   allowed(operation: string): boolean;
+  /** Whether another turn can run now: active, nothing waiting for approval, no budget used up. */
+  canContinue(): boolean;
   proposals(): Proposal[];
   /** Applies the proposals as one history entry; its id, or null. */
   commit(): number | null;

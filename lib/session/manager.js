@@ -160,18 +160,21 @@ class SessionManager {
       check: async () =>
         (await this.#versionOf(session.id)) === this.#open.get(session.id)?.version &&
         this.#open.get(session.id)?.session === session,
-      save: () => this.#save(session),
+      save: (bytes) => this.#save(session, bytes),
     });
     return session;
   }
 
-  /** @param {Session} session */
-  async #save(session) {
+  /**
+   * @param {Session} session
+   * @param {Uint8Array} [bytes] the snapshot, when the session takes it itself (mid-turn)
+   */
+  async #save(session, bytes) {
     const open = this.#open.get(session.id);
     if (!open || open.session !== session)
       throw sessionError('SESSION_CONFLICT', `this copy of session ${session.id} is no longer current; load it again`);
     try {
-      open.version = await this.#store.put(session.id, session.snapshot(), {
+      open.version = await this.#store.put(session.id, bytes ?? session.snapshot(), {
         expectedVersion: open.version,
         meta: metaOf(session),
       });

@@ -375,6 +375,16 @@ class Session {
   }
 
   /**
+   * Whether another turn can run now: the session is active, no turn waits for approval and no
+   * budget is used up.
+   */
+  canContinue() {
+    return (
+      this.#status === 'active' && !this.#pending && !this.#ledger.exceeded() && this.#ledger.remaining('turns') !== 0
+    );
+  }
+
+  /**
    * Whether the policy allows `operation` (the operation lists only; call-specific rules such
    * as `maxTokensPerCall` are checked when it is called).
    * @param {string} operation
@@ -728,7 +738,7 @@ class Session {
     const hooks = storeHooks.get(this);
     if (!hooks) return result;
     try {
-      await hooks.save();
+      await hooks.save(this.#encode());
       return result;
     } catch (e) {
       if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
@@ -805,6 +815,10 @@ class Session {
    */
   snapshot() {
     this.#idle('snapshot');
+    return this.#encode();
+  }
+
+  #encode() {
     return encodeSnapshot({
       meta: {
         id: this.#id,
@@ -872,7 +886,7 @@ class Session {
 /**
  * Lets a SessionManager check the store before each turn and save after it.
  * @param {Session} session
- * @param {{ check(): Promise<boolean>, save(): Promise<void> }} hooks
+ * @param {{ check(): Promise<boolean>, save(bytes: Uint8Array): Promise<void> }} hooks
  */
 function attachStore(session, hooks) {
   storeHooks.set(session, hooks);
