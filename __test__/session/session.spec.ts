@@ -307,7 +307,10 @@ describe('approvals', () => {
           return { k, n: ran.length };
         },
         'pay.send': {
-          handler: (amount: number) => (ran.push(`pay ${amount}`), `paid ${amount}`),
+          handler: (amount: number) => {
+            ran.push(`pay ${amount}`);
+            return `paid ${amount}`;
+          },
           needsApproval: (amount: number) => amount > 10,
         },
       },
@@ -326,7 +329,7 @@ describe('approvals', () => {
     expect(done?.turnNumber).toBe(1);
     expect(done?.outcome.tag).toBe('ok');
     expect(ran).toEqual(['fetch a', 'pay 5', 'pay 50']);
-    const v = (done?.outcome as { value: Record<string, unknown> }).value;
+    const v = (done?.outcome as { value: Record<string, unknown> } | undefined)?.value;
     expect(v).toMatchObject({ d: { k: 'a', n: 1 }, small: 'paid 5', big: 'paid 50' });
     expect(s.status).toBe('active');
     expect(s.budgetUsed().turns).toBe(1);
@@ -369,7 +372,7 @@ describe('approvals', () => {
     restored.approve(t.outcome.requests[0].id);
     const done = await restored.resume();
     expect(done?.outcome.tag).toBe('ok');
-    expect((done?.outcome as { value: unknown[] }).value.slice(0, 2)).toEqual([1, 'shipped']);
+    expect((done?.outcome as { value: unknown[] } | undefined)?.value.slice(0, 2)).toEqual([1, 'shipped']);
     expect(effects).toBe(1);
     expect(restored.env).toEqual({ k: 1 });
   });
