@@ -438,7 +438,7 @@ impl ZipWorkspace {
     pub fn glob(&self, env: Env, pattern: Unknown) -> Result<Vec<String>> {
         run(env, |h| {
             let pattern = string(h, pattern.raw(), "pattern")?;
-            Ok(self.ws().glob(&pattern)?)
+            self.ws().glob(&pattern)
         })
     }
 

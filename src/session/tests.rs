@@ -179,7 +179,11 @@ fn a_saved_ledger_restores_and_refuses_a_tampered_log() {
     let saved = ledger.save();
     let back = Ledger::restore(policy.clone(), &saved).expect("restore");
     assert_eq!(back.budget.used(BudgetKind::Turns), 1.0);
-    assert_eq!(back.audit.entries().len(), 2, "fractional numbers survive with their hashes");
+    assert_eq!(
+        back.audit.entries().len(),
+        2,
+        "fractional numbers survive with their hashes"
+    );
     assert_eq!(back.journal.entries().len(), 1);
     let tampered = saved.replace("world.read", "world.list");
     let e = Ledger::restore(policy, &tampered).expect_err("tampered");
