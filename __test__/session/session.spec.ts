@@ -290,6 +290,8 @@ describe('proposal mode', () => {
     const s = new Session({ workspace: ws, policy: policies.SAFE_EDIT });
     await s.executeTurn(`world.write('src/a.js', 'proposal'); world.write('src/b.js', 'b')`);
     ws.writeFile('src/a.js', 'host edit');
+    ws.writeFile('notes.txt', 'host only');
+    expect(s.proposals().map((p) => p.path)).toEqual(['src/a.js', 'src/b.js']);
     expect(() => s.commit()).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
     expect(ws.readText('src/a.js')).toBe('host edit');
     expect(ws.exists('src/b.js')).toBe(false);

@@ -692,7 +692,7 @@ class Session {
     const changed = work.changesSince(origin, 0).length > 0;
     if (this.#policy.worldRules.proposalMode) {
       if (changed) {
-        this.#stagedOrigin ??= this.#world.fork();
+        this.#stagedOrigin ??= origin;
         work.setAccessRules(null);
         this.#staged = work.fork();
       }
@@ -749,7 +749,7 @@ class Session {
   /** The staged changes (proposal mode), sorted by path. */
   proposals() {
     if (!this.#staged) return [];
-    return this.#staged.changesSince(this.#world).map((c) => ({
+    return this.#staged.changesSince(this.#stagedOrigin ?? this.#world).map((c) => ({
       path: c.path,
       kind: c.kind,
       dir: c.dir,
