@@ -83,7 +83,10 @@ class SessionManager {
    */
   async resume(id) {
     const session = await this.#must(id);
-    return session.resume();
+    const turn = await session.resume();
+    // A turn resumed from approval saves itself; a session paused by pause() is saved here.
+    if (turn === null) await this.#save(session);
+    return turn;
   }
 
   /** @param {string} id */

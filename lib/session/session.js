@@ -418,15 +418,8 @@ class Session {
       );
     this.#busy = true;
     try {
-      const hooks = storeHooks.get(this);
-      if (hooks && !(await hooks.check())) {
-        return this.#refused(
-          errorOutcome(
-            'SESSION_CONFLICT',
-            'another process has advanced this session since it was loaded; load it again',
-          ),
-        );
-      }
+      const conflict = await this.#claim();
+      if (conflict) return this.#refused(conflict);
       const over = this.#ledger.exceeded() ?? this.#ledger.take('turns', 1);
       if (over) {
         this.#status = 'budget-exceeded';
@@ -516,15 +509,8 @@ class Session {
     }
     this.#busy = true;
     try {
-      const hooks = storeHooks.get(this);
-      if (hooks && !(await hooks.check())) {
-        return this.#refused(
-          errorOutcome(
-            'SESSION_CONFLICT',
-            'another process has advanced this session since it was loaded; load it again',
-          ),
-        );
-      }
+      const conflict = await this.#claim();
+      if (conflict) return this.#refused(conflict);
       this.#status = 'active';
       this.#pending = null;
       this.#ledger.journalRewind();
@@ -727,6 +713,30 @@ class Session {
     const message = 'message' in outcome ? String(outcome.message) : outcome.tag;
     const code = 'code' in outcome ? String(outcome.code) : 'SESSION_STATE';
     return this.#result(this.#turnNumber, outcome, failedResult(/** @type {any} */ (code), 'SessionError', message));
+  }
+
+  /**
+   * Before a turn runs, a managed session claims it: the unchanged state is saved with
+   * compare-and-set, so of two processes starting a turn on the same version only one goes on,
+   * and the other runs nothing (its operations, with their side effects, never start). Returns
+   * the refusal for the loser.
+   * @returns {Promise<TurnOutcome | null>}
+   */
+  async #claim() {
+    const hooks = storeHooks.get(this);
+    if (!hooks) return null;
+    const stale = errorOutcome(
+      'SESSION_CONFLICT',
+      'another process has advanced this session since it was loaded; load it again',
+    );
+    if (!(await hooks.check())) return stale;
+    try {
+      await hooks.save(this.#encode());
+      return null;
+    } catch (e) {
+      if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
+      return stale;
+    }
   }
 
   /**

@@ -11,6 +11,8 @@ const { sessionError } = require('./errors.js');
 
 const MAGIC = 'quickrealm-session-store/1';
 const LOCK_WAIT_MS = 2000;
+/** The header line (magic, version, metadata) is at most this long. */
+const MAX_HEADER_BYTES = 64 * 1024;
 const STALE_LOCK_MS = 60_000;
 
 /** @param {string} id */
@@ -66,7 +68,7 @@ class FolderStore {
       throw e;
     }
     try {
-      const buf = Buffer.alloc(4096);
+      const buf = Buffer.alloc(MAX_HEADER_BYTES);
       const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
       const end = buf.subarray(0, bytesRead).indexOf(10);
       const line = end < 0 ? '' : buf.subarray(0, end).toString('utf8');
@@ -125,6 +127,13 @@ class FolderStore {
       }
       const next = (current ?? 0) + 1;
       const header = Buffer.from(`${MAGIC} ${next} ${JSON.stringify(options.meta ?? {})}\n`);
+      if (header.length > MAX_HEADER_BYTES) {
+        throw sessionError(
+          'INVALID_INPUT',
+          `the metadata of session ${id} is larger than ${MAX_HEADER_BYTES - 100} bytes`,
+          TypeError,
+        );
+      }
       const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
       const handle = await fs.promises.open(temp, 'w');
       try {
