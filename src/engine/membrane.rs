@@ -3,7 +3,8 @@
 //! between the guest and the `HostBridge` (implemented by the napi layer on the main thread).
 
 use super::limits::StopReason;
-use super::marshal::{text_of, to_guest, Data};
+use super::marshal::{text_of, to_guest, BytesKind, Data};
+use super::raw;
 use super::realm::{throw_uncatchable, RunSlot};
 use super::stack;
 use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
@@ -28,15 +29,18 @@ pub enum RefKind {
     Array = 2,
     Promise = 3,
     Method = 4,
+    /// Not a handle: copied data (bytes) that is already a guest value.
+    Data = 5,
 }
 
 impl RefKind {
-    const ALL: [RefKind; 5] = [
+    const ALL: [RefKind; 6] = [
         RefKind::Object,
         RefKind::Function,
         RefKind::Array,
         RefKind::Promise,
         RefKind::Method,
+        RefKind::Data,
     ];
 
     fn name(self) -> &'static str {
@@ -46,6 +50,7 @@ impl RefKind {
             RefKind::Array => "array",
             RefKind::Promise => "promise",
             RefKind::Method => "method",
+            RefKind::Data => "data",
         }
     }
 }
@@ -60,10 +65,11 @@ enum ToHostTag {
     Set,
     Object,
     Map,
+    Bytes,
 }
 
 impl ToHostTag {
-    const ALL: [ToHostTag; 7] = [
+    const ALL: [ToHostTag; 8] = [
         ToHostTag::Ref,
         ToHostTag::Callback,
         ToHostTag::Date,
@@ -71,6 +77,7 @@ impl ToHostTag {
         ToHostTag::Set,
         ToHostTag::Object,
         ToHostTag::Map,
+        ToHostTag::Bytes,
     ];
 
     /// The short form that travels (one character: encoded once per value).
@@ -83,6 +90,7 @@ impl ToHostTag {
             ToHostTag::Set => "s",
             ToHostTag::Object => "o",
             ToHostTag::Map => "m",
+            ToHostTag::Bytes => "b",
         }
     }
 
@@ -95,6 +103,7 @@ impl ToHostTag {
             ToHostTag::Set => "set",
             ToHostTag::Object => "object",
             ToHostTag::Map => "map",
+            ToHostTag::Bytes => "bytes",
         }
     }
 
@@ -379,7 +388,17 @@ fn guest_failure(ctx: &Ctx<'_>, e: rquickjs::Error) -> HostFailure {
 
 pub fn from_host_to_guest<'js>(ctx: &Ctx<'js>, v: &FromHost) -> rquickjs::Result<Value<'js>> {
     match v {
-        FromHost::Prim(d) => to_guest(ctx, d),
+        FromHost::Prim(d) => {
+            let v = to_guest(ctx, d)?;
+            if !v.is_object() {
+                return Ok(v);
+            }
+            // Copied data that is an object travels tagged, so it is not taken for a handle.
+            let a = Array::new(ctx.clone())?;
+            a.set(0, v)?;
+            a.set(1, RefKind::Data as u32)?;
+            Ok(a.into_value())
+        }
         FromHost::Ref(id, kind) => {
             let a = Array::new(ctx.clone())?;
             a.set(0, *id)?;
@@ -399,6 +418,28 @@ fn tag_items<'js>(arr: &Array<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
     (0..arr.len()).map(|i| arr.get(i)).collect()
 }
 
+/// A typed array or ArrayBuffer the guest passes to the host, copied as the same kind of view
+/// over a copy of its bytes (a detached or out-of-bounds view is a TypeError).
+fn guest_bytes<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<Data> {
+    let kind = match raw::typed_array_kind(v) {
+        Some(kind) => BytesKind::Typed(kind),
+        None if raw::is_array_buffer(v) => BytesKind::ArrayBuffer,
+        None => {
+            return Err(Exception::throw_type(
+                ctx,
+                "only typed arrays and ArrayBuffers cross to the host as bytes",
+            ))
+        }
+    };
+    match raw::view_bytes(ctx, v) {
+        Some(bytes) => Ok(Data::Bytes(kind, bytes)),
+        None => Err(Exception::throw_type(
+            ctx,
+            "a detached or out-of-bounds buffer cannot be passed to the host",
+        )),
+    }
+}
+
 /// Decodes the tagged form produced by the guest half's `out()`.
 pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<ToHost> {
     if let Some(arr) = v.as_array() {
@@ -415,6 +456,7 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
             ToHostTag::Ref => ToHost::Ref(num() as u32),
             ToHostTag::Callback => ToHost::Callback(num() as u32),
             ToHostTag::Date => ToHost::Date(num()),
+            ToHostTag::Bytes => ToHost::Prim(guest_bytes(ctx, &body)?),
             ToHostTag::Array => ToHost::Array(
                 list()?
                     .iter()

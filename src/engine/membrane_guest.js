@@ -19,6 +19,9 @@
   const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
   const setHas = Set.prototype.has, setAdd = Set.prototype.add, setDelete = Set.prototype.delete;
   const dateTime = Date.prototype.getTime;
+  const isView = ArrayBuffer.isView, DataViewCtor = DataView;
+  const bufferLength = reflectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const isArrayBuffer = (v) => { try { apply(bufferLength, v, []); return true; } catch { return false; } };
   const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
   const arrayFrom = Array.from, arrayPush = Array.prototype.push;
   const WELL_KNOWN = new MapCtor([
@@ -52,6 +55,7 @@
   function into(x) {
     if (typeof x !== 'object' || x === null) return x;
     const id = x[0], kind = x[1];
+    if (kind === KIND.data) return id;
     if (kind === KIND.method) return method(id);
     if (kind === KIND.promise) {
       return new PromiseCtor((resolve, reject) => {
@@ -91,6 +95,8 @@
         return [TAG.array, items];
       }
       if (v instanceof Date) return [TAG.date, apply(dateTime, v, [])];
+      // Typed arrays and ArrayBuffers cross as the same kind of view over a copy of the bytes.
+      if ((isView(v) && !(v instanceof DataViewCtor)) || isArrayBuffer(v)) return [TAG.bytes, v];
       if (v instanceof MapCtor) {
         const entries = [];
         for (const [k, x] of apply(mapEntries, v, [])) apply(arrayPush, entries, [[out(k, d, seen), out(x, d, seen)]]);

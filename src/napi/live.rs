@@ -206,8 +206,8 @@ impl NapiBridge {
         self.deref(r).map_err(|e| HostFailure::new("Error", e))
     }
 
-    /// Converts a host value for the guest: primitives copied, objects by handle (one id per
-    /// object, so identity holds), promises as promise handles. Host primordials are refused
+    /// Converts a host value for the guest: primitives, typed arrays and ArrayBuffers copied,
+    /// objects by handle (one id per object, so identity holds), promises as promise handles. Host primordials are refused
     /// wherever they appear, except that a method of a built-in prototype read as a property
     /// (`allow_method`) becomes a method token.
     pub fn incoming(&self, v: Raw, allow_method: bool) -> HostResult<FromHost> {
@@ -232,6 +232,12 @@ impl NapiBridge {
         }
         if self.released.get() {
             return Err(HostFailure::new("Error", "the sandbox run has ended"));
+        }
+        // Bytes are data: a typed array or ArrayBuffer arrives as a guest copy of the same kind
+        // (a proxy would cross into the host once per element).
+        if h.is_typed_array(v) || h.is_array_buffer(v) {
+            let mut reader = HostReader::new(h, Default::default());
+            return Ok(FromHost::Prim(reader.read(v, "value").map_err(fail)?));
         }
         let classify = self.deref(self.prim.classify).map_err(fail)?;
         let identity = self.deref(self.identity.get()).map_err(fail)?;
