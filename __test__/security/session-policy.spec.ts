@@ -853,7 +853,7 @@ return seen;`;
     }
   });
 
-  it.fails('an approved call binds the decision to its arguments: a resumed turn that changes them does not run', async () => {
+  it('an approved call binds the decision to its arguments: a resumed turn that changes them does not run', async () => {
     // Fails today: the gate finds a request by its id (turn.position) alone, not by operation and arguments.
     // The wallMs budget left changes between the first run and the resume, so the guest can
     // ask for approval of a small transfer and then make a different one on resume.
@@ -875,7 +875,7 @@ return seen;`;
     expect(transfer.calls.filter(([a]) => (a as { amount: number }).amount !== 5)).toEqual([]);
   });
 
-  it.fails('an approval of one operation cannot be spent on another at the same point of a resumed turn', async () => {
+  it('an approval of one operation cannot be spent on another at the same point of a resumed turn', async () => {
     // Fails today: the gate finds a request by its id (turn.position) alone, not by operation and arguments.
     const small = counter(() => 'small');
     const wipe = counter(() => 'wiped');
@@ -1041,7 +1041,7 @@ await step.after(mode);`);
     expect(o.after.calls).toHaveLength(0);
   });
 
-  it.fails('a failure replayed from the journal reaches the guest as it did the first time', async () => {
+  it('a failure replayed from the journal reaches the guest as it did the first time', async () => {
     // The first run sees the handler's error name; the replay answers 'OperationError', so a
     // guest that branches on e.name takes the other branch on resume and diverges.
     const o = ops();
@@ -1063,7 +1063,7 @@ return name;`);
     expect(o.transfer.calls).toHaveLength(1);
   });
 
-  it.fails('a rejection replayed from the journal keeps its name (ApprovalRejected)', async () => {
+  it('a rejection replayed from the journal keeps its name (ApprovalRejected)', async () => {
     const o = ops();
     const session = new Session({ policy: {}, operations: o.operations });
     let turn = await session.executeTurn(`const names = [];
@@ -1077,7 +1077,7 @@ return names;`);
     expect(turn.outcome).toEqual({ tag: 'ok', value: ['ApprovalRejected', 'ApprovalRejected'] });
   });
 
-  it.fails('world calls of a resumed turn that differ from the first run are still audited and charged', async () => {
+  it('world calls of a resumed turn that differ from the first run are still audited and charged', async () => {
     // Fails today: the first N world calls of a re-run count as already audited and charged, whatever they are.
     // The first run reads; the resumed run writes 5000 bytes in the read's place. The write must
     // be audited and charged to bytesWritten (100), or the replay refused: it may not land silently.
@@ -1128,7 +1128,7 @@ describe('a resume never repeats a side effect across processes (SessionManager)
     return { dir, id: session.id, transfer, operations };
   }
 
-  it.fails('executeTurn on a session opened through a SessionManager returns its result', async () => {
+  it('executeTurn on a session opened through a SessionManager returns its result', async () => {
     // Today #finish saves through the store while the turn is still marked busy, and
     // snapshot() throws SESSION_STATE: "snapshot() while a turn is running".
     const dir = mkdtempSync(join(tmpdir(), 'qr-session-policy-'));
@@ -1142,7 +1142,7 @@ describe('a resume never repeats a side effect across processes (SessionManager)
     }
   });
 
-  it.fails('two processes resuming the same approved turn at once run the operation once', async () => {
+  it('two processes resuming the same approved turn at once run the operation once', async () => {
     const { dir, id, transfer, operations } = await approvedInStore();
     try {
       const a = new SessionManager({ dir, operations });
@@ -1154,7 +1154,7 @@ describe('a resume never repeats a side effect across processes (SessionManager)
     }
   });
 
-  it.fails('a process resuming after another finished the turn runs nothing', async () => {
+  it('a process resuming after another finished the turn runs nothing', async () => {
     const { dir, id, transfer, operations } = await approvedInStore();
     try {
       const a = new SessionManager({ dir, operations });
@@ -1255,7 +1255,7 @@ world.write('src/x', 'y'); await count.bump(); return out`);
     }
   });
 
-  it.fails('bytes written as a Uint8Array where allowed land and are charged to bytesWritten', async () => {
+  it('bytes written as a Uint8Array where allowed land and are charged to bytesWritten', async () => {
     // Today a guest Uint8Array reaches world.write as a plain object and is refused with a
     // TypeError ("data must be a string or a Uint8Array"), so guests cannot write bytes at all.
     const ws = world();
@@ -1308,7 +1308,7 @@ world.write('src/x', 'y'); await count.bump(); return out`);
     return most;
   }
 
-  it.fails('maxTokensPerCall: a small maxTokens does not hide a large max_tokens', async () => {
+  it('maxTokensPerCall: a small maxTokens does not hide a large max_tokens', async () => {
     // Fails today: the check reads `maxTokens ?? max_tokens`, so a small maxTokens hides max_tokens.
     const llm = counter();
     const session = new Session({
@@ -1319,7 +1319,7 @@ world.write('src/x', 'y'); await count.bump(); return out`);
     expect(largestAsk(llm.calls)).toBeLessThanOrEqual(100);
   });
 
-  it.fails('maxTokensPerCall: toJSON cannot show the check one thing and the handler another', async () => {
+  it('maxTokensPerCall: toJSON cannot show the check one thing and the handler another', async () => {
     // Fails today: the check reads the copied arguments, the handler gets JSON.stringify's text (toJSON runs).
     const llm = counter();
     const session = new Session({
@@ -1342,7 +1342,7 @@ world.write('src/x', 'y'); await count.bump(); return out`);
     expect(bump.calls).toHaveLength(0);
   });
 
-  it.fails('a program run by world.exec does not outlive the turn that the wallMs budget ended', async () => {
+  it('a program run by world.exec does not outlive the turn that the wallMs budget ended', async () => {
     // Today world.exec does not pass the turn's cancellation to ws.exec: the turn returns
     // BUDGET_EXCEEDED on time, but the program keeps a host thread busy until it ends by itself.
     const ws = world({ 'src/spin.mjs': 'const t = Date.now(); while (Date.now() - t < 4000) {}' });
@@ -1393,7 +1393,7 @@ describe('env and the session globals hand out only data', () => {
     }
   });
 
-  it.fails('a turn that puts a function into env fails and leaves env as it was', async () => {
+  it('a turn that puts a function into env fails and leaves env as it was', async () => {
     // Fails today: JSON.stringify drops the function and the turn succeeds (nothing callable survives).
     const session = new Session({ policy: {}, env: { keep: 1 } });
     const turn = await session.executeTurn("env.f = () => 1; env.keep = 2; return 'ok'");

@@ -169,18 +169,23 @@ function ruleRefusal(policy, operation, args, declared) {
 }
 
 /**
- * `maxTokens` or `max_tokens` of any object argument.
+ * The largest `maxTokens` or `max_tokens` any object argument asks for (a value that is not a
+ * finite number counts as unbounded), or undefined when none does.
  * @param {unknown[]} args
  */
 function requestedTokens(args) {
+  let asked;
   for (const arg of args) {
-    if (arg !== null && typeof arg === 'object') {
-      const o = /** @type {Record<string, unknown>} */ (arg);
-      const n = o.maxTokens ?? o.max_tokens;
-      if (typeof n === 'number') return n;
+    if (arg === null || typeof arg !== 'object') continue;
+    const o = /** @type {Record<string, unknown>} */ (arg);
+    for (const key of ['maxTokens', 'max_tokens']) {
+      if (!Object.hasOwn(o, key) || o[key] === undefined) continue;
+      // Anything but a finite number (null included: JSON turns Infinity into null) asks for no bound.
+      const n = typeof o[key] === 'number' && Number.isFinite(o[key]) ? o[key] : Number.POSITIVE_INFINITY;
+      asked = asked === undefined ? n : Math.max(asked, n);
     }
   }
-  return undefined;
+  return asked;
 }
 
 /**

@@ -33,7 +33,7 @@ const storeHooks = new WeakMap();
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
  * @typedef {{ turnNumber: number, code: string, seed: number, now: number, envBefore: unknown,
- *   requests: ApprovalRequest[], auditedWorldCalls: number }} PendingTurn
+ *   requests: ApprovalRequest[], worldLog: string[] }} PendingTurn
  */
 
 /**
@@ -441,7 +441,7 @@ class Session {
         now: Date.now(),
         envBefore: this.#env,
         requests: [],
-        auditedWorldCalls: 0,
+        worldLog: [],
       };
       this.#ledger.journalClear();
       return await this.#finish(await this.#runTurn(turn, options.signal));
@@ -546,7 +546,7 @@ class Session {
       operations: this.#operations,
       turnNumber: turn.turnNumber,
       requests: turn.requests,
-      auditedWorldCalls: turn.auditedWorldCalls,
+      worldLog: turn.worldLog,
       controller,
       execLimits: this.#limits,
     });
@@ -585,7 +585,7 @@ class Session {
     let outcome;
     let keep = false;
     if (stop?.kind === 'approval') {
-      this.#pending = { ...turn, auditedWorldCalls: Math.max(turn.auditedWorldCalls, gate.worldCalls) };
+      this.#pending = { ...turn, worldLog: gate.worldLog };
       this.#status = 'paused';
       outcome = { tag: 'needs-approval', requests: this.pendingApprovals };
     } else if (stop?.kind === 'needs') {

@@ -4,6 +4,7 @@
 // A refusal, an exhausted budget, `needs()` or an operation awaiting approval stops the turn at
 // once: the gate records why and cancels the run, so the guest cannot catch it and go on.
 
+const { createHash } = require('node:crypto');
 const { ruleRefusal } = require('./policy.js');
 
 /** Longest string argument kept in an audit entry before the ledger cuts the whole text. */
@@ -41,6 +42,44 @@ function exactJson(value, what) {
       name: 'TypeError',
     });
   }
+}
+
+/**
+ * What identifies a world call for a re-run: the operation and a digest of its exact arguments
+ * (bytes included), so two long writes that only differ late are told apart.
+ * @param {string} operation
+ * @param {unknown[]} args
+ */
+function worldKey(operation, args) {
+  const text = JSON.stringify(args, (_key, v) => {
+    if (v instanceof Uint8Array) return { bytes: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64') };
+    if (typeof v === 'bigint') return `${v}n`;
+    return v;
+  });
+  return `${operation}\n${createHash('sha256')
+    .update(text ?? '')
+    .digest('hex')}`;
+}
+
+/**
+ * The error a journal entry records, as JSON text of its name and message.
+ * @param {string} name
+ * @param {string} message
+ */
+function journalError(name, message) {
+  return JSON.stringify({ name, message });
+}
+
+/**
+ * @param {string} recorded
+ * @returns {{ name: string, message: string }}
+ */
+function replayedError(recorded) {
+  try {
+    const e = JSON.parse(recorded);
+    if (e && typeof e.name === 'string' && typeof e.message === 'string') return e;
+  } catch {}
+  return { name: 'Error', message: recorded };
 }
 
 /**
@@ -83,7 +122,7 @@ class Gate {
    *   operations: Map<string, Operation>,
    *   turnNumber: number,
    *   requests: ApprovalRequest[],
-   *   auditedWorldCalls: number,
+   *   worldLog: string[],
    *   controller: AbortController,
    *   execLimits: object | undefined,
    * }} setup
@@ -94,7 +133,7 @@ class Gate {
     this.operations = setup.operations;
     this.turnNumber = setup.turnNumber;
     this.requests = setup.requests;
-    this.auditedWorldCalls = setup.auditedWorldCalls;
+    this.worldLog = setup.worldLog;
     this.controller = setup.controller;
     this.limits = setup.execLimits;
     /** @type {Stop | null} */
@@ -202,7 +241,9 @@ class Gate {
 
   /**
    * A `world.*` call. World calls run again when a paused turn is re-run (they only touch the
-   * turn's own working copy); those that ran before the pause are not charged or audited twice.
+   * turn's own working copy); those that ran before the pause, with the same arguments, are not
+   * charged or audited twice. A re-run whose world calls differ from the first run's has
+   * diverged and stops.
    * @template T
    * @param {string} operation
    * @param {unknown[]} args
@@ -211,8 +252,19 @@ class Gate {
    */
   world(operation, args, body) {
     if (this.stop) throw guestError('TurnStopped', 'the turn was stopped by the session');
-    const fresh = this.worldCalls++ >= this.auditedWorldCalls;
     const argsJson = auditJson(args.filter((a) => a !== undefined)) ?? '[]';
+    const index = this.worldCalls++;
+    const key = worldKey(operation, args);
+    const recorded = this.worldLog[index];
+    if (recorded !== undefined && recorded !== key) {
+      throw this.halt({
+        kind: 'diverged',
+        code: 'REPLAY_DIVERGED',
+        message: `the resumed turn called ${operation} with other arguments, or where it had called ${recorded.split('\n')[0]}; the turn is not deterministic (it read something that changed), so nothing more was run`,
+      });
+    }
+    if (recorded === undefined) this.worldLog.push(key);
+    const fresh = recorded === undefined;
     const refused = this.refusal(operation, args);
     if (refused) {
       if (fresh) this.audit(operation, argsJson, { error: refused.message });
@@ -292,9 +344,15 @@ class Gate {
     } catch (e) {
       throw guestError('TypeError', messageOf(e));
     }
+    // Everything below sees the arguments as the handler will: parsed back from the JSON text
+    // (a guest `toJSON` cannot show the checks one thing and the handler another).
+    const parsed = /** @type {unknown[]} */ (JSON.parse(argsJson));
     const replay = this.ledger.journalNext(name, argsJson);
     if (replay.kind === 'recorded') {
-      if (replay.error !== undefined && replay.error !== null) throw guestError('OperationError', replay.error);
+      if (replay.error !== undefined && replay.error !== null) {
+        const e = replayedError(replay.error);
+        throw guestError(e.name, e.message);
+      }
       return replay.value === undefined || replay.value === null ? undefined : JSON.parse(replay.value);
     }
     if (replay.kind === 'diverged') {
@@ -304,24 +362,32 @@ class Gate {
         message: `the resumed turn called ${name} where it had called ${replay.expected}; the turn is not deterministic (it read something that changed), so nothing more was run`,
       });
     }
-    const refused = this.refusal(name, args);
+    const refused = this.refusal(name, parsed);
     if (refused) {
       this.audit(name, argsJson, { error: refused.message });
       throw this.halt({ kind: 'policy', code: 'POLICY_VIOLATION', rule: refused.rule, message: refused.message });
     }
     const id = `${this.turnNumber}.${this.ledger.journalLength()}`;
     const request = this.requests.find((r) => r.id === id);
+    if (request && (request.operation !== name || JSON.stringify(request.args) !== argsJson)) {
+      // The decision was about another call: nothing runs on its strength.
+      throw this.halt({
+        kind: 'diverged',
+        code: 'REPLAY_DIVERGED',
+        message: `the resumed turn called ${name}(${argsJson.slice(0, 200)}) where approval request ${id} was for ${request.operation}(${JSON.stringify(request.args).slice(0, 200)}); nothing was run`,
+      });
+    }
     const needsApproval =
-      typeof op.needsApproval === 'function' ? Boolean(op.needsApproval(...structuredClone(args))) : op.needsApproval;
+      typeof op.needsApproval === 'function' ? Boolean(op.needsApproval(...structuredClone(parsed))) : op.needsApproval;
     if (needsApproval && !request) {
-      this.requests.push({ id, operation: name, args: JSON.parse(argsJson), status: 'pending' });
+      this.requests.push({ id, operation: name, args: structuredClone(parsed), status: 'pending' });
       this.audit(name, argsJson, { error: `awaiting approval (request ${id})` });
       throw this.halt({ kind: 'approval' });
     }
     this.chargeCall(name, argsJson);
     if (request?.status === 'rejected') {
       const message = `${name} was rejected${request.reason ? `: ${request.reason}` : ''}`;
-      this.ledger.journalRecord(name, argsJson, undefined, message);
+      this.ledger.journalRecord(name, argsJson, undefined, journalError('ApprovalRejected', message));
       this.audit(name, argsJson, { error: message });
       throw guestError('ApprovalRejected', message);
     }
@@ -329,13 +395,14 @@ class Gate {
     const t0 = performance.now();
     let out;
     try {
-      out = request?.hasValue ? request.value : await op.handler(...JSON.parse(argsJson));
+      out = request?.hasValue ? request.value : await op.handler(...structuredClone(parsed));
     } catch (e) {
       if (this.stop) throw e;
       const message = messageOf(e);
-      if (!this.closed) this.ledger.journalRecord(name, argsJson, undefined, message);
+      const errorName = e instanceof Error ? e.name : 'Error';
+      if (!this.closed) this.ledger.journalRecord(name, argsJson, undefined, journalError(errorName, message));
       this.audit(name, argsJson, { error: message, started, durationMs: performance.now() - t0 });
-      throw guestError(e instanceof Error ? e.name : 'Error', message);
+      throw guestError(errorName, message);
     }
     /** @type {{ tokens?: number, cost?: number } | undefined} */
     let usage;
