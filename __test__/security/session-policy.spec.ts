@@ -1655,3 +1655,93 @@ describe('the audit log records refusals and cannot be edited unnoticed', () => 
     expect(close.calls).toHaveLength(0);
   });
 });
+
+describe('signed snapshots (snapshotKey)', () => {
+  const KEY = 'a key the store never sees';
+
+  /** Rewrites one part of a snapshot, keeping every other byte. */
+  function edited(bytes: Uint8Array, name: string, edit: (text: string) => string): Buffer {
+    const box = ZipWorkspace.fromZip(bytes);
+    try {
+      box.writeFile(name, edit(box.readText(name)));
+      return box.toZip({ history: false });
+    } finally {
+      box.dispose();
+    }
+  }
+
+  function restoreCode(bytes: Uint8Array, key: string | undefined = KEY): string | undefined {
+    try {
+      Session.restore(bytes, key === undefined ? {} : { snapshotKey: key });
+      return undefined;
+    } catch (e) {
+      return (e as { code?: string }).code;
+    }
+  }
+
+  async function pausedTransfer() {
+    const pay = counter();
+    const session = new Session({
+      policy: { deniedOperations: ['files.wipe'] },
+      budget: { hostCalls: 5 },
+      snapshotKey: KEY,
+      operations: { 'bank.transfer': { handler: pay.handler, needsApproval: true }, 'files.wipe': () => 'wiped' },
+    });
+    const t = await session.executeTurn('return await bank.transfer({ amount: 5 })');
+    expect(t.outcome.tag).toBe('needs-approval');
+    return { session, pay };
+  }
+
+  it('a signed snapshot restores with its key; each edit of session.json, ledger.json or the world is refused', async () => {
+    const { session } = await pausedTransfer();
+    const bytes = session.snapshot();
+    expect(restoreCode(bytes)).toBeUndefined();
+    const forgeries: [string, string, (t: string) => string][] = [
+      ['an approval granted', 'session.json', (t) => t.replace('"status":"pending"', '"status":"approved"')],
+      ['a denied operation allowed', 'session.json', (t) => t.replace('"files.wipe"', '"files.keep"')],
+      ['a budget raised', 'session.json', (t) => t.replace('"hostCalls":5', '"hostCalls":500')],
+      ['budget use reset', 'ledger.json', (t) => t.replace(/"used":\[[^\]]*\]/, '"used":[0,0,0,0,0,0]')],
+      ['the status changed', 'session.json', (t) => t.replace('"status":"paused"', '"status":"active"')],
+    ];
+    for (const [what, part, edit] of forgeries) {
+      const forged = edited(bytes, part, edit);
+      expect(forged.equals(Buffer.from(bytes)), what).toBe(false);
+      expect(restoreCode(forged), what).toBe('SNAPSHOT_TAMPERED');
+    }
+    const box = ZipWorkspace.fromZip(bytes);
+    const world = ZipWorkspace.fromZip(box.readFile('world.zip'));
+    world.writeFile('planted.js', 'evil');
+    box.writeFile('world.zip', world.toZip());
+    expect(restoreCode(box.toZip({ history: false }))).toBe('SNAPSHOT_TAMPERED');
+    box.delete('signature');
+    expect(restoreCode(box.toZip({ history: false })), 'signature removed').toBe('SNAPSHOT_TAMPERED');
+    expect(restoreCode(bytes, 'another key of 16+ chars')).toBe('SNAPSHOT_TAMPERED');
+  });
+
+  it('a manager with a key refuses a stored session another writer changed, and runs nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qr-signed-'));
+    try {
+      const pay = counter();
+      const operations = { 'bank.transfer': { handler: pay.handler, needsApproval: true } };
+      const manager = new SessionManager({ dir, operations, snapshotKey: KEY });
+      const session = await manager.create({ id: 'signed', policy: {} });
+      const t = await session.executeTurn('return await bank.transfer({ amount: 5 })');
+      expect(t.outcome.tag).toBe('needs-approval');
+      const stored = await manager.store.get('signed');
+      if (!stored) throw new Error('not stored');
+      const forged = edited(stored.bytes, 'session.json', (x) =>
+        x.replace('"status":"pending"', '"status":"approved"'),
+      );
+      await manager.store.put('signed', forged, { expectedVersion: stored.version });
+      const other = new SessionManager({ dir, operations, snapshotKey: KEY });
+      await expect(other.get('signed')).rejects.toMatchObject({ code: 'SNAPSHOT_TAMPERED' });
+      expect(pay.calls).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keys shorter than 16 characters are refused', () => {
+    expect(() => new Session({ snapshotKey: 'short' })).toThrow(/INVALID_INPUT/);
+  });
+});

@@ -82,6 +82,12 @@ export interface SessionOptions {
   id?: string;
   /** Initial `env`: plain JSON data. */
   env?: Record<string, unknown>;
+  /**
+   * Signs snapshots (HMAC-SHA256, at least 16 characters or bytes): `Session.restore` with the same key
+   * refuses any change to a snapshot (policy, approvals, budget, world) with SNAPSHOT_TAMPERED. Use it
+   * when snapshots are kept where others can write.
+   */
+  snapshotKey?: string | Uint8Array;
 }
 
 export interface ApprovalRequest {
@@ -174,7 +180,10 @@ export interface WorldApi {
 export declare class Session {
   constructor(options?: SessionOptions);
   /** A session from `snapshot()` bytes; refuses a tampered audit log (AUDIT_TAMPERED). */
-  static restore(bytes: Uint8Array, options?: { operations?: SessionOptions['operations']; limits?: Limits }): Session;
+  static restore(
+    bytes: Uint8Array,
+    options?: { operations?: SessionOptions['operations']; limits?: Limits; snapshotKey?: string | Uint8Array },
+  ): Session;
   readonly id: string;
   readonly status: SessionStatus;
   readonly workspace: ZipWorkspace;

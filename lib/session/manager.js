@@ -17,9 +17,11 @@ class SessionManager {
   /** @type {SessionStore} */ #store;
   /** @type {import('./index.js').SessionOptions['operations']} */ #operations;
   /** @type {Map<string, { session: Session, version: number }>} */ #open = new Map();
+  /** @type {Uint8Array | string | undefined} */ #snapshotKey;
 
   /**
-   * @param {{ dir?: string, store?: SessionStore, operations?: import('./index.js').SessionOptions['operations'] }} options
+   * @param {{ dir?: string, store?: SessionStore, operations?: import('./index.js').SessionOptions['operations'],
+   *   snapshotKey?: Uint8Array | string }} options
    */
   constructor(options) {
     if (options === null || typeof options !== 'object')
@@ -28,6 +30,7 @@ class SessionManager {
     else if (typeof options.dir === 'string') this.#store = new FolderStore(options.dir);
     else throw sessionError('INVALID_INPUT', 'new SessionManager: give dir (a folder) or store', TypeError);
     this.#operations = options.operations;
+    this.#snapshotKey = options.snapshotKey;
   }
 
   /** The store sessions are kept in. */
@@ -40,7 +43,11 @@ class SessionManager {
    * @param {import('./index.js').SessionOptions} [options]
    */
   async create(options = {}) {
-    const session = new Session({ ...options, operations: options.operations ?? this.#operations });
+    const session = new Session({
+      ...options,
+      operations: options.operations ?? this.#operations,
+      snapshotKey: options.snapshotKey ?? this.#snapshotKey,
+    });
     const version = await this.#store.put(session.id, session.snapshot(), {
       expectedVersion: null,
       meta: metaOf(session),
@@ -63,7 +70,7 @@ class SessionManager {
     if (open && open.version === version) return open.session;
     const stored = await this.#store.get(id);
     if (!stored) return null;
-    const session = Session.restore(stored.bytes, { operations: this.#operations });
+    const session = Session.restore(stored.bytes, { operations: this.#operations, snapshotKey: this.#snapshotKey });
     return this.#track(session, stored.version);
   }
 

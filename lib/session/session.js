@@ -157,6 +157,20 @@ function plainCopy(value, what) {
 }
 
 /**
+ * @param {unknown} key
+ * @returns {Uint8Array | string | undefined}
+ */
+function snapshotKeyOf(key) {
+  if (key === undefined) return undefined;
+  if ((typeof key === 'string' && key.length >= 16) || (key instanceof Uint8Array && key.length >= 16)) return key;
+  throw sessionError(
+    'INVALID_INPUT',
+    'snapshotKey must be a string or Uint8Array of at least 16 characters or bytes',
+    TypeError,
+  );
+}
+
+/**
  * A 32-bit seed for a turn's `Math.random`, from the session id and the turn number.
  * @param {string} id
  * @param {number} turnNumber
@@ -198,6 +212,8 @@ class Session {
   /** @type {PendingTurn | null} */ #pending = null;
   #busy = false;
   #createdAt = Date.now();
+  /** @type {Uint8Array | string | undefined} signs snapshots */
+  #snapshotKey;
 
   /**
    * @param {import('./index.js').SessionOptions} [options]
@@ -205,7 +221,7 @@ class Session {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object')
       throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
-    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env'];
+    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey'];
     for (const key of Object.keys(options)) {
       if (!known.includes(key))
         throw sessionError(
@@ -227,6 +243,7 @@ class Session {
     this.#operations = normalizeOperations(options.operations);
     this.#limits = options.limits;
     this.#env = plainCopy(options.env ?? {}, 'env');
+    this.#snapshotKey = snapshotKeyOf(options.snapshotKey);
     this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
 
@@ -829,34 +846,39 @@ class Session {
   }
 
   #encode() {
-    return encodeSnapshot({
-      meta: {
-        id: this.#id,
-        status: this.#status,
-        createdAt: this.#createdAt,
-        turnNumber: this.#turnNumber,
-        turns: this.#turns,
-        env: this.#env,
-        policy: policyToJSON(this.#policy),
-        budget: this.#budgetLimits,
-        limits: this.#limits ?? null,
-        pending: this.#pending,
+    return encodeSnapshot(
+      {
+        meta: {
+          id: this.#id,
+          status: this.#status,
+          createdAt: this.#createdAt,
+          turnNumber: this.#turnNumber,
+          turns: this.#turns,
+          env: this.#env,
+          policy: policyToJSON(this.#policy),
+          budget: this.#budgetLimits,
+          limits: this.#limits ?? null,
+          pending: this.#pending,
+        },
+        ledger: this.#ledger.save(),
+        world: this.#world.toZip(),
+        staged: this.#staged?.toZip() ?? null,
+        stagedOrigin: this.#stagedOrigin?.toZip() ?? null,
       },
-      ledger: this.#ledger.save(),
-      world: this.#world.toZip(),
-      staged: this.#staged?.toZip() ?? null,
-      stagedOrigin: this.#stagedOrigin?.toZip() ?? null,
-    });
+      this.#snapshotKey,
+    );
   }
 
   /**
    * A session from `snapshot()` bytes, with the host's operations (functions are not saved).
-   * A tampered audit log is refused (`AUDIT_TAMPERED`).
+   * A tampered audit log is refused (`AUDIT_TAMPERED`); with `snapshotKey`, any change to the
+   * snapshot is (`SNAPSHOT_TAMPERED`), and the restored session signs its snapshots with it.
    * @param {Uint8Array} bytes
-   * @param {{ operations?: import('./index.js').SessionOptions['operations'], limits?: import('../index.js').Limits }} [options]
+   * @param {{ operations?: import('./index.js').SessionOptions['operations'], limits?: import('../index.js').Limits,
+   *   snapshotKey?: Uint8Array | string }} [options]
    */
   static restore(bytes, options = {}) {
-    const snap = decodeSnapshot(bytes);
+    const snap = decodeSnapshot(bytes, snapshotKeyOf(options.snapshotKey));
     const meta = snap.meta;
     const session = new Session({
       id: meta.id,
@@ -866,6 +888,7 @@ class Session {
       operations: options.operations,
       limits: options.limits ?? meta.limits ?? undefined,
       env: meta.env,
+      snapshotKey: options.snapshotKey,
     });
     session.#restoreState(snap);
     return session;

@@ -2,11 +2,14 @@
 // A session snapshot is a zip archive (written by the workspace's own exporter, without
 // history): `session.json` (id, status, turns, env, policy, budget limits, pending approvals),
 // `ledger.json` (budget use, audit log with its head, journal), `world.zip` (the world with its
-// history) and, with proposals, `staged.zip` and `staged-origin.zip`.
+// history) and, with proposals, `staged.zip` and `staged-origin.zip`. With a key, `signature`
+// holds an HMAC-SHA256 over the digests of all of them: a store that is not trusted cannot
+// change the policy, the approvals, the budget or the world without the restore noticing.
 
 const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
   /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
 );
+const { createHash, createHmac, timingSafeEqual } = require('node:crypto');
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
@@ -18,11 +21,28 @@ const SNAPSHOT_LIMITS = { maxEntries: 8 };
  * @typedef {{ meta: any, ledger: string, world: Buffer, staged: Buffer | null, stagedOrigin: Buffer | null }} SnapshotParts
  */
 
+const PARTS = ['session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged-origin.zip'];
+
+/**
+ * The HMAC of the snapshot's parts (absent ones included as absent).
+ * @param {Uint8Array | string} key
+ * @param {(name: string) => Uint8Array | null} part
+ */
+function signature(key, part) {
+  const mac = createHmac('sha256', key);
+  for (const name of PARTS) {
+    const bytes = part(name);
+    mac.update(`${name}\n${bytes ? createHash('sha256').update(bytes).digest('hex') : '-'}\n`);
+  }
+  return mac.digest('hex');
+}
+
 /**
  * @param {SnapshotParts} parts
+ * @param {Uint8Array | string} [key] signs the snapshot
  * @returns {Buffer}
  */
-function encodeSnapshot(parts) {
+function encodeSnapshot(parts, key) {
   const box = new ZipWorkspace();
   try {
     box.writeFile('session.json', JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta }));
@@ -30,6 +50,11 @@ function encodeSnapshot(parts) {
     box.writeFile('world.zip', parts.world);
     if (parts.staged) box.writeFile('staged.zip', parts.staged);
     if (parts.stagedOrigin) box.writeFile('staged-origin.zip', parts.stagedOrigin);
+    if (key !== undefined)
+      box.writeFile(
+        'signature',
+        signature(key, (name) => (box.exists(name) ? box.readFile(name) : null)),
+      );
     return box.toZip({ history: false });
   } finally {
     box.dispose();
@@ -38,8 +63,9 @@ function encodeSnapshot(parts) {
 
 /**
  * @param {unknown} bytes
+ * @param {Uint8Array | string} [key] the snapshot must carry a valid signature made with it
  */
-function decodeSnapshot(bytes) {
+function decodeSnapshot(bytes, key) {
   if (!(bytes instanceof Uint8Array))
     throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
   let box;
@@ -51,6 +77,18 @@ function decodeSnapshot(bytes) {
   try {
     /** @param {string} name */
     const file = (name) => (box.exists(name) ? box.readFile(name) : null);
+    if (key !== undefined) {
+      const expected = Buffer.from(signature(key, file));
+      const given = file('signature');
+      if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw sessionError(
+          'SNAPSHOT_TAMPERED',
+          given
+            ? 'the snapshot was changed after it was signed (or signed with another key)'
+            : 'the snapshot is not signed',
+        );
+      }
+    }
     const metaBytes = file('session.json');
     const ledger = file('ledger.json');
     const world = file('world.zip');
