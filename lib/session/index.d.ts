@@ -256,9 +256,11 @@ export declare class FolderStore implements SessionStore {
 
 export declare class SessionManager {
   constructor(
-    options:
-      | { dir: string; operations?: SessionOptions['operations'] }
-      | { store: SessionStore; operations?: SessionOptions['operations'] },
+    options: ({ dir: string } | { store: SessionStore }) & {
+      operations?: SessionOptions['operations'];
+      /** Signs every stored snapshot and refuses a changed one (see SessionOptions.snapshotKey). */
+      snapshotKey?: string | Uint8Array;
+    },
   );
   readonly store: SessionStore;
   create(options?: SessionOptions): Promise<Session>;
