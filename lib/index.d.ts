@@ -431,8 +431,12 @@ export declare class ZipWorkspace {
    * every form the other methods take; a path none of them accepts throws PATH_INVALID.
    */
   static displayPath(path: string): string;
-  /** Exports files, folders and history (`{ history: false }`: files and folders only); the same workspace always gives the same bytes. */
-  toZip(options?: { history?: boolean } | null): Buffer;
+  /**
+   * Exports files, folders and history; the same workspace always gives the same bytes.
+   * `{ history: false }`: files and folders only; `{ compress: false }`: entries stored, not
+   * deflated (several times faster, larger).
+   */
+  toZip(options?: { history?: boolean; compress?: boolean } | null): Buffer;
   /**
    * Frees the workspace's files and history now rather than at garbage collection; every later
    * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.

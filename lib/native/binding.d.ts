@@ -59,8 +59,8 @@ export declare class SessionLedger {
   remaining(budget: string): number | null
   /** What has been used of a budget. */
   used(budget: string): number
-  /** Appends an audit record; returns the entry with its hashes. */
-  audit(record: LedgerAuditRecord): LedgerAuditEntry
+  /** Appends an audit record (read the entries back with `auditEntries`). */
+  audit(record: LedgerAuditRecord): void
   /** Audit entries, optionally only those of one turn and/or one operation. */
   auditEntries(turn?: number | undefined | null, operation?: string | undefined | null): Array<LedgerAuditEntry>
   /** Totals over the audit log. */
@@ -104,9 +104,10 @@ export declare class ZipWorkspace {
   releaseMemory(): void
   /**
    * Exports the workspace and its history as zip bytes (the same workspace always gives the
-   * same bytes); `{ history: false }` leaves the history out.
+   * same bytes); `{ history: false }` leaves the history out, `{ compress: false }` stores the
+   * entries instead of deflating them.
    */
-  toZip(options?: { history?: boolean } | null): Buffer
+  toZip(options?: { history?: boolean; compress?: boolean } | null): Buffer
   /** Writes the archive to the host file system atomically (temporary file, then rename). */
   save(hostPath: string): void
   /** A file's bytes. */

@@ -439,16 +439,7 @@ class Session {
       if (conflict) return this.#refused(conflict);
       const over = this.#ledger.exceeded() ?? this.#ledger.take('turns', 1);
       if (over) {
-        this.#status = 'budget-exceeded';
-        return await this.#finish(
-          this.#refused({
-            tag: 'nonconverged',
-            reason: 'budget',
-            code: 'BUDGET_EXCEEDED',
-            budget: /** @type {import('./index.js').BudgetKind} */ (over.rule),
-            message: over.message,
-          }),
-        );
+        return await this.#finish(this.#refused(this.#outOfBudget(over.rule, over.message)));
       }
       this.#turnNumber += 1;
       const turn = {
@@ -609,14 +600,7 @@ class Session {
       keep = true;
       outcome = { tag: 'needs', question: stop.question };
     } else if (stop?.kind === 'budget') {
-      this.#status = 'budget-exceeded';
-      outcome = {
-        tag: 'nonconverged',
-        reason: 'budget',
-        code: 'BUDGET_EXCEEDED',
-        budget: /** @type {import('./index.js').BudgetKind} */ (stop.budget),
-        message: stop.message,
-      };
+      outcome = this.#outOfBudget(stop.budget, stop.message);
     } else if (stop) {
       outcome = errorOutcome(stop.code, stop.message);
       if (stop.kind === 'policy') outcome = /** @type {TurnOutcome} */ ({ ...outcome, rule: stop.rule });
@@ -626,26 +610,12 @@ class Session {
       wallLeft !== null &&
       wallLeft <= (this.#limits?.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS)
     ) {
-      this.#status = 'budget-exceeded';
-      outcome = {
-        tag: 'nonconverged',
-        reason: 'budget',
-        code: 'BUDGET_EXCEEDED',
-        budget: 'wallMs',
-        message: "the session's wallMs budget is used up",
-      };
+      outcome = this.#outOfBudget('wallMs', "the session's wallMs budget is used up");
     } else if (!result.ok) {
       const { code, message, line, column, frame, name } = result.error;
       outcome = { tag: 'error', code, message, name, ...(line !== undefined ? { line, column, frame } : {}) };
     } else if (wallOver) {
-      this.#status = 'budget-exceeded';
-      outcome = {
-        tag: 'nonconverged',
-        reason: 'budget',
-        code: 'BUDGET_EXCEEDED',
-        budget: 'wallMs',
-        message: wallOver.message,
-      };
+      outcome = this.#outOfBudget('wallMs', wallOver.message);
     } else {
       keep = true;
       outcome = { tag: 'ok', value: result.value };
@@ -681,6 +651,23 @@ class Session {
     else this.#turns.push(record);
     work.dispose();
     return this.#result(turn.turnNumber, outcome, result);
+  }
+
+  /**
+   * A budget ran out: the session's status says so and the turn's outcome is `nonconverged`.
+   * @param {string} budget
+   * @param {string} message
+   * @returns {TurnOutcome}
+   */
+  #outOfBudget(budget, message) {
+    this.#status = 'budget-exceeded';
+    return {
+      tag: 'nonconverged',
+      reason: 'budget',
+      code: 'BUDGET_EXCEEDED',
+      budget: /** @type {import('./index.js').BudgetKind} */ (budget),
+      message,
+    };
   }
 
   /**
@@ -861,9 +848,9 @@ class Session {
           pending: this.#pending,
         },
         ledger: this.#ledger.save(),
-        world: this.#world.toZip(),
-        staged: this.#staged?.toZip() ?? null,
-        stagedOrigin: this.#stagedOrigin?.toZip() ?? null,
+        world: this.#world.toZip({ compress: false }),
+        staged: this.#staged?.toZip({ compress: false }) ?? null,
+        stagedOrigin: this.#stagedOrigin?.toZip({ compress: false }) ?? null,
       },
       this.#snapshotKey,
     );

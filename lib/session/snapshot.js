@@ -55,7 +55,9 @@ function encodeSnapshot(parts, key) {
         'signature',
         signature(key, (name) => (box.exists(name) ? box.readFile(name) : null)),
       );
-    return box.toZip({ history: false });
+    // Stored, not deflated: snapshots are written after every turn, and deflating a large world
+    // costs hundreds of milliseconds; a host that wants them small compresses the bytes itself.
+    return box.toZip({ history: false, compress: false });
   } finally {
     box.dispose();
   }

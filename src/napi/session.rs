@@ -244,10 +244,10 @@ impl SessionLedger {
         Ok(self.inner.budget.used(kind(&budget)?))
     }
 
-    /// Appends an audit record; returns the entry with its hashes.
+    /// Appends an audit record (read the entries back with `auditEntries`).
     #[napi(catch_unwind)]
-    pub fn audit(&mut self, record: LedgerAuditRecord) -> LedgerAuditEntry {
-        let entry = self.inner.audit.append(AuditRecord {
+    pub fn audit(&mut self, record: LedgerAuditRecord) {
+        self.inner.audit.append(AuditRecord {
             timestamp: record.timestamp,
             turn_number: record.turn_number,
             operation: record.operation,
@@ -257,7 +257,6 @@ impl SessionLedger {
             duration_ms: record.duration_ms,
             tokens_used: record.tokens_used,
         });
-        LedgerAuditEntry::from(entry)
     }
 
     /// Audit entries, optionally only those of one turn and/or one operation.

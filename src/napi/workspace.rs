@@ -24,7 +24,7 @@ use super::raw::Host;
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
-use crate::workspace::{PathChange, Query, Workspace, WsCode, WsError, WsResult};
+use crate::workspace::{PathChange, Query, Workspace, WsCode, WsError, WsResult, ZipExport};
 
 mod args;
 mod results;
@@ -130,26 +130,27 @@ impl ZipWorkspace {
     }
 
     /// Exports the workspace and its history as zip bytes (the same workspace always gives the
-    /// same bytes); `{ history: false }` leaves the history out.
+    /// same bytes); `{ history: false }` leaves the history out, `{ compress: false }` stores the
+    /// entries instead of deflating them.
     #[napi(
         js_name = "toZip",
         catch_unwind,
-        ts_args_type = "options?: { history?: boolean } | null"
+        ts_args_type = "options?: { history?: boolean; compress?: boolean } | null"
     )]
     pub fn to_zip(&self, env: Env, options: Option<Unknown>) -> Result<Buffer> {
         run(env, |h| {
-            let options = Options::read(h, options.as_ref(), "options", &["history"])?;
-            let keep_history = match options.get("history")? {
-                Some(v) => args::boolean(h, v, "options.history")?,
-                None => true,
+            let options = Options::read(h, options.as_ref(), "options", &["history", "compress"])?;
+            let flag = |key: &str| -> Res<bool> {
+                match options.get(key)? {
+                    Some(v) => args::boolean(h, v, &format!("options.{key}")),
+                    None => Ok(true),
+                }
             };
-            let ws = self.ws();
-            Ok(if keep_history {
-                ws.to_zip()
-            } else {
-                ws.to_zip_without_history()
-            }
-            .into())
+            let how = ZipExport {
+                history: flag("history")?,
+                compress: flag("compress")?,
+            };
+            Ok(self.ws().export(how).into())
         })
     }
 

@@ -80,6 +80,24 @@ pub enum StagedOp {
     },
 }
 
+/// How [`Workspace::export`] writes an archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZipExport {
+    /// Include the history (default true).
+    pub history: bool,
+    /// Deflate the entries (default true); stored entries are written several times faster.
+    pub compress: bool,
+}
+
+impl Default for ZipExport {
+    fn default() -> Self {
+        ZipExport {
+            history: true,
+            compress: true,
+        }
+    }
+}
+
 /// A saved copy of a workspace, tree and history, for [`Workspace::restore_snapshot`].
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -123,12 +141,15 @@ impl Workspace {
 
     /// Exports the workspace and its history as a zip archive (deterministic bytes).
     pub fn to_zip(&self) -> Vec<u8> {
-        zipio::to_zip(&self.vfs, &self.history)
+        self.export(ZipExport::default())
     }
 
-    /// Exports the tree alone, without its history.
-    pub fn to_zip_without_history(&self) -> Vec<u8> {
-        zipio::to_zip(&self.vfs, &HistoryState::new())
+    /// Exports as `how` says: with or without the history, deflated or stored (storing is
+    /// several times faster; sessions' snapshots use it).
+    pub fn export(&self, how: ZipExport) -> Vec<u8> {
+        let none = HistoryState::new();
+        let history = if how.history { &self.history } else { &none };
+        zipio::to_zip(&self.vfs, history, how.compress)
     }
 
     /// Reads a zip archive from the host file system (see [`archive_file::read_archive`]) and
@@ -409,6 +430,12 @@ impl Workspace {
                 }
             }
         }
+        Ok(self.adopt(work, keys, op))
+    }
+
+    /// Makes `work` the tree, recording the paths in `keys` (their states before and after) as
+    /// one history entry labelled `op`.
+    fn adopt(&mut self, work: Vfs, keys: BTreeSet<String>, op: &str) -> Option<u64> {
         let changes = keys
             .into_iter()
             .map(|p| Change {
@@ -418,7 +445,7 @@ impl Workspace {
             })
             .collect();
         self.vfs = work;
-        Ok(self.history.record(changes, op, self.vfs.now()))
+        self.history.record(changes, op, self.vfs.now())
     }
 
     // ----- history -----
@@ -534,16 +561,7 @@ impl Workspace {
                 ),
             ));
         }
-        let changes = keys
-            .into_iter()
-            .map(|p| Change {
-                before: self.vfs.content(&p),
-                after: work.content(&p),
-                path: p,
-            })
-            .collect();
-        self.vfs = work;
-        Ok(self.history.record(changes, op, self.vfs.now()))
+        Ok(self.adopt(work, keys, op))
     }
 
     // ----- snapshots -----

@@ -490,32 +490,42 @@ fn method_for(data: &[u8]) -> ZipResult<CompressionMethod> {
     Ok(CompressionMethod::Deflated)
 }
 
-fn put_file(zip: &mut ZipWriter<Cursor<Vec<u8>>>, name: &str, data: &[u8]) -> ZipResult<()> {
-    zip.start_file(name, file_options(method_for(data)?, data.len()))?;
+fn put_file(
+    zip: &mut ZipWriter<Cursor<Vec<u8>>>,
+    name: &str,
+    data: &[u8],
+    compress: bool,
+) -> ZipResult<()> {
+    let method = if compress {
+        method_for(data)?
+    } else {
+        CompressionMethod::Stored
+    };
+    zip.start_file(name, file_options(method, data.len()))?;
     zip.write_all(data)?;
     Ok(())
 }
 
-fn write_zip(vfs: &Vfs, history: &HistoryState) -> ZipResult<Vec<u8>> {
+fn write_zip(vfs: &Vfs, history: &HistoryState, compress: bool) -> ZipResult<Vec<u8>> {
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     for (p, content) in vfs.contents() {
         match content {
             Content::Dir => zip.add_directory(format!("{p}/"), dir_options())?,
-            Content::File(data) => put_file(&mut zip, p, &data)?,
+            Content::File(data) => put_file(&mut zip, p, &data, compress)?,
         }
     }
     for (name, data) in history.to_files() {
-        put_file(&mut zip, &name, &data)?;
+        put_file(&mut zip, &name, &data, compress)?;
     }
     Ok(zip.finish()?.into_inner())
 }
 
-/// Exports a tree and its history as a zip archive. The same inputs always give the same
-/// bytes.
-pub fn to_zip(vfs: &Vfs, history: &HistoryState) -> Vec<u8> {
+/// Exports a tree and its history as a zip archive, deflated (`compress`) or stored. The
+/// same inputs always give the same bytes.
+pub fn to_zip(vfs: &Vfs, history: &HistoryState, compress: bool) -> Vec<u8> {
     // Names are normalized and short, no name repeats, and the target is memory: the
     // writer has nothing left to fail on.
-    write_zip(vfs, history).expect("writing a zip archive into memory cannot fail")
+    write_zip(vfs, history, compress).expect("writing a zip archive into memory cannot fail")
 }
 
 #[cfg(test)]
@@ -667,7 +677,7 @@ mod tests {
     #[test]
     fn roundtrip_preserves_tree_and_history() -> WsResult<()> {
         let (v, h) = sample()?;
-        let bytes = to_zip(&v, &h);
+        let bytes = to_zip(&v, &h, true);
         let (v2, h2) = import(&bytes)?;
         assert_eq!(v2, v);
         assert_eq!(h2, h);
@@ -682,14 +692,38 @@ mod tests {
     }
 
     #[test]
+    fn a_stored_export_holds_the_same_tree_uncompressed() -> WsResult<()> {
+        let (v, h) = sample()?;
+        let stored = to_zip(&v, &h, false);
+        let mut archive = ZipArchive::new(Cursor::new(&stored[..])).map_err(|e| {
+            WsError::new(WsCode::ZipInvalid, format!("cannot reopen the export: {e}"))
+        })?;
+        for i in 0..archive.len() {
+            let entry = archive.by_index(i).map_err(|e| {
+                WsError::new(WsCode::ZipInvalid, format!("cannot read entry {i}: {e}"))
+            })?;
+            assert_eq!(
+                entry.compression(),
+                CompressionMethod::Stored,
+                "{}",
+                entry.name()
+            );
+        }
+        let (v2, h2) = import(&stored)?;
+        assert!(v2 == v);
+        assert_eq!(to_zip(&v2, &h2, true), to_zip(&v, &h, true));
+        Ok(())
+    }
+
+    #[test]
     fn export_is_deterministic() -> WsResult<()> {
         let (v, h) = sample()?;
-        let a = to_zip(&v, &h);
-        let b = to_zip(&v.clone(), &h.clone());
+        let a = to_zip(&v, &h, true);
+        let b = to_zip(&v.clone(), &h.clone(), true);
         assert_eq!(a, b);
         let (v2, h2) = import(&a)?;
         assert_eq!(
-            to_zip(&v2, &h2),
+            to_zip(&v2, &h2, true),
             a,
             "re-export of an import is byte-identical"
         );
@@ -699,14 +733,14 @@ mod tests {
         w.mkdir("empty/dir", true)?;
         w.write_file("README.md", b"# hi\n", false)?;
         w.write_file("src/main.js", b"console.log(2)\n", true)?;
-        assert_eq!(to_zip(&w, &h), a);
+        assert_eq!(to_zip(&w, &h, true), a);
         Ok(())
     }
 
     #[test]
     fn export_entries_are_sorted_with_fixed_metadata() -> WsResult<()> {
         let (v, h) = sample()?;
-        let bytes = to_zip(&v, &h);
+        let bytes = to_zip(&v, &h, true);
         let mut archive = ZipArchive::new(Cursor::new(&bytes[..])).map_err(zip_error)?;
         let names: Vec<String> = (0..archive.len())
             .filter_map(|i| {
@@ -746,11 +780,11 @@ mod tests {
 
     #[test]
     fn empty_workspace_roundtrip() -> WsResult<()> {
-        let bytes = to_zip(&Vfs::new(), &HistoryState::new());
+        let bytes = to_zip(&Vfs::new(), &HistoryState::new(), true);
         let (v, h) = import(&bytes)?;
         assert_eq!(v.node_count(), 0);
         assert!(h.is_empty());
-        assert_eq!(to_zip(&v, &h), bytes);
+        assert_eq!(to_zip(&v, &h, true), bytes);
         Ok(())
     }
 
@@ -759,7 +793,7 @@ mod tests {
         let mut v = Vfs::new();
         v.write_file("zeros.bin", &vec![0u8; 8 * 1024 * 1024], false)?;
         v.write_file("small.txt", &vec![b'a'; 900 * 1024], false)?;
-        let bytes = to_zip(&v, &HistoryState::new());
+        let bytes = to_zip(&v, &HistoryState::new(), true);
         let (v2, _) = import(&bytes)?;
         assert_eq!(v2, v);
         Ok(())
@@ -1044,7 +1078,7 @@ mod tests {
         );
         assert_eq!(import_code(&[0x50, 0x4b, 0x05, 0x06]), WsCode::ZipInvalid);
         let (v, h) = sample()?;
-        let good = to_zip(&v, &h);
+        let good = to_zip(&v, &h, true);
         for cut in [good.len() / 4, good.len() / 2, good.len() - 10] {
             assert_eq!(
                 import_code(&good[..cut]),
