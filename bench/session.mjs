@@ -192,7 +192,7 @@ function newGate() {
     operations: new Map(),
     turnNumber: 1,
     requests: [],
-    auditedWorldCalls: 0,
+    worldLog: [],
     controller: new AbortController(),
     execLimits: undefined,
   });

@@ -90,7 +90,14 @@ fn hash_of(prev: &str, seq: u64, record: &AuditRecord) -> String {
     h.update(seq.to_string().as_bytes());
     h.update(b"\n");
     h.update(body.as_bytes());
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = h.finalize();
+    let mut out = String::with_capacity(digest.len() * 2);
+    for b in digest {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 fn tampered(message: String) -> SessionError {
