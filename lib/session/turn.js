@@ -45,8 +45,8 @@ function exactJson(value, what) {
 }
 
 /**
- * What identifies a world call for a re-run: the operation and a digest of its exact arguments
- * (bytes included), so two long writes that only differ late are told apart.
+ * What identifies a world call for a re-run: the operation and its exact arguments (bytes
+ * included), long ones by their SHA-256, so two long writes that only differ late are told apart.
  * @param {string} operation
  * @param {unknown[]} args
  */
@@ -56,9 +56,9 @@ function worldKey(operation, args) {
     if (typeof v === 'bigint') return `${v}n`;
     return v;
   });
-  return `${operation}\n${createHash('sha256')
-    .update(text ?? '')
-    .digest('hex')}`;
+  // Short arguments are kept as they are; long ones (a large write) by their digest.
+  if (text === undefined || text.length <= 256) return `${operation}\n${text}`;
+  return `${operation}\n#${createHash('sha256').update(text).digest('hex')}`;
 }
 
 /**
