@@ -171,10 +171,11 @@ export interface WorldApi {
   delete(path: string, options?: { recursive?: boolean }): true;
   mkdir(path: string): true;
   fingerprint(glob?: string): string;
+  /** The `ZipWorkspace#exec` result (its history entry id left out: the writes land with the turn). */
   exec(
     entry: string,
     options?: { argv?: string[]; env?: Record<string, string> },
-  ): Promise<Pick<ExecResult, 'ok' | 'exitCode' | 'stdout' | 'stderr'> & { error: ExecResult['error'] | null }>;
+  ): Promise<Omit<ExecResult, 'historyId' | 'error'> & { error: ExecResult['error'] | null }>;
 }
 
 export declare class Session {

@@ -84,13 +84,10 @@ function worldFor(gate, work) {
         let written = 0;
         for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
         gate.recordBytes(written, fresh);
-        return {
-          ok: result.ok,
-          exitCode: result.exitCode,
-          stdout: result.stdout,
-          stderr: result.stderr,
-          error: result.error ?? null,
-        };
+        // The ws.exec result, less the history entry id: that entry is in the turn's working
+        // copy, not in the world.
+        const { historyId: _inWorkingCopy, ...rest } = result;
+        return { ...rest, error: result.error ?? null };
       }),
   };
 }
