@@ -666,3 +666,40 @@ describe('SessionManager across processes', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('SessionManager.summaries()', () => {
+  it('lists each stored session with its status and turn number, from the folder store or any store', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'qr-summaries-'));
+    try {
+      const manager = new SessionManager({ dir });
+      const one = await manager.create({ id: 'one', policy: { worldRules: {} } });
+      await one.executeTurn('return 1');
+      await one.executeTurn('return 2');
+      await manager.create({ id: 'two' });
+      await manager.pause('two');
+      const before = Date.now();
+      const summaries = await new SessionManager({ dir }).summaries();
+      expect(summaries.map(({ id, status, turnNumber }) => ({ id, status, turnNumber }))).toEqual([
+        { id: 'one', status: 'active', turnNumber: 2 },
+        { id: 'two', status: 'paused', turnNumber: 0 },
+      ]);
+      expect(summaries.every((s) => s.updatedAt > 0 && s.updatedAt <= before && s.version >= 2)).toBe(true);
+
+      // A store without head(): the manager reads each snapshot instead.
+      const folder = new FolderStore(dir);
+      const bare = {
+        get: (id: string) => folder.get(id),
+        put: folder.put.bind(folder),
+        delete: folder.delete.bind(folder),
+        list: () => folder.list(),
+      };
+      const fromSnapshots = await new SessionManager({ store: bare }).summaries();
+      expect(fromSnapshots.map(({ id, status, turnNumber }) => ({ id, status, turnNumber }))).toEqual([
+        { id: 'one', status: 'active', turnNumber: 2 },
+        { id: 'two', status: 'paused', turnNumber: 0 },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -238,6 +238,8 @@ export interface SessionStore {
   list(): Promise<string[]>;
   /** The stored version alone, when the store can tell it cheaply. */
   version?(id: string): Promise<number | null>;
+  /** The stored version and the metadata given to `put`, when the store can tell them cheaply. */
+  head?(id: string): Promise<{ version: number; meta: Record<string, unknown> } | null>;
 }
 
 /** One file per session in a folder, written atomically, locked for compare-and-set. */
@@ -253,6 +255,7 @@ export declare class FolderStore implements SessionStore {
   delete(id: string): Promise<void>;
   list(): Promise<string[]>;
   version(id: string): Promise<number | null>;
+  head(id: string): Promise<{ version: number; meta: Record<string, unknown>; offset: number } | null>;
 }
 
 export declare class SessionManager {
@@ -267,6 +270,8 @@ export declare class SessionManager {
   create(options?: SessionOptions): Promise<Session>;
   get(id: string): Promise<Session | null>;
   list(): Promise<string[]>;
+  /** Every stored session with its status, turn number and last save time (ms since the epoch). */
+  summaries(): Promise<{ id: string; version: number; status: string; turnNumber: number; updatedAt: number }[]>;
   pause(id: string): Promise<void>;
   resume(id: string): Promise<TurnResult | null>;
   abort(id: string): Promise<void>;

@@ -10,7 +10,8 @@ const { sessionError } = require('./errors.js');
 /**
  * @typedef {{ get(id: string): Promise<{ bytes: Uint8Array, version: number } | null>,
  *   put(id: string, bytes: Uint8Array, options: { expectedVersion: number | null, meta?: Record<string, unknown> }): Promise<number>,
- *   delete(id: string): Promise<void>, list(): Promise<string[]>, version?(id: string): Promise<number | null> }} SessionStore
+ *   delete(id: string): Promise<void>, list(): Promise<string[]>, version?(id: string): Promise<number | null>,
+ *   head?(id: string): Promise<{ version: number, meta: Record<string, unknown> } | null> }} SessionStore
  */
 
 class SessionManager {
@@ -77,6 +78,35 @@ class SessionManager {
   /** Every stored session id. */
   async list() {
     return this.#store.list();
+  }
+
+  /**
+   * Every stored session with its status, turn number and last save time, read from the
+   * store's metadata (a store without `head` is asked for each snapshot instead).
+   * @returns {Promise<{ id: string, version: number, status: string, turnNumber: number, updatedAt: number }[]>}
+   */
+  async summaries() {
+    const out = [];
+    for (const id of await this.#store.list()) {
+      const head = this.#store.head ? await this.#store.head(id) : null;
+      if (head) {
+        const meta = /** @type {{ status?: string, turnNumber?: number, updatedAt?: number }} */ (head.meta);
+        out.push({
+          id,
+          version: head.version,
+          status: meta.status ?? 'unknown',
+          turnNumber: meta.turnNumber ?? 0,
+          updatedAt: meta.updatedAt ?? 0,
+        });
+        continue;
+      }
+      const stored = await this.#store.get(id);
+      if (!stored) continue;
+      const session = Session.restore(stored.bytes, { snapshotKey: this.#snapshotKey });
+      out.push({ id, version: stored.version, status: session.status, turnNumber: session.turnNumber, updatedAt: 0 });
+      session.workspace.dispose();
+    }
+    return out;
   }
 
   /** @param {string} id */
