@@ -156,6 +156,24 @@ export function run(source: string, options?: RunOptions): Promise<RunResult>;
  */
 export function runSync(source: string, options?: RunOptions): RunResult;
 
+declare const copiedBrand: unique symbol;
+/** A value boxed by `copyOf`: opaque on the host side; the sandbox sees a copy of the value. */
+export interface Copied<T> {
+  readonly value: T;
+  readonly [copiedBrand]: true;
+}
+/**
+ * Marks a value so that a sandbox receiving it — a host function's result, a property of a host
+ * object, a live global — gets a deep copy (structured-clone style, with `data`'s limits) instead
+ * of a live proxy. For results that are plain data this is cheaper (no crossing per property
+ * read) and the guest may change its copy freely; functions inside the value cannot be copied
+ * and make the crossing fail with a TypeError in the guest.
+ * @example
+ * const stat = (p: string) => copyOf({ size: sizeOf(p), tags: ['a', 'b'] });
+ * await run('const s = stat("x"); s.tags.push("c"); return s', { globals: { stat } });
+ */
+export function copyOf<T>(value: T): Copied<T>;
+
 export interface ConfigureOptions {
   /** Worker threads used by run(); default one per core. */
   workers?: number;

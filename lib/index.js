@@ -1,7 +1,7 @@
 'use strict';
 // The public entry point: re-exports each layer's surface; no logic lives here.
 
-const { run, runSync, configure, poolStats, realmStats } = require('./run.js');
+const { run, runSync, configure, poolStats, realmStats, copyOf } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
 const { ZipWorkspace } = require('./workspace.js');
 const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
@@ -13,6 +13,7 @@ module.exports = {
   configure,
   poolStats,
   realmStats,
+  copyOf,
   createSandboxExecutor,
   ZipWorkspace,
   ...require('./tools/index.js'),

@@ -237,4 +237,14 @@ function realmStats() {
   return binding.realmStats();
 }
 
-module.exports = { run, runSync, configure, poolStats, realmStats };
+/**
+ * Marks a value to reach a sandbox as a deep copy (as `data` is copied) instead of a live proxy.
+ * @template T
+ * @param {T} value
+ * @returns {import('./index.js').Copied<T>}
+ */
+function copyOf(value) {
+  return /** @type {import('./index.js').Copied<T>} */ (binding.copyOf(value));
+}
+
+module.exports = { run, runSync, configure, poolStats, realmStats, copyOf };

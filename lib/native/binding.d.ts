@@ -212,6 +212,12 @@ export declare class ZipWorkspace {
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
 export declare function configure(options: { workers?: number; poolSize?: number }): Settings
 
+/**
+ * Wraps `value` so that a sandbox that receives it (as a host function's result, a property of a
+ * host object or a live global) gets a deep copy, as `data` is copied, instead of a live proxy.
+ */
+export declare function copyOf(value: unknown): unknown
+
 /** Stable error codes, as JavaScript sees them. */
 export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'STEP_LIMIT' | 'NOT_FOUND' | 'INTERNAL'
 

@@ -840,6 +840,7 @@ module.exports.LiveRun = nativeBinding.LiveRun
 module.exports.SessionLedger = nativeBinding.SessionLedger
 module.exports.ZipWorkspace = nativeBinding.ZipWorkspace
 module.exports.configure = nativeBinding.configure
+module.exports.copyOf = nativeBinding.copyOf
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.LiveStep = nativeBinding.LiveStep
 module.exports.poolStats = nativeBinding.poolStats

@@ -5,7 +5,17 @@
 // once: the gate records why and cancels the run, so the guest cannot catch it and go on.
 
 const { createHash } = require('node:crypto');
+const { copyOf } = require('../run.js');
 const { ruleRefusal } = require('./policy.js');
+
+/**
+ * What the guest receives: objects as copies (results are data; a proxy would cross into the
+ * host on every property read), primitives as they are.
+ * @param {unknown} value
+ */
+function toGuest(value) {
+  return value !== null && typeof value === 'object' ? copyOf(value) : value;
+}
 
 /** Longest string argument kept in an audit entry before the ledger cuts the whole text. */
 const ARG_TEXT_LIMIT = 4096;
@@ -301,7 +311,7 @@ class Gate {
     const done = (value) => {
       if (fresh)
         this.audit(operation, argsJson, { result: auditJson(value), started, durationMs: performance.now() - t0 });
-      return value;
+      return toGuest(value);
     };
     let out;
     try {
@@ -353,7 +363,7 @@ class Gate {
         const e = replayedError(replay.error);
         throw guestError(e.name, e.message);
       }
-      return replay.value === undefined || replay.value === null ? undefined : JSON.parse(replay.value);
+      return replay.value === undefined || replay.value === null ? undefined : toGuest(JSON.parse(replay.value));
     }
     if (replay.kind === 'diverged') {
       throw this.halt({
@@ -426,7 +436,7 @@ class Gate {
       tokensUsed: tokens,
     });
     this.spend({ tokens, cost: typeof usage?.cost === 'number' ? usage.cost : undefined });
-    return json === undefined ? undefined : JSON.parse(json);
+    return json === undefined ? undefined : toGuest(JSON.parse(json));
   }
 
   /**

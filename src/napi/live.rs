@@ -33,6 +33,8 @@ const SYMBOLS: [&str; 5] = [
     "hasInstance",
 ];
 const UNREACHABLE: &str = "this host value is not reachable from the sandbox";
+/// What `classify` answers for a box made by `copyOf` (see `primordials.js`).
+const COPY: f64 = 0.5;
 
 /// Every host primordial, and the host helpers that refuse them by identity. Captured once per
 /// Node environment (one per thread, as napi-rs assumes too) and kept for its life: these
@@ -44,6 +46,8 @@ struct Primordials {
     classify: RawRef,
     /// `isDenied(value)`: whether a value is a host primordial.
     is_denied: RawRef,
+    /// `copyOf(value)`: a box that `classify` answers with [`COPY`], holding `value`.
+    copy_of: RawRef,
     /// `makesCode(f)`: whether constructing `f` runs a host code-making constructor.
     makes_code: RawRef,
     /// `presence(object, key)`: 0 absent, 1 enumerable own property, 2 other own property.
@@ -94,6 +98,7 @@ impl Primordials {
             env: h.env(),
             classify: keep("classify")?,
             is_denied: keep("isDenied")?,
+            copy_of: keep("copyOf")?,
             makes_code: keep("makesCode")?,
             presence: keep("presence")?,
             new_identity: keep("newIdentity")?,
@@ -101,6 +106,15 @@ impl Primordials {
             symbols,
         })
     }
+}
+
+/// Boxes `value` so that a sandbox receives a copy of it (as `data` is copied) instead of a
+/// live proxy, wherever it crosses: a host function's result, a property value, a global.
+pub(crate) fn copy_of(h: Host, value: Raw) -> Result<Raw, String> {
+    let p = Primordials::of(h)?;
+    let helper = h.reference_value(p.copy_of)?;
+    let undef = h.undefined()?;
+    h.call(undef, helper, &[value])
 }
 
 /// The environment is going away, and its references with it.
@@ -275,6 +289,12 @@ impl NapiBridge {
             return Ok(FromHost::Ref(next as u32, kind));
         }
         unreserve();
+        if n == COPY {
+            // The host asked for a copy: the boxed value crosses as data, like `data` does.
+            let payload = h.get_named(v, "value").map_err(fail)?;
+            let mut reader = HostReader::new(h, Default::default());
+            return Ok(FromHost::Prim(reader.read(payload, "value").map_err(fail)?));
+        }
         if n >= 1.0 {
             let kind = self
                 .handles

@@ -228,6 +228,21 @@ pub struct PoolStats {
     pub built: u32,
 }
 
+/// Wraps `value` so that a sandbox that receives it (as a host function's result, a property of a
+/// host object or a live global) gets a deep copy, as `data` is copied, instead of a live proxy.
+#[napi(
+    js_name = "copyOf",
+    catch_unwind,
+    ts_args_type = "value: unknown",
+    ts_return_type = "unknown"
+)]
+pub fn copy_of<'env>(env: Env, value: Unknown<'env>) -> Result<Unknown<'env>> {
+    let h = Host::of(&env);
+    let boxed = live::copy_of(h, value.raw()).map_err(|e| Error::new(Status::GenericFailure, e))?;
+    // SAFETY: `boxed` was just returned by a call in this environment and scope.
+    Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), boxed) })
+}
+
 #[napi(catch_unwind)]
 pub fn pool_stats() -> PoolStats {
     let s = crate::engine::realm_pool::pool_stats();

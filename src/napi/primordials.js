@@ -28,7 +28,13 @@
   const arrayPush = uncurry(Array.prototype.push);
   const arrayPop = uncurry(Array.prototype.pop);
   const MapCtor = Map;
+  const weakHas = uncurry(WeakSet.prototype.has);
+  const weakAdd = uncurry(WeakSet.prototype.add);
   const host = globalThis;
+  // Boxes made by `copyOf`: frozen, prototype-less, one data property `value`. What classify
+  // answers for them (never an id, a token or 0).
+  const copies = new WeakSet();
+  const COPY = 0.5;
 
   // ECMAScript's global names: walked through every own property (built-ins hold no user state).
   const STANDARD = new Set([
@@ -264,9 +270,16 @@
       if (id !== undefined) return id;
       const code = mapGet(denied, v);
       if (code !== undefined) return code;
+      if (weakHas(copies, v)) return COPY;
       if (isLoader(v)) return 0;
       mapSet(ident, v, next);
       return next;
+    },
+    /** A box asking the membrane to hand the guest a copy of `value` instead of a proxy. */
+    copyOf(value) {
+      const box = Object.freeze(Object.create(null, { value: { value, enumerable: true } }));
+      weakAdd(copies, box);
+      return box;
     },
     /** Whether constructing `f` would run a host code-making constructor. */
     makesCode(f) {
