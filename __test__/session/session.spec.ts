@@ -216,6 +216,21 @@ describe('budgets and lifecycle', () => {
     });
   });
 
+  it('callsPerTurn bounds the calls of one turn (HOST_CALL_LIMIT) without ending the session, and survives a snapshot', async () => {
+    let runs = 0;
+    const s = new Session({ policy: OPEN, callsPerTurn: 5, operations: { op: () => ++runs } });
+    const t = await s.executeTurn('for (let i = 0; i < 100; i++) { try { await op() } catch {} } return "done"');
+    expect(t.outcome).toMatchObject({ tag: 'error', code: 'HOST_CALL_LIMIT' });
+    expect(runs).toBe(5);
+    expect(s.status).toBe('active');
+    expect(s.audit.entries()).toHaveLength(6);
+    const r = Session.restore(s.snapshot(), { operations: { op: () => ++runs } });
+    expect((await r.executeTurn('for (let i = 0; i < 6; i++) await op()')).outcome).toMatchObject({
+      code: 'HOST_CALL_LIMIT',
+    });
+    expect(() => new Session({ callsPerTurn: 0 })).toThrow(/INVALID_INPUT/);
+  });
+
   it('consume() counts host-side usage; wallMs bounds the turn', async () => {
     const s = new Session({ budget: { cost: 1 } });
     expect(s.consume({ cost: 0.4 }).cost).toBeCloseTo(0.6);

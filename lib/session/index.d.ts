@@ -88,6 +88,12 @@ export interface SessionOptions {
    * when snapshots are kept where others can write.
    */
   snapshotKey?: string | Uint8Array;
+  /**
+   * Operation calls (`world.*` included) one turn may make; past it the turn ends with
+   * HOST_CALL_LIMIT (the session stays active). Bounds what one turn adds to the audit log and
+   * the journal. @defaultValue 10000
+   */
+  callsPerTurn?: number;
 }
 
 export interface ApprovalRequest {

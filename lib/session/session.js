@@ -23,6 +23,8 @@ const BUDGET_KINDS = /** @type {const} */ (['turns', 'wallMs', 'hostCalls', 'byt
 const STATUSES = ['active', 'paused', 'completed', 'aborted', 'budget-exceeded'];
 const GUEST_NAMES = new Set(['world', 'env', 'needs', 'session']);
 const DEFAULT_TURN_TIMEOUT_MS = 30_000;
+/** Operation calls one turn may make (each adds an audit entry and a journal entry). */
+const DEFAULT_CALLS_PER_TURN = 10_000;
 
 /** Hooks a SessionManager attaches: a check before each turn and a save after it. */
 const storeHooks = new WeakMap();
@@ -214,6 +216,7 @@ class Session {
   #createdAt = Date.now();
   /** @type {Uint8Array | string | undefined} signs snapshots */
   #snapshotKey;
+  #callsPerTurn = DEFAULT_CALLS_PER_TURN;
 
   /**
    * @param {import('./index.js').SessionOptions} [options]
@@ -221,7 +224,7 @@ class Session {
   constructor(options = {}) {
     if (options === null || typeof options !== 'object')
       throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
-    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey'];
+    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
     for (const key of Object.keys(options)) {
       if (!known.includes(key))
         throw sessionError(
@@ -244,6 +247,11 @@ class Session {
     this.#limits = options.limits;
     this.#env = plainCopy(options.env ?? {}, 'env');
     this.#snapshotKey = snapshotKeyOf(options.snapshotKey);
+    const calls = options.callsPerTurn ?? DEFAULT_CALLS_PER_TURN;
+    if (!Number.isInteger(calls) || calls < 1) {
+      throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
+    }
+    this.#callsPerTurn = calls;
     this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
 
@@ -557,6 +565,7 @@ class Session {
       worldLog: turn.worldLog,
       controller,
       execLimits: this.#limits,
+      callsPerTurn: this.#callsPerTurn,
     });
     const globals = {
       ...operationGlobals(this.#operations, (name) => gate.operation(name)),
@@ -845,6 +854,7 @@ class Session {
           policy: policyToJSON(this.#policy),
           budget: this.#budgetLimits,
           limits: this.#limits ?? null,
+          callsPerTurn: this.#callsPerTurn,
           pending: this.#pending,
         },
         ledger: this.#ledger.save(),
@@ -876,6 +886,7 @@ class Session {
       limits: options.limits ?? meta.limits ?? undefined,
       env: meta.env,
       snapshotKey: options.snapshotKey,
+      callsPerTurn: meta.callsPerTurn ?? undefined,
     });
     session.#restoreState(snap);
     return session;

@@ -117,7 +117,8 @@ function messageOf(e) {
  *   | { kind: 'needs', question: unknown }
  *   | { kind: 'approval' }
  *   | { kind: 'diverged', code: 'REPLAY_DIVERGED', message: string }
- *   | { kind: 'invalid', code: 'INVALID_INPUT', message: string }} Stop
+ *   | { kind: 'invalid', code: 'INVALID_INPUT', message: string }
+ *   | { kind: 'limit', code: 'HOST_CALL_LIMIT', message: string }} Stop
  * @typedef {{ handler: (...args: any[]) => unknown, needsApproval: boolean | ((...args: any[]) => boolean),
  *   network: boolean, description?: string, inputSchema?: object }} Operation
  * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected',
@@ -135,6 +136,7 @@ class Gate {
    *   worldLog: string[],
    *   controller: AbortController,
    *   execLimits: object | undefined,
+   *   callsPerTurn: number,
    * }} setup
    */
   constructor(setup) {
@@ -146,6 +148,8 @@ class Gate {
     this.worldLog = setup.worldLog;
     this.controller = setup.controller;
     this.limits = setup.execLimits;
+    this.callsPerTurn = setup.callsPerTurn;
+    this.calls = 0;
     /** @type {Stop | null} */
     this.stop = null;
     this.worldCalls = 0;
@@ -220,6 +224,13 @@ class Gate {
    * @param {string} argsJson
    */
   chargeCall(operation, argsJson) {
+    // The audit log and the journal grow with every call: however generous the budget, one
+    // turn makes at most `callsPerTurn` of them.
+    if (++this.calls > this.callsPerTurn) {
+      const message = `the turn made more than ${this.callsPerTurn} operation calls (callsPerTurn)`;
+      this.audit(operation, argsJson, { error: message });
+      throw this.halt({ kind: 'limit', code: 'HOST_CALL_LIMIT', message });
+    }
     const over = this.ledger.take('hostCalls', 1);
     if (over) {
       this.audit(operation, argsJson, { error: over.message });
