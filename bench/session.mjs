@@ -195,6 +195,8 @@ function newGate() {
     worldLog: [],
     controller: new AbortController(),
     execLimits: undefined,
+    callsPerTurn: Number.MAX_SAFE_INTEGER,
+    beforeApproved: async () => {},
   });
 }
 

@@ -513,6 +513,11 @@ export declare class ZipWorkspace {
    * ws.writeFile('notes.txt', 'x'); // throws POLICY_VIOLATION: writing ~/notes.txt is refused ...
    */
   setAccessRules(rules: AccessRules | null): void;
+  /**
+   * Narrows the rules in force: every later call must pass these rules and those already set
+   * (a session's policy over the host's rules). `accessRules()` still reports the latter.
+   */
+  narrowAccessRules(rules: AccessRules): void;
   /** The rules set by `setAccessRules` (pattern Sets given back as arrays), or null. */
   accessRules(): WorkspaceAccessRules | null;
   /** The newest `n` entries (default 20), newest first. */

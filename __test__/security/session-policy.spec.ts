@@ -854,21 +854,22 @@ return seen;`;
   });
 
   it('an approved call binds the decision to its arguments: a resumed turn that changes them does not run', async () => {
-    // Fails today: the gate finds a request by its id (turn.position) alone, not by operation and arguments.
-    // The wallMs budget left changes between the first run and the resume, so the guest can
-    // ask for approval of a small transfer and then make a different one on resume.
+    // The host changes a file between the first run and the resume, so the guest can ask for
+    // approval of a small transfer and then make a different one on resume.
     const transfer = counter(() => 'sent');
     const session = new Session({
+      workspace: world({ 'flag.txt': 'first' }),
       policy: {},
       budget: { wallMs: 600_000 },
       operations: { 'bank.transfer': { handler: transfer.handler, needsApproval: true } },
     });
     const turn = await session.executeTurn(
-      "const resumed = session.budgetRemaining('wallMs') !== 600000; return await bank.transfer({ amount: resumed ? 1e6 : 5 })",
+      "const resumed = world.read('flag.txt') === 'resumed'; return await bank.transfer({ amount: resumed ? 1e6 : 5 })",
     );
     expect(turn.outcome.tag).toBe('needs-approval');
     const [request] = session.pendingApprovals;
     expect(request.args).toEqual([{ amount: 5 }]);
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(request.id);
     await session.resume();
     // Only the approved call may run: { amount: 5 }, or nothing.
@@ -876,10 +877,10 @@ return seen;`;
   });
 
   it('an approval of one operation cannot be spent on another at the same point of a resumed turn', async () => {
-    // Fails today: the gate finds a request by its id (turn.position) alone, not by operation and arguments.
     const small = counter(() => 'small');
     const wipe = counter(() => 'wiped');
     const session = new Session({
+      workspace: world({ 'flag.txt': 'first' }),
       policy: {},
       budget: { wallMs: 600_000 },
       operations: {
@@ -888,10 +889,11 @@ return seen;`;
       },
     });
     const turn = await session.executeTurn(
-      "const resumed = session.budgetRemaining('wallMs') !== 600000; return resumed ? await files.wipe('/') : await mail.send('hi')",
+      "const resumed = world.read('flag.txt') === 'resumed'; return resumed ? await files.wipe('/') : await mail.send('hi')",
     );
     expect(turn.outcome.tag).toBe('needs-approval');
     expect(session.pendingApprovals[0].operation).toBe('mail.send');
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(session.pendingApprovals[0].id);
     await session.resume();
     expect(wipe.calls).toHaveLength(0);
@@ -977,12 +979,18 @@ return [a, b, t, c];`;
 
   it('a resumed turn that calls another operation than before is REPLAY_DIVERGED and runs nothing more', async () => {
     const o = ops();
-    const session = new Session({ policy: {}, budget: { wallMs: 600_000 }, operations: o.operations });
-    const turn = await session.executeTurn(`const resumed = session.budgetRemaining('wallMs') !== 600000;
+    const session = new Session({
+      workspace: world({ 'flag.txt': 'first' }),
+      policy: {},
+      budget: { wallMs: 600_000 },
+      operations: o.operations,
+    });
+    const turn = await session.executeTurn(`const resumed = world.read('flag.txt') === 'resumed';
 if (resumed) await step.other('x'); else await step.before('x');
 await bank.transfer({ amount: 1 });
 await step.after('y');`);
     expect(turn.outcome.tag).toBe('needs-approval');
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(session.pendingApprovals[0].id);
     const resumed = (await session.resume()) as TurnResult;
     expect(codeOf(resumed)).toBe('REPLAY_DIVERGED');
@@ -994,12 +1002,18 @@ await step.after('y');`);
 
   it('a resumed turn that calls the same operation with other arguments is REPLAY_DIVERGED', async () => {
     const o = ops();
-    const session = new Session({ policy: {}, budget: { wallMs: 600_000 }, operations: o.operations });
-    const turn = await session.executeTurn(`const resumed = session.budgetRemaining('wallMs') !== 600000;
+    const session = new Session({
+      workspace: world({ 'flag.txt': 'first' }),
+      policy: {},
+      budget: { wallMs: 600_000 },
+      operations: o.operations,
+    });
+    const turn = await session.executeTurn(`const resumed = world.read('flag.txt') === 'resumed';
 await step.before(resumed ? 'changed' : 'x');
 await bank.transfer({ amount: 1 });
 await step.after('y');`);
     expect(turn.outcome.tag).toBe('needs-approval');
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(session.pendingApprovals[0].id);
     const resumed = (await session.resume()) as TurnResult;
     expect(codeOf(resumed)).toBe('REPLAY_DIVERGED');
@@ -1010,11 +1024,17 @@ await step.after('y');`);
 
   it('a resumed turn that skips a recorded operation is REPLAY_DIVERGED', async () => {
     const o = ops();
-    const session = new Session({ policy: {}, budget: { wallMs: 600_000 }, operations: o.operations });
-    await session.executeTurn(`const resumed = session.budgetRemaining('wallMs') !== 600000;
+    const session = new Session({
+      workspace: world({ 'flag.txt': 'first' }),
+      policy: {},
+      budget: { wallMs: 600_000 },
+      operations: o.operations,
+    });
+    await session.executeTurn(`const resumed = world.read('flag.txt') === 'resumed';
 if (!resumed) await step.before('x');
 await bank.transfer({ amount: 1 });
 await step.after('y');`);
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(session.pendingApprovals[0].id);
     const resumed = (await session.resume()) as TurnResult;
     expect(codeOf(resumed)).toBe('REPLAY_DIVERGED');
@@ -1082,18 +1102,19 @@ return names;`);
     // The first run reads; the resumed run writes 5000 bytes in the read's place. The write must
     // be audited and charged to bytesWritten (100), or the replay refused: it may not land silently.
     const o = ops();
-    const ws = world({ 'src/a.txt': 'a' });
+    const ws = world({ 'src/a.txt': 'a', 'flag.txt': 'first' });
     const session = new Session({
       workspace: ws,
       policy: {},
       budget: { wallMs: 600_000, bytesWritten: 100 },
       operations: o.operations,
     });
-    const turn = await session.executeTurn(`const resumed = session.budgetRemaining('wallMs') !== 600000;
+    const turn = await session.executeTurn(`const resumed = world.read('flag.txt') === 'resumed';
 if (resumed) world.write('src/evil.txt', 'x'.repeat(5000)); else world.read('src/a.txt');
 await bank.transfer({ amount: 1 });
 return resumed;`);
     expect(turn.outcome.tag).toBe('needs-approval');
+    session.workspace.writeFile('flag.txt', 'resumed');
     session.approve(session.pendingApprovals[0].id);
     const resumed = (await session.resume()) as TurnResult;
     const evilAudited = session.audit

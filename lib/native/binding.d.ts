@@ -161,7 +161,12 @@ export declare class ZipWorkspace {
    * `POLICY_VIOLATION`.
    */
   setAccessRules(rules: WorkspaceAccessRules | null): void
-  /** The rules set by `setAccessRules`, or `null`. */
+  /**
+   * The rules set by `setAccessRules`, or `null`.
+   * Narrows the rules in force: every later call must pass them and the rules already set
+   * (a session's policy over the host's rules). `accessRules()` still reports the latter.
+   */
+  narrowAccessRules(rules: WorkspaceAccessRules): void
   accessRules(): WorkspaceAccessRules | null
   /** The newest `n` history entries (default 20), newest first. */
   history(n?: number | null): Array<WorkspaceHistoryEntry>
@@ -207,6 +212,12 @@ export declare class ZipWorkspace {
    * host changed meanwhile.
    */
   exec(entryPath: string, options?: object | null, cancel?: CancelHandle | null): Promise<ExecResult>
+}
+
+/** One entry of a container archive. */
+export interface ArchiveEntry {
+  name: string
+  data: Buffer
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
@@ -352,6 +363,9 @@ export interface NativeRunResult {
   stats: RunStats
 }
 
+/** Writes entries as an archive of stored entries (a session snapshot's container). */
+export declare function packArchive(entries: Array<ArchiveEntry>): Buffer
+
 export declare function poolStats(): PoolStats
 
 /** Counters of the prepared-realm pool. */
@@ -416,6 +430,9 @@ export interface Settings {
   /** Realms kept prepared for plain runs. */
   poolSize: number
 }
+
+/** Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
+export declare function unpackArchive(bytes: Buffer, maxEntries: number, maxTotalBytes: number): Array<ArchiveEntry>
 
 /**
  * Which paths a workspace lets be read and written (gitignore-style globs; a list left out

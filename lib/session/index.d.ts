@@ -177,11 +177,11 @@ export interface WorldApi {
   delete(path: string, options?: { recursive?: boolean }): true;
   mkdir(path: string): true;
   fingerprint(glob?: string): string;
-  /** The `ZipWorkspace#exec` result (its history entry id left out: the writes land with the turn). */
+  /** The `ZipWorkspace#exec` result, less its timings and history entry id (the writes land with the turn). */
   exec(
     entry: string,
     options?: { argv?: string[]; env?: Record<string, string> },
-  ): Promise<Omit<ExecResult, 'historyId' | 'error'> & { error: ExecResult['error'] | null }>;
+  ): Promise<Omit<ExecResult, 'historyId' | 'stats' | 'error'> & { error: ExecResult['error'] | null }>;
 }
 
 export declare class Session {

@@ -17,7 +17,7 @@ const { sessionError } = require('./errors.js');
 class SessionManager {
   /** @type {SessionStore} */ #store;
   /** @type {import('./index.js').SessionOptions['operations']} */ #operations;
-  /** @type {Map<string, { session: Session, version: number }>} */ #open = new Map();
+  /** @type {Map<string, { session: Session, version: number, saving: number }>} */ #open = new Map();
   /** @type {Uint8Array | string | undefined} */ #snapshotKey;
 
   /**
@@ -68,7 +68,9 @@ class SessionManager {
       this.#open.delete(id);
       return null;
     }
-    if (open && open.version === version) return open.session;
+    // While this process saves the session, the store is ahead of what it has acknowledged:
+    // the copy here is the newest, not a stale one.
+    if (open && (open.version === version || open.saving > 0)) return open.session;
     const stored = await this.#store.get(id);
     if (!stored) return null;
     const session = Session.restore(stored.bytes, { operations: this.#operations, snapshotKey: this.#snapshotKey });
@@ -195,7 +197,7 @@ class SessionManager {
    * @param {number} version
    */
   #track(session, version) {
-    this.#open.set(session.id, { session, version });
+    this.#open.set(session.id, { session, version, saving: 0 });
     attachStore(session, {
       check: async () =>
         (await this.#versionOf(session.id)) === this.#open.get(session.id)?.version &&
@@ -213,6 +215,7 @@ class SessionManager {
     const open = this.#open.get(session.id);
     if (!open || open.session !== session)
       throw sessionError('SESSION_CONFLICT', `this copy of session ${session.id} is no longer current; load it again`);
+    open.saving += 1;
     try {
       open.version = await this.#store.put(session.id, bytes ?? session.snapshot(), {
         expectedVersion: open.version,
@@ -221,6 +224,8 @@ class SessionManager {
     } catch (e) {
       if (/** @type {{ code?: string }} */ (e)?.code === 'SESSION_CONFLICT') this.#open.delete(session.id);
       throw e;
+    } finally {
+      open.saving -= 1;
     }
   }
 }

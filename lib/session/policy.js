@@ -19,12 +19,46 @@ const WORLD_OPERATIONS = Object.freeze([
   'world.exec',
 ]);
 
+/** FrozenSets whose contents are final. */
+const sealed = new WeakSet();
+const refuseChange = () => {
+  throw new TypeError('the shipped policies cannot be changed; build a new policy instead');
+};
+
+/**
+ * A Set that cannot change after it is built: the shipped policies are shared by every session
+ * that uses them (and by policies spread from them).
+ * @extends {Set<string>}
+ */
+class FrozenSet extends Set {
+  /** @param {Iterable<string>} items */
+  constructor(items) {
+    super(items);
+    sealed.add(this);
+  }
+  /** @param {string} value */
+  add(value) {
+    if (sealed.has(this)) refuseChange();
+    return super.add(value);
+  }
+  /**
+   * @param {string} _value
+   * @returns {boolean}
+   */
+  delete(_value) {
+    return refuseChange();
+  }
+  clear() {
+    refuseChange();
+  }
+}
+
 const READ_OPERATIONS = ['world.read', 'world.list', 'world.search', 'world.stat', 'world.fingerprint'];
 
 /** Read-only analysis: read the world, ask a model; no writes, no programs. */
 const SAFE_ANALYSIS = Object.freeze({
-  allowedOperations: new Set([...READ_OPERATIONS, 'llm.complete']),
-  deniedOperations: new Set(['world.exec', 'shell']),
+  allowedOperations: new FrozenSet([...READ_OPERATIONS, 'llm.complete']),
+  deniedOperations: new FrozenSet(['world.exec', 'shell']),
   worldRules: Object.freeze({ readPatterns: ['**/*'], writePatterns: [], readOnly: true, proposalMode: false }),
   llmRules: Object.freeze({ allowComplete: true, maxTokensPerCall: 4000 }),
   executionRules: Object.freeze({ allowExec: false, allowNetworkCalls: false }),
@@ -33,7 +67,7 @@ const SAFE_ANALYSIS = Object.freeze({
 /** Analysis plus edits under `src/` and `test/`, staged as proposals for review. */
 const SAFE_EDIT = Object.freeze({
   ...SAFE_ANALYSIS,
-  allowedOperations: new Set([...SAFE_ANALYSIS.allowedOperations, 'world.write', 'world.mkdir', 'world.delete']),
+  allowedOperations: new FrozenSet([...SAFE_ANALYSIS.allowedOperations, 'world.write', 'world.mkdir', 'world.delete']),
   worldRules: Object.freeze({
     readPatterns: ['**/*'],
     writePatterns: ['src/**/*', 'test/**/*'],

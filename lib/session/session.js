@@ -6,7 +6,7 @@
 // applies and `rollback()` discards.
 
 const binding = require('../native/load.js');
-const { run } = require('../run.js');
+const { run, copyOf } = require('../run.js');
 const { failedResult } = require('../errors.js');
 const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
   /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
@@ -23,6 +23,8 @@ const BUDGET_KINDS = /** @type {const} */ (['turns', 'wallMs', 'hostCalls', 'byt
 const STATUSES = ['active', 'paused', 'completed', 'aborted', 'budget-exceeded'];
 const GUEST_NAMES = new Set(['world', 'env', 'needs', 'session']);
 const DEFAULT_TURN_TIMEOUT_MS = 30_000;
+/** How much JSON `env` may hold across turns (it is saved with every snapshot). */
+const MAX_ENV_CHARS = 16 << 20;
 /** Operation calls one turn may make (each adds an audit entry and a journal entry). */
 const DEFAULT_CALLS_PER_TURN = 10_000;
 
@@ -35,7 +37,7 @@ const storeHooks = new WeakMap();
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
  * @typedef {{ turnNumber: number, code: string, seed: number, now: number, envBefore: unknown,
- *   requests: ApprovalRequest[], worldLog: string[] }} PendingTurn
+ *   requests: ApprovalRequest[], worldLog: string[], budgetAtStart: Record<string, number | null> }} PendingTurn
  */
 
 /**
@@ -118,7 +120,8 @@ function normalizeBudget(budget) {
 
 /**
  * Where `value` holds something other than JSON data (a function, a class instance, a
- * non-finite number, undefined), or null.
+ * non-finite number), or null. `undefined` is allowed: as in JSON, a property holding it is
+ * dropped (and an array element becomes null).
  * @param {unknown} value
  * @param {string} at
  * @param {number} depth
@@ -126,7 +129,7 @@ function normalizeBudget(budget) {
  */
 function notPlain(value, at, depth = 0) {
   if (depth > 200) return `${at} is nested too deeply`;
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return null;
+  if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean') return null;
   if (typeof value === 'number') return Number.isFinite(value) ? null : `${at} is ${value}`;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -155,7 +158,8 @@ function notPlain(value, at, depth = 0) {
 function plainCopy(value, what) {
   const bad = notPlain(value, what);
   if (bad) throw sessionError('INVALID_INPUT', `${what} must hold plain JSON data: ${bad}`, TypeError);
-  return JSON.parse(JSON.stringify(value));
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
 }
 
 /**
@@ -170,6 +174,23 @@ function snapshotKeyOf(key) {
     'snapshotKey must be a string or Uint8Array of at least 16 characters or bytes',
     TypeError,
   );
+}
+
+/**
+ * Runs a native ledger call; its failures ("CODE: message") are thrown as session errors with
+ * that code.
+ * @template T
+ * @param {() => T} call
+ * @returns {T}
+ */
+function ledgerCall(call) {
+  try {
+    return call();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const code = /^([A-Z_]+):/.exec(message)?.[1] ?? 'INVALID_INPUT';
+    throw sessionError(code, message.replace(/^[A-Z_]+: /, ''), code === 'INVALID_INPUT' ? TypeError : Error);
+  }
 }
 
 /**
@@ -252,7 +273,7 @@ class Session {
       throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
     }
     this.#callsPerTurn = calls;
-    this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
+    this.#ledger = ledgerCall(() => new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits));
   }
 
   #ledgerPolicy() {
@@ -395,7 +416,7 @@ class Session {
       }
       over = this.#ledger.record(kind, amount) ?? over;
     }
-    if (over && this.#status === 'active') this.#status = 'budget-exceeded';
+    if (over && (this.#status === 'active' || this.#status === 'paused')) this.#status = 'budget-exceeded';
     return this.budgetRemaining();
   }
 
@@ -458,6 +479,7 @@ class Session {
         envBefore: this.#env,
         requests: [],
         worldLog: [],
+        budgetAtStart: this.budgetRemaining(),
       };
       this.#ledger.journalClear();
       return await this.#finish(await this.#runTurn(turn, options.signal));
@@ -527,8 +549,9 @@ class Session {
     try {
       const conflict = await this.#claim();
       if (conflict) return this.#refused(conflict);
+      const over = this.#ledger.exceeded();
+      if (over) return await this.#finish(this.#refused(this.#outOfBudget(over.rule, over.message)));
       this.#status = 'active';
-      this.#pending = null;
       this.#ledger.journalRewind();
       return await this.#finish(await this.#runTurn(pending, options.signal));
     } finally {
@@ -546,10 +569,12 @@ class Session {
     const base = this.#staged ?? this.#world;
     const origin = base.fork();
     const work = base.fork();
-    work.setAccessRules(accessRulesOf(this.#policy));
+    // The policy narrows whatever rules the host set on the world; it never widens them.
+    work.narrowAccessRules(accessRulesOf(this.#policy));
     const controller = new AbortController();
     const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) controller.abort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     const env = structuredClone(turn.envBefore);
     const wallLeft = this.#ledger.remaining('wallMs');
     const timeoutMs = Math.min(
@@ -566,10 +591,11 @@ class Session {
       controller,
       execLimits: this.#limits,
       callsPerTurn: this.#callsPerTurn,
+      beforeApproved: (request) => this.#markStarted(request),
     });
     const globals = {
       ...operationGlobals(this.#operations, (name) => gate.operation(name)),
-      world: worldFor(gate, () => work),
+      world: worldFor(gate, () => work, { origin, now: turn.now }),
       env,
       needs: (/** @type {unknown} */ question) => {
         throw gate.halt({ kind: 'needs', question: plainCopy(question ?? null, 'the question') });
@@ -579,7 +605,11 @@ class Session {
         turnNumber: turn.turnNumber,
         readOnly: this.#policy.worldRules.readOnly,
         proposalMode: this.#policy.worldRules.proposalMode,
-        budgetRemaining: (/** @type {string} */ kind) => this.budgetRemaining(kind),
+        // Counted from the turn's start, so a re-run after an approval sees the same figures.
+        budgetRemaining: (/** @type {string | undefined} */ kind) =>
+          kind === undefined
+            ? copyOf(Object.fromEntries(BUDGET_KINDS.map((k) => [k, gate.remaining(turn.budgetAtStart, k)])))
+            : gate.remaining(turn.budgetAtStart, kind),
         allowed: (/** @type {string} */ op) => this.allowed(op),
       },
     };
@@ -633,9 +663,19 @@ class Session {
       let nextEnv;
       try {
         nextEnv = plainCopy(env, 'env');
+        if (JSON.stringify(nextEnv).length > MAX_ENV_CHARS) {
+          throw sessionError(
+            'INVALID_INPUT',
+            `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`,
+            RangeError,
+          );
+        }
       } catch (e) {
         keep = false;
-        outcome = errorOutcome('INVALID_INPUT', e instanceof Error ? e.message : String(e));
+        outcome = errorOutcome(
+          'INVALID_INPUT',
+          (e instanceof Error ? e.message : String(e)).replace(/^INVALID_INPUT: /, ''),
+        );
       }
       if (keep) {
         const committed = this.#land(work, origin, turn.turnNumber);
@@ -647,7 +687,10 @@ class Session {
         }
       }
     }
-    if (outcome.tag !== 'needs-approval') this.#ledger.journalClear();
+    if (outcome.tag !== 'needs-approval') {
+      this.#ledger.journalClear();
+      this.#pending = null;
+    }
     const existing = this.#turns.findIndex((t) => t.turnNumber === turn.turnNumber);
     const record = {
       turnNumber: turn.turnNumber,
@@ -660,6 +703,17 @@ class Session {
     else this.#turns.push(record);
     work.dispose();
     return this.#result(turn.turnNumber, outcome, result);
+  }
+
+  /**
+   * Before an approved call runs, its request is marked started and (for a managed session)
+   * saved: if the host dies while the call runs, a later resume does not run it again.
+   * @param {ApprovalRequest} request
+   */
+  async #markStarted(request) {
+    request.status = 'started';
+    const hooks = storeHooks.get(this);
+    if (hooks) await hooks.save(this.#encode());
   }
 
   /**
@@ -692,7 +746,7 @@ class Session {
     if (this.#policy.worldRules.proposalMode) {
       if (changed) {
         this.#stagedOrigin ??= origin;
-        work.setAccessRules(null);
+        work.setAccessRules(this.#world.accessRules());
         this.#staged = work.fork();
       }
       return { proposed: changed };
@@ -788,6 +842,8 @@ class Session {
    */
   commit() {
     this.#idle('commit');
+    if (this.#pending)
+      throw sessionError('SESSION_STATE', 'a turn is waiting for approval: resume or abort it before commit()');
     if (!this.#staged || !this.#stagedOrigin) return null;
     const id = this.#world.applyChangesOf(this.#staged, this.#stagedOrigin, `session ${this.#id} commit`);
     this.#staged = null;
@@ -798,6 +854,8 @@ class Session {
   /** Discards the proposals. */
   rollback() {
     this.#idle('rollback');
+    if (this.#pending)
+      throw sessionError('SESSION_STATE', 'a turn is waiting for approval: resume or abort it before rollback()');
     this.#staged = null;
     this.#stagedOrigin = null;
   }
@@ -897,13 +955,7 @@ class Session {
     const meta = snap.meta;
     if (!STATUSES.includes(meta.status))
       throw sessionError('INVALID_INPUT', `the snapshot's status ${meta.status} is unknown`);
-    try {
-      this.#ledger = SessionLedger.restore(this.#ledgerPolicy(), snap.ledger);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      const code = /^([A-Z_]+):/.exec(message)?.[1] ?? 'INVALID_INPUT';
-      throw sessionError(code, message.replace(/^[A-Z_]+: /, ''));
-    }
+    this.#ledger = ledgerCall(() => SessionLedger.restore(this.#ledgerPolicy(), snap.ledger));
     this.#status = meta.status;
     this.#createdAt = meta.createdAt;
     this.#turnNumber = meta.turnNumber;

@@ -1,8 +1,7 @@
 'use strict';
-// A session snapshot is a zip archive (written by the workspace's own exporter, without
-// history): `session.json` (id, status, turns, env, policy, budget limits, pending approvals),
-// `ledger.json` (budget use, audit log with its head, journal), `world.zip` (the world with its
-// history) and, with proposals, `staged.zip` and `staged-origin.zip`. With a key, `signature`
+// A session snapshot is a zip archive of stored parts: `session.json` (id, status, turns, env,
+// policy, budget limits, pending approvals), `ledger.json` (budget use, audit log with its head,
+// journal), `world.zip` (the world with its history) and, with proposals, `staged.zip` and `staged-origin.zip`. With a key, `signature`
 // holds an HMAC-SHA256 over the digests of all of them: a store that is not trusted cannot
 // change the policy, the approvals, the budget or the world without the restore noticing.
 
@@ -10,12 +9,17 @@ const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
   /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
 );
 const { createHash, createHmac, timingSafeEqual } = require('node:crypto');
+const { packArchive, unpackArchive } = require('../native/load.js');
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
 const VERSION = 1;
-/** Five entries at most; each part within the workspace's own limits (64 MiB per file). */
-const SNAPSHOT_LIMITS = { maxEntries: 8 };
+
+/** Six parts at most, and no more bytes than three worlds at their largest with history. */
+const MAX_PARTS = 6;
+const MAX_SNAPSHOT_BYTES = 4 * 1024 ** 3;
+/** A world (with its history) as large as a workspace's own quota lets it grow. */
+const WORLD_LIMITS = { maxEntryBytes: 256 * 1024 ** 2, maxTotalBytes: 1024 ** 3 };
 
 /**
  * @typedef {{ meta: any, ledger: string, world: Buffer, staged: Buffer | null, stagedOrigin: Buffer | null }} SnapshotParts
@@ -43,24 +47,21 @@ function signature(key, part) {
  * @returns {Buffer}
  */
 function encodeSnapshot(parts, key) {
-  const box = new ZipWorkspace();
-  try {
-    box.writeFile('session.json', JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta }));
-    box.writeFile('ledger.json', parts.ledger);
-    box.writeFile('world.zip', parts.world);
-    if (parts.staged) box.writeFile('staged.zip', parts.staged);
-    if (parts.stagedOrigin) box.writeFile('staged-origin.zip', parts.stagedOrigin);
-    if (key !== undefined)
-      box.writeFile(
-        'signature',
-        signature(key, (name) => (box.exists(name) ? box.readFile(name) : null)),
-      );
-    // Stored, not deflated: snapshots are written after every turn, and deflating a large world
-    // costs hundreds of milliseconds; a host that wants them small compresses the bytes itself.
-    return box.toZip({ history: false, compress: false });
-  } finally {
-    box.dispose();
-  }
+  /** @type {Map<string, Uint8Array>} */
+  const files = new Map([
+    ['session.json', Buffer.from(JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta }))],
+    ['ledger.json', Buffer.from(parts.ledger)],
+    ['world.zip', parts.world],
+  ]);
+  if (parts.staged) files.set('staged.zip', parts.staged);
+  if (parts.stagedOrigin) files.set('staged-origin.zip', parts.stagedOrigin);
+  if (key !== undefined) files.set('signature', Buffer.from(signature(key, (name) => files.get(name) ?? null)));
+  // Stored, not deflated, and outside any workspace quota: snapshots are written after every
+  // turn, deflating a large world costs hundreds of milliseconds, and a world may be as large as
+  // its own quota allows. A host that wants them small compresses the bytes itself.
+  return packArchive(
+    [...files].map(([name, data]) => ({ name, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) })),
+  );
 }
 
 /**
@@ -68,52 +69,65 @@ function encodeSnapshot(parts, key) {
  * @param {Uint8Array | string} [key] the snapshot must carry a valid signature made with it
  */
 function decodeSnapshot(bytes, key) {
-  if (!(bytes instanceof Uint8Array))
+  if (!(bytes instanceof Uint8Array)) {
     throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
-  let box;
+  }
+  /** @type {Map<string, Buffer>} */
+  let files;
   try {
-    box = ZipWorkspace.fromZip(bytes, SNAPSHOT_LIMITS);
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    files = new Map(unpackArchive(view, MAX_PARTS, MAX_SNAPSHOT_BYTES).map((e) => [e.name, e.data]));
   } catch (e) {
     throw sessionError('INVALID_INPUT', `not a session snapshot: ${e instanceof Error ? e.message : e}`);
   }
-  try {
-    /** @param {string} name */
-    const file = (name) => (box.exists(name) ? box.readFile(name) : null);
-    if (key !== undefined) {
-      const expected = Buffer.from(signature(key, file));
-      const given = file('signature');
-      if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw sessionError(
-          'SNAPSHOT_TAMPERED',
-          given
-            ? 'the snapshot was changed after it was signed (or signed with another key)'
-            : 'the snapshot is not signed',
-        );
-      }
-    }
-    const metaBytes = file('session.json');
-    const ledger = file('ledger.json');
-    const world = file('world.zip');
-    if (!metaBytes || !ledger || !world)
-      throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json, ledger.json or world.zip is missing');
-    const meta = JSON.parse(metaBytes.toString('utf8'));
-    if (meta.format !== FORMAT || meta.version !== VERSION) {
+  /** @param {string} name */
+  const file = (name) => files.get(name) ?? null;
+  if (key !== undefined) {
+    const expected = Buffer.from(signature(key, file));
+    const given = file('signature');
+    if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw sessionError(
-        'INVALID_INPUT',
-        `not a session snapshot of this version (format ${meta.format}, version ${meta.version})`,
+        'SNAPSHOT_TAMPERED',
+        given
+          ? 'the snapshot was changed after it was signed (or signed with another key)'
+          : 'the snapshot is not signed',
       );
     }
-    const open = (/** @type {Buffer | null} */ zip) => (zip ? ZipWorkspace.fromZip(zip) : null);
-    return {
-      meta,
-      ledger: ledger.toString('utf8'),
-      world: /** @type {import('../index.js').ZipWorkspace} */ (open(world)),
-      staged: open(file('staged.zip')),
-      stagedOrigin: open(file('staged-origin.zip')),
-    };
-  } finally {
-    box.dispose();
   }
+  const metaBytes = file('session.json');
+  const ledger = file('ledger.json');
+  const world = file('world.zip');
+  if (!metaBytes || !ledger || !world) {
+    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json, ledger.json or world.zip is missing');
+  }
+  let meta;
+  try {
+    meta = JSON.parse(metaBytes.toString('utf8'));
+  } catch {
+    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json is not JSON');
+  }
+  if (meta === null || meta.format !== FORMAT || meta.version !== VERSION) {
+    throw sessionError(
+      'INVALID_INPUT',
+      `not a session snapshot of this version (format ${meta?.format}, version ${meta?.version})`,
+    );
+  }
+  /** @param {Buffer | null} zip */
+  const open = (zip) => {
+    if (!zip) return null;
+    try {
+      return ZipWorkspace.fromZip(zip, WORLD_LIMITS);
+    } catch (e) {
+      throw sessionError('INVALID_INPUT', `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
+    }
+  };
+  return {
+    meta,
+    ledger: ledger.toString('utf8'),
+    world: /** @type {import('../index.js').ZipWorkspace} */ (open(world)),
+    staged: open(file('staged.zip')),
+    stagedOrigin: open(file('staged-origin.zip')),
+  };
 }
 
 module.exports = { encodeSnapshot, decodeSnapshot };

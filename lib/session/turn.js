@@ -17,6 +17,41 @@ function toGuest(value) {
   return value !== null && typeof value === 'object' ? copyOf(value) : value;
 }
 
+/** How much JSON the results of one turn's operations may hold (the journal keeps them). */
+const MAX_JOURNAL_CHARS = 64 << 20;
+
+/**
+ * What is wrong with an operation's reported usage, or null: tokens and cost must be finite
+ * numbers ≥ 0 when given.
+ * @param {unknown} usage
+ * @returns {string | null}
+ */
+function badUsage(usage) {
+  if (usage === undefined || usage === null) return null;
+  if (typeof usage !== 'object') return `usage that is not an object`;
+  for (const kind of ['tokens', 'cost']) {
+    const v = /** @type {Record<string, unknown>} */ (usage)[kind];
+    if (v !== undefined && !(typeof v === 'number' && Number.isFinite(v) && v >= 0)) {
+      return `usage.${kind} = ${String(v)}; it must be a finite number ≥ 0`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether a value holds a function anywhere (a guest callback, a `toJSON`): world calls take
+ * data only, so what is audited is what runs.
+ * @param {unknown} value
+ * @param {number} depth
+ * @returns {boolean}
+ */
+function holdsFunction(value, depth = 0) {
+  if (typeof value === 'function') return true;
+  if (value === null || typeof value !== 'object' || depth > 64 || ArrayBuffer.isView(value)) return false;
+  for (const v of Object.values(value)) if (holdsFunction(v, depth + 1)) return true;
+  return false;
+}
+
 /** Longest string argument kept in an audit entry before the ledger cuts the whole text. */
 const ARG_TEXT_LIMIT = 4096;
 
@@ -121,7 +156,7 @@ function messageOf(e) {
  *   | { kind: 'limit', code: 'HOST_CALL_LIMIT', message: string }} Stop
  * @typedef {{ handler: (...args: any[]) => unknown, needsApproval: boolean | ((...args: any[]) => boolean),
  *   network: boolean, description?: string, inputSchema?: object }} Operation
- * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected',
+ * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected' | 'started',
  *   value?: unknown, hasValue?: boolean, reason?: string }} ApprovalRequest
  */
 
@@ -137,6 +172,7 @@ class Gate {
    *   controller: AbortController,
    *   execLimits: object | undefined,
    *   callsPerTurn: number,
+   *   beforeApproved: (request: ApprovalRequest) => Promise<void>,
    * }} setup
    */
   constructor(setup) {
@@ -150,6 +186,18 @@ class Gate {
     this.limits = setup.execLimits;
     this.callsPerTurn = setup.callsPerTurn;
     this.calls = 0;
+    this.beforeApproved = setup.beforeApproved;
+    /** Bytes of results this turn's journal holds (it travels with a paused turn's snapshot). */
+    this.journalBytes = 0;
+    /**
+     * What this turn has used so far, counted the same way on a re-run (replayed calls
+     * included), so `session.budgetRemaining` answers the same at the same point.
+     */
+    this.used = { hostCalls: 0, bytesWritten: 0, tokens: 0, cost: 0 };
+    /** Operations running now: audited at the end of the turn if they have not settled. */
+    /** @type {Map<number, { name: string, argsJson: string, started: number }>} */
+    this.running = new Map();
+    this.nextRunning = 0;
     /** @type {Stop | null} */
     this.stop = null;
     this.worldCalls = 0;
@@ -171,6 +219,10 @@ class Gate {
    */
   async close() {
     this.closed = true;
+    for (const { name, argsJson, started } of this.running.values()) {
+      this.audit(name, argsJson, { error: 'still running when the turn ended; its result was not used', started });
+    }
+    this.running.clear();
     this.turnEnd.abort();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -244,6 +296,7 @@ class Gate {
    * @param {boolean} fresh
    */
   spendBytes(bytes, fresh) {
+    this.used.bytesWritten += bytes;
     if (!fresh) return;
     const over = this.ledger.take('bytesWritten', bytes);
     if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
@@ -255,6 +308,7 @@ class Gate {
    * @param {boolean} fresh
    */
   recordBytes(bytes, fresh) {
+    this.used.bytesWritten += bytes;
     if (!fresh) return;
     const over = this.ledger.record('bytesWritten', bytes);
     if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
@@ -273,6 +327,7 @@ class Gate {
    */
   world(operation, args, body) {
     if (this.stop) throw guestError('TurnStopped', 'the turn was stopped by the session');
+    if (holdsFunction(args)) throw guestError('TypeError', `${operation}: the arguments must be data (no functions)`);
     const argsJson = auditJson(args.filter((a) => a !== undefined)) ?? '[]';
     const index = this.worldCalls++;
     const key = worldKey(operation, args);
@@ -281,7 +336,10 @@ class Gate {
       throw this.halt({
         kind: 'diverged',
         code: 'REPLAY_DIVERGED',
-        message: `the resumed turn called ${operation} with other arguments, or where it had called ${recorded.split('\n')[0]}; the turn is not deterministic (it read something that changed), so nothing more was run`,
+        message:
+          recorded.split('\n')[0] === operation
+            ? `the resumed turn called ${operation} with other arguments than the first time; the turn is not deterministic (it read something that changed), so nothing more was run`
+            : `the resumed turn called ${operation} where it had called ${recorded.split('\n')[0]}; the turn is not deterministic (it read something that changed), so nothing more was run`,
       });
     }
     if (recorded === undefined) this.worldLog.push(key);
@@ -291,6 +349,7 @@ class Gate {
       if (fresh) this.audit(operation, argsJson, { error: refused.message });
       throw this.halt({ kind: 'policy', code: 'POLICY_VIOLATION', rule: refused.rule, message: refused.message });
     }
+    this.used.hostCalls += 1;
     if (fresh) this.chargeCall(operation, argsJson);
     const started = Date.now();
     const t0 = performance.now();
@@ -370,17 +429,24 @@ class Gate {
     const parsed = /** @type {unknown[]} */ (JSON.parse(argsJson));
     const replay = this.ledger.journalNext(name, argsJson);
     if (replay.kind === 'recorded') {
+      this.used.hostCalls += 1;
       if (replay.error !== undefined && replay.error !== null) {
         const e = replayedError(replay.error);
         throw guestError(e.name, e.message);
       }
-      return replay.value === undefined || replay.value === null ? undefined : toGuest(JSON.parse(replay.value));
+      const recorded = JSON.parse(replay.value ?? '{}');
+      this.used.tokens += recorded.usage?.tokens ?? 0;
+      this.used.cost += recorded.usage?.cost ?? 0;
+      return 'value' in recorded ? toGuest(recorded.value) : undefined;
     }
     if (replay.kind === 'diverged') {
       throw this.halt({
         kind: 'diverged',
         code: 'REPLAY_DIVERGED',
-        message: `the resumed turn called ${name} where it had called ${replay.expected}; the turn is not deterministic (it read something that changed), so nothing more was run`,
+        message:
+          replay.expected === name
+            ? `the resumed turn called ${name} with other arguments than the first time; the turn is not deterministic (it read something that changed), so nothing more was run`
+            : `the resumed turn called ${name} where it had called ${replay.expected}; the turn is not deterministic (it read something that changed), so nothing more was run`,
       });
     }
     const refused = this.refusal(name, parsed);
@@ -406,48 +472,93 @@ class Gate {
       throw this.halt({ kind: 'approval' });
     }
     this.chargeCall(name, argsJson);
+    this.used.hostCalls += 1;
+    if (request?.status === 'started') {
+      // The host stopped while this approved call ran: it may have taken effect. At most once.
+      const message = `${name} was approved and started before the session was interrupted; it may have run, so it is not run again`;
+      this.ledger.journalRecord(name, argsJson, undefined, journalError('ApprovalInterrupted', message));
+      this.audit(name, argsJson, { error: message });
+      throw guestError('ApprovalInterrupted', message);
+    }
     if (request?.status === 'rejected') {
       const message = `${name} was rejected${request.reason ? `: ${request.reason}` : ''}`;
       this.ledger.journalRecord(name, argsJson, undefined, journalError('ApprovalRejected', message));
       this.audit(name, argsJson, { error: message });
       throw guestError('ApprovalRejected', message);
     }
+    if (request?.status === 'approved' && !request.hasValue) await this.beforeApproved(request);
     const started = Date.now();
     const t0 = performance.now();
+    const slot = this.nextRunning++;
+    this.running.set(slot, { name, argsJson, started });
     let out;
     try {
       out = request?.hasValue ? request.value : await op.handler(...structuredClone(parsed));
     } catch (e) {
-      if (this.stop) throw e;
+      const late = !this.running.delete(slot);
+      if (this.stop || late) throw e;
       const message = messageOf(e);
       const errorName = e instanceof Error ? e.name : 'Error';
-      if (!this.closed) this.ledger.journalRecord(name, argsJson, undefined, journalError(errorName, message));
+      this.ledger.journalRecord(name, argsJson, undefined, journalError(errorName, message));
       this.audit(name, argsJson, { error: message, started, durationMs: performance.now() - t0 });
       throw guestError(errorName, message);
     }
+    // Settled after its turn ended: already audited as still running; only its usage counts.
+    const late = !this.running.delete(slot);
     /** @type {{ tokens?: number, cost?: number } | undefined} */
     let usage;
     if (out !== null && typeof out === 'object' && 'value' in out && 'usage' in out) {
       usage = /** @type {any} */ (out).usage ?? undefined;
       out = /** @type {any} */ (out).value;
     }
+    const usageProblem = badUsage(usage);
+    /** @type {string | undefined} */
     let json;
     try {
+      if (usageProblem) throw new TypeError(`${name} reported ${usageProblem}`);
       json = out === undefined ? undefined : exactJson(out, `the result of ${name}`);
+      this.journalBytes += json?.length ?? 0;
+      if (this.journalBytes > MAX_JOURNAL_CHARS) {
+        throw new RangeError(
+          `the results of this turn's operations exceed ${MAX_JOURNAL_CHARS / (1 << 20)} MiB of JSON`,
+        );
+      }
     } catch (e) {
+      if (late) throw e;
       this.audit(name, argsJson, { error: messageOf(e), started, durationMs: performance.now() - t0 });
       throw this.halt({ kind: 'invalid', code: 'INVALID_INPUT', message: messageOf(e) });
     }
-    const tokens = typeof usage?.tokens === 'number' ? usage.tokens : undefined;
-    if (!this.closed) this.ledger.journalRecord(name, argsJson, json, undefined);
+    const tokens = usage?.tokens;
+    if (late) {
+      this.ledger.record('tokens', tokens ?? 0);
+      this.ledger.record('cost', usage?.cost ?? 0);
+      throw guestError('TurnStopped', 'the turn has ended');
+    }
+    // The journal keeps the value and the usage it reported: a re-run answers with both.
+    const entry = `{${json === undefined ? '' : `"value":${json},`}"usage":${JSON.stringify({ tokens: usage?.tokens, cost: usage?.cost })}}`;
+    this.ledger.journalRecord(name, argsJson, entry, undefined);
     this.audit(name, argsJson, {
       result: request?.hasValue ? auditJson({ approvedValue: out }) : auditJson(out),
       started,
       durationMs: performance.now() - t0,
       tokensUsed: tokens,
     });
-    this.spend({ tokens, cost: typeof usage?.cost === 'number' ? usage.cost : undefined });
+    this.spend({ tokens, cost: usage?.cost });
     return json === undefined ? undefined : toGuest(JSON.parse(json));
+  }
+
+  /**
+   * What is left of a budget at this point of the turn: what was left when it started, less
+   * what the turn has used so far (the same on a re-run); wall time as at the start.
+   * @param {Record<string, number | null>} atStart
+   * @param {string} kind
+   */
+  remaining(atStart, kind) {
+    if (!Object.hasOwn(atStart, kind)) throw new TypeError(`unknown budget ${kind}`);
+    const start = atStart[kind];
+    if (start === null) return null;
+    const used = /** @type {Record<string, number>} */ (this.used)[kind] ?? 0;
+    return Math.max(0, start - used);
   }
 
   /**
@@ -458,6 +569,7 @@ class Gate {
     for (const kind of /** @type {const} */ (['tokens', 'cost'])) {
       const amount = usage[kind];
       if (amount === undefined) continue;
+      this.used[kind] += amount;
       const over = this.ledger.record(kind, amount);
       if (over) throw this.halt({ kind: 'budget', code: 'BUDGET_EXCEEDED', budget: over.rule, message: over.message });
     }

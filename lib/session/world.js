@@ -15,11 +15,14 @@ function text(path) {
 }
 
 /**
- * The `world` object of a turn over its working copy `work`.
+ * The `world` object of a turn over its working copy `work`. Answers are the same when a
+ * paused turn is re-run: a file the turn changed reports the turn's fixed time as its `mtime`,
+ * and program runs report no timings.
  * @param {import('./turn.js').Gate} gate
  * @param {() => import('../index.js').ZipWorkspace} work
+ * @param {{ origin: import('../index.js').ZipWorkspace, now: number }} turn the world as the turn found it, and its time
  */
-function worldFor(gate, work) {
+function worldFor(gate, work, turn) {
   return {
     /** @param {string} path @param {{ encoding?: null | 'utf8' }} [options] */
     read: (path, options) =>
@@ -47,7 +50,14 @@ function worldFor(gate, work) {
     stat: (path) =>
       gate.world('world.stat', [path], () => {
         const s = work().stat(text(path));
-        return { size: s.size, kind: s.kind, mtime: s.mtime };
+        let before;
+        try {
+          before = turn.origin.stat(s.path);
+        } catch {
+          before = null;
+        }
+        const mtime = before && before.mtime === s.mtime ? s.mtime : turn.now;
+        return { size: s.size, kind: s.kind, mtime };
       }),
     /** @param {string} path @param {{ recursive?: boolean }} [options] */
     delete: (path, options) =>
@@ -70,7 +80,7 @@ function worldFor(gate, work) {
         }
         return hash.digest('hex');
       }),
-    /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] */
+    /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] (the result less its timings and history id) */
     exec: (entry, options) =>
       gate.world('world.exec', [entry, options], async (fresh) => {
         const before = work().fork();
@@ -86,7 +96,7 @@ function worldFor(gate, work) {
         gate.recordBytes(written, fresh);
         // The ws.exec result, less the history entry id: that entry is in the turn's working
         // copy, not in the world.
-        const { historyId: _inWorkingCopy, ...rest } = result;
+        const { historyId: _inWorkingCopy, stats: _timings, ...rest } = result;
         return { ...rest, error: result.error ?? null };
       }),
   };

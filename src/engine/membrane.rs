@@ -440,8 +440,40 @@ fn guest_bytes<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<Data> {
     }
 }
 
+/// Most bytes (strings, typed arrays, 16 per value) one crossing may copy to the host: a guest
+/// that passes one buffer many times must not multiply it in host memory.
+pub const MAX_OUTGOING_BYTES: usize = 64 << 20;
+
 /// Decodes the tagged form produced by the guest half's `out()`.
 pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Result<ToHost> {
+    decode(ctx, v, &mut { MAX_OUTGOING_BYTES })
+}
+
+/// Decodes every value of one crossing (a call's arguments) under one byte budget.
+fn to_host_all<'js>(ctx: &Ctx<'js>, values: &[Value<'js>]) -> rquickjs::Result<Vec<ToHost>> {
+    let mut budget = MAX_OUTGOING_BYTES;
+    values.iter().map(|v| decode(ctx, v, &mut budget)).collect()
+}
+
+/// Takes `n` bytes from a crossing's budget, or throws a RangeError in the guest.
+fn charge(ctx: &Ctx<'_>, budget: &mut usize, n: usize) -> rquickjs::Result<()> {
+    match budget.checked_sub(n) {
+        Some(left) => {
+            *budget = left;
+            Ok(())
+        }
+        None => Err(Exception::throw_range(
+            ctx,
+            &format!(
+                "a value passed to the host is larger than {} MiB",
+                MAX_OUTGOING_BYTES >> 20
+            ),
+        )),
+    }
+}
+
+fn decode<'js>(ctx: &Ctx<'js>, v: &Value<'js>, budget: &mut usize) -> rquickjs::Result<ToHost> {
+    charge(ctx, budget, 16)?;
     if let Some(arr) = v.as_array() {
         let tag: String = arr.get(0)?;
         let body: Value = arr.get(1)?;
@@ -456,17 +488,23 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
             ToHostTag::Ref => ToHost::Ref(num() as u32),
             ToHostTag::Callback => ToHost::Callback(num() as u32),
             ToHostTag::Date => ToHost::Date(num()),
-            ToHostTag::Bytes => ToHost::Prim(guest_bytes(ctx, &body)?),
+            ToHostTag::Bytes => {
+                let bytes = guest_bytes(ctx, &body)?;
+                if let Data::Bytes(_, b) = &bytes {
+                    charge(ctx, budget, b.len())?;
+                }
+                ToHost::Prim(bytes)
+            }
             ToHostTag::Array => ToHost::Array(
                 list()?
                     .iter()
-                    .map(|x| to_host_from_guest(ctx, x))
+                    .map(|x| decode(ctx, x, budget))
                     .collect::<Result<_, _>>()?,
             ),
             ToHostTag::Set => ToHost::Set(
                 list()?
                     .iter()
-                    .map(|x| to_host_from_guest(ctx, x))
+                    .map(|x| decode(ctx, x, budget))
                     .collect::<Result<_, _>>()?,
             ),
             ToHostTag::Object => {
@@ -475,7 +513,8 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
                     let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
                     let k: Value = pair.get(0)?;
                     let k = text_of(ctx, &k).map(|t| t.to_lossy()).unwrap_or_default();
-                    entries.push((k, to_host_from_guest(ctx, &pair.get(1)?)?));
+                    charge(ctx, budget, k.len())?;
+                    entries.push((k, decode(ctx, &pair.get(1)?, budget)?));
                 }
                 ToHost::Object(entries)
             }
@@ -484,8 +523,8 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
                 for pair in list()? {
                     let pair = pair.as_array().cloned().ok_or(rquickjs::Error::Unknown)?;
                     entries.push((
-                        to_host_from_guest(ctx, &pair.get(0)?)?,
-                        to_host_from_guest(ctx, &pair.get(1)?)?,
+                        decode(ctx, &pair.get(0)?, budget)?,
+                        decode(ctx, &pair.get(1)?, budget)?,
                     ));
                 }
                 ToHost::Map(entries)
@@ -506,9 +545,9 @@ pub fn to_host_from_guest<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> rquickjs::Resu
         return Ok(ToHost::Prim(Data::Number(n)));
     }
     if v.is_string() {
-        return Ok(ToHost::Prim(Data::String(
-            text_of(ctx, v).ok_or(rquickjs::Error::Unknown)?,
-        )));
+        let text = text_of(ctx, v).ok_or(rquickjs::Error::Unknown)?;
+        charge(ctx, budget, text.byte_len())?;
+        return Ok(ToHost::Prim(Data::String(text)));
     }
     if v.is_big_int() {
         let (negative, words) = super::marshal::bigint_words(ctx, v).map_err(|why| {
@@ -623,10 +662,7 @@ pub(crate) fn install<'js>(
         Ok(Value::new_int(ctx.clone(), Presence::of(d) as i32))
     });
     native!("call", |ctx, b, id: u32, this: i64, args: Array<'js>| {
-        let wires = tag_items(&args)?
-            .iter()
-            .map(|a| to_host_from_guest(&ctx, a))
-            .collect::<Result<Vec<_>, _>>()?;
+        let wires = to_host_all(&ctx, &tag_items(&args)?)?;
         let this = u32::try_from(this).ok();
         let v = b
             .call(id, this, wires)
@@ -634,10 +670,7 @@ pub(crate) fn install<'js>(
         from_host_to_guest(&ctx, &v)
     });
     native!("construct", |ctx, b, id: u32, args: Array<'js>| {
-        let wires = tag_items(&args)?
-            .iter()
-            .map(|a| to_host_from_guest(&ctx, a))
-            .collect::<Result<Vec<_>, _>>()?;
+        let wires = to_host_all(&ctx, &tag_items(&args)?)?;
         let v = b.construct(id, wires).map_err(|f| throw_failure(&ctx, f))?;
         from_host_to_guest(&ctx, &v)
     });
@@ -646,10 +679,7 @@ pub(crate) fn install<'js>(
                        method: u32,
                        this: u32,
                        args: Array<'js>| {
-        let wires = tag_items(&args)?
-            .iter()
-            .map(|a| to_host_from_guest(&ctx, a))
-            .collect::<Result<Vec<_>, _>>()?;
+        let wires = to_host_all(&ctx, &tag_items(&args)?)?;
         let v = b
             .call_method(method, this, wires)
             .map_err(|f| throw_failure(&ctx, f))?;

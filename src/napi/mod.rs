@@ -6,7 +6,7 @@ pub(crate) mod live;
 pub(crate) mod options;
 pub(crate) mod raw;
 pub(crate) mod results;
-pub(crate) mod session;
+pub mod session;
 pub(crate) mod workspace;
 
 use crate::engine::errors::ErrorInfo;

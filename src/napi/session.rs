@@ -247,15 +247,17 @@ impl SessionLedger {
     /// Appends an audit record (read the entries back with `auditEntries`).
     #[napi(catch_unwind)]
     pub fn audit(&mut self, record: LedgerAuditRecord) {
+        // Non-finite numbers have no JSON form: the saved entry would not hash as written.
+        let finite = |n: f64| if n.is_finite() { n } else { 0.0 };
         self.inner.audit.append(AuditRecord {
-            timestamp: record.timestamp,
+            timestamp: finite(record.timestamp),
             turn_number: record.turn_number,
             operation: record.operation,
             args: record.args,
             result: record.result,
             error: record.error,
-            duration_ms: record.duration_ms,
-            tokens_used: record.tokens_used,
+            duration_ms: finite(record.duration_ms),
+            tokens_used: record.tokens_used.filter(|t| t.is_finite()),
         });
     }
 
@@ -379,4 +381,57 @@ fn verification(r: std::result::Result<usize, SessionError>) -> LedgerVerificati
             error: Some(e.message),
         },
     }
+}
+
+/// One entry of a container archive.
+#[napi(object)]
+pub struct ArchiveEntry {
+    pub name: String,
+    pub data: Buffer,
+}
+
+/// Writes entries as an archive of stored entries (a session snapshot's container).
+#[napi(js_name = "packArchive", catch_unwind)]
+pub fn pack_archive(entries: Vec<ArchiveEntry>) -> Result<Buffer> {
+    let parts: Vec<(&str, &[u8])> = entries
+        .iter()
+        .map(|e| (e.name.as_str(), &e.data[..]))
+        .collect();
+    crate::workspace::pack(&parts)
+        .map(Buffer::from)
+        .map_err(|e| {
+            Error::new(
+                Status::GenericFailure,
+                format!("{}: {}", e.code.as_str(), e.message),
+            )
+        })
+}
+
+/// Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes.
+#[napi(js_name = "unpackArchive", catch_unwind)]
+pub fn unpack_archive(
+    bytes: Buffer,
+    max_entries: u32,
+    max_total_bytes: f64,
+) -> Result<Vec<ArchiveEntry>> {
+    let max_total = if max_total_bytes.is_finite() && max_total_bytes > 0.0 {
+        max_total_bytes as u64
+    } else {
+        0
+    };
+    crate::workspace::unpack(&bytes, max_entries as usize, max_total)
+        .map(|list| {
+            list.into_iter()
+                .map(|(name, data)| ArchiveEntry {
+                    name,
+                    data: data.into(),
+                })
+                .collect()
+        })
+        .map_err(|e| {
+            Error::new(
+                Status::GenericFailure,
+                format!("{}: {}", e.code.as_str(), e.message),
+            )
+        })
 }

@@ -374,6 +374,23 @@ impl ZipWorkspace {
     }
 
     /// The rules set by `setAccessRules`, or `null`.
+    /// Narrows the rules in force: every later call must pass them and the rules already set
+    /// (a session's policy over the host's rules). `accessRules()` still reports the latter.
+    #[napi(
+        js_name = "narrowAccessRules",
+        catch_unwind,
+        ts_args_type = "rules: WorkspaceAccessRules"
+    )]
+    pub fn narrow_access_rules(&self, env: Env, rules: Unknown) -> Result<()> {
+        run(env, |h| match access_rules(h, Some(&rules))? {
+            Some(spec) => self.ws().narrow_path_rules(&spec),
+            None => Err(WsError::new(
+                WsCode::InvalidInput,
+                "narrowAccessRules(rules): rules must be an object",
+            )),
+        })
+    }
+
     #[napi(catch_unwind)]
     pub fn access_rules(&self) -> Option<WorkspaceAccessRules> {
         self.ws().path_rules().map(|s| WorkspaceAccessRules {

@@ -197,7 +197,35 @@ impl Default for Access {
     }
 }
 
+/// Two sets of rules that must both allow a path: a host's rules narrowed by a session's.
+#[derive(Debug)]
+struct Both {
+    outer: Arc<dyn AccessRules>,
+    inner: Arc<dyn AccessRules>,
+}
+
+impl AccessRules for Both {
+    fn check(&self, op: AccessOp, path: &str) -> WsResult<()> {
+        self.outer.check(op, path)?;
+        self.inner.check(op, path)
+    }
+
+    fn visible(&self, path: &str, is_dir: bool) -> bool {
+        self.outer.visible(path, is_dir) && self.inner.visible(path, is_dir)
+    }
+}
+
 impl Access {
+    /// These rules narrowed by `rules`: a path must pass both.
+    pub fn narrowed(&self, rules: impl AccessRules + 'static) -> Access {
+        Access {
+            rules: Arc::new(Both {
+                outer: Arc::clone(&self.rules),
+                inner: Arc::new(rules),
+            }),
+        }
+    }
+
     /// The fixed rules plus `rules`.
     pub fn new(rules: impl AccessRules + 'static) -> Self {
         Access {

@@ -45,7 +45,7 @@ pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
 pub use rules::{PathPattern, PathRules, PathRulesSpec};
 pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
 pub use vfs::{Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
-pub use zipio::ZipLimits;
+pub use zipio::{pack, unpack, ZipLimits};
 
 use history::{Change, HistoryState};
 use path::display;
@@ -209,6 +209,13 @@ impl Workspace {
                 self.path_rules = None;
             }
         }
+        Ok(())
+    }
+
+    /// Narrows the path rules in force by `spec`: every later call must pass both (a session's
+    /// policy over a host's rules). [`Workspace::path_rules`] still reports the host's.
+    pub fn narrow_path_rules(&mut self, spec: &PathRulesSpec) -> WsResult<()> {
+        self.access = self.access.narrowed(PathRules::new(spec)?);
         Ok(())
     }
 

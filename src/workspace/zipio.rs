@@ -19,7 +19,7 @@ use zip::{CompressionMethod, DateTime, System, ZipArchive, ZipWriter};
 
 use super::access::{self, HIDDEN_ROOT, MAX_DEPTH, MAX_PATH_LEN};
 use super::bounds::Bounds;
-use super::error::{WsError, WsResult};
+use super::error::{WsCode, WsError, WsResult};
 use super::history::HistoryState;
 use super::path;
 use super::vfs::{Content, Vfs};
@@ -528,6 +528,82 @@ pub fn to_zip(vfs: &Vfs, history: &HistoryState, compress: bool) -> Vec<u8> {
     write_zip(vfs, history, compress).expect("writing a zip archive into memory cannot fail")
 }
 
+/// Writes `entries` (name, bytes) as an archive of stored entries, in the given order: a
+/// container for parts that are archives already (a session snapshot), with no size limit but
+/// memory's.
+pub fn pack(entries: &[(&str, &[u8])]) -> WsResult<Vec<u8>> {
+    let fail =
+        |e: zip::result::ZipError| WsError::invalid_input(format!("cannot write the archive: {e}"));
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        zip.start_file(*name, file_options(CompressionMethod::Stored, data.len()))
+            .map_err(fail)?;
+        zip.write_all(data)
+            .map_err(|e| WsError::invalid_input(format!("cannot write the archive: {e}")))?;
+    }
+    Ok(zip.finish().map_err(fail)?.into_inner())
+}
+
+/// Reads an archive of plain entries (as [`pack`] writes them): names and bytes, in order. At
+/// most `max_entries` entries and `max_total` uncompressed bytes, each checked before it is
+/// read; folders, encrypted entries and other methods than stored or deflated are refused.
+pub fn unpack(
+    bytes: &[u8],
+    max_entries: usize,
+    max_total: u64,
+) -> WsResult<Vec<(String, Vec<u8>)>> {
+    let invalid = |e: String| WsError::new(WsCode::ZipInvalid, e);
+    let mut archive = ZipArchive::new(Cursor::new(bytes))
+        .map_err(|e| invalid(format!("not a zip archive: {e}")))?;
+    if archive.len() > max_entries {
+        return Err(WsError::new(
+            WsCode::ZipLimit,
+            format!(
+                "the archive has {} entries; the limit is {max_entries}",
+                archive.len()
+            ),
+        ));
+    }
+    let mut total: u64 = 0;
+    let mut out = Vec::with_capacity(archive.len());
+    for i in 0..archive.len() {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| invalid(format!("entry {i}: {e}")))?;
+        if entry.is_dir() || entry.encrypted() {
+            return Err(invalid(format!("entry {i} is a folder or encrypted")));
+        }
+        if !matches!(
+            entry.compression(),
+            CompressionMethod::Stored | CompressionMethod::Deflated
+        ) {
+            return Err(invalid(format!("entry {i} uses an unsupported method")));
+        }
+        total = total.saturating_add(entry.size());
+        if total > max_total {
+            return Err(WsError::new(
+                WsCode::ZipLimit,
+                format!("the archive holds more than {max_total} bytes"),
+            ));
+        }
+        let name = entry
+            .name()
+            .map_err(|e| invalid(format!("entry {i}: {e}")))?
+            .into_owned();
+        let size = entry.size();
+        let mut data = Vec::with_capacity(size.min(max_total) as usize);
+        (&mut entry)
+            .take(size.saturating_add(1))
+            .read_to_end(&mut data)
+            .map_err(|e| invalid(format!("entry {name}: {e}")))?;
+        if data.len() as u64 != size {
+            return Err(invalid(format!("entry {name} is not the size it declares")));
+        }
+        out.push((name, data));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::history::Change;
@@ -688,6 +764,33 @@ mod tests {
             .list("", true)?
             .iter()
             .all(|e| !e.path.starts_with(".time")));
+        Ok(())
+    }
+
+    #[test]
+    fn pack_and_unpack_keep_names_bytes_and_order_within_limits() -> WsResult<()> {
+        let big = vec![7u8; 3000];
+        let packed = pack(&[("b.json", b"{}"), ("a.zip", &big)])?;
+        let back = unpack(&packed, 8, 10_000)?;
+        assert_eq!(
+            back,
+            vec![
+                ("b.json".to_string(), b"{}".to_vec()),
+                ("a.zip".to_string(), big)
+            ]
+        );
+        assert_eq!(
+            unpack(&packed, 1, 10_000).map_err(|e| e.code),
+            Err(WsCode::ZipLimit)
+        );
+        assert_eq!(
+            unpack(&packed, 8, 2_000).map_err(|e| e.code),
+            Err(WsCode::ZipLimit)
+        );
+        assert_eq!(
+            unpack(b"not a zip", 8, 100).map_err(|e| e.code),
+            Err(WsCode::ZipInvalid)
+        );
         Ok(())
     }
 
