@@ -394,6 +394,9 @@ struct JSRuntime {
     void *host_promise_rejection_tracker_opaque;
 
     struct list_head job_list; /* list of JSJobEntry.link */
+    /* the context of the job JS_ExecutePendingJob() ran last: the job's
+       reference, released when the next job runs */
+    JSContext *job_ctx_held;
 
     bool module_normalize_has_attr;
     union {
@@ -572,6 +575,9 @@ struct JSContext {
        - the prototype of Object.prototype is null (always true as it is immutable)
     */
     uint8_t std_array_prototype : 1;
+    /* set once JS_NewContextFromTemplate() derived a context from this one:
+       its functions then run in the realm of whoever calls them */
+    uint8_t is_template : 1;
 
     JSShape *array_shape;   /* initial shape for Array objects */
     JSShape *arguments_shape;  /* shape for arguments objects */
@@ -2548,7 +2554,9 @@ int JS_EnqueueJob(JSContext *ctx, JSJobFunc *job_func,
     e = js_malloc(ctx, sizeof(*e) + argc * sizeof(JSValue));
     if (!e)
         return -1;
-    e->ctx = ctx;
+    /* the job keeps its context alive: a context freed while one of its jobs
+       is queued would otherwise leave a dangling pointer in the queue */
+    e->ctx = JS_DupContext(ctx);
     e->job_func = job_func;
     e->argc = argc;
     for(i = 0; i < argc; i++) {
@@ -2571,6 +2579,15 @@ JSContext *JS_GetPendingJobContext(JSRuntime *rt)
     return NULL;
 }
 
+static void js_release_job_ctx(JSRuntime *rt)
+{
+    JSContext *ctx = rt->job_ctx_held;
+    if (ctx) {
+        rt->job_ctx_held = NULL;
+        JS_FreeContext(ctx);
+    }
+}
+
 /* return < 0 if exception, 0 if no job pending, 1 if a job was
    executed successfully. the context of the job is stored in '*pctx' */
 int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
@@ -2580,6 +2597,7 @@ int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
     JSValue res;
     int i, ret;
 
+    js_release_job_ctx(rt);
     if (list_empty(&rt->job_list)) {
         *pctx = NULL;
         return 0;
@@ -2599,7 +2617,37 @@ int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
     JS_FreeValue(ctx, res);
     js_free(ctx, e);
     *pctx = ctx;
+    /* the job's reference is kept until the next job runs, so that '*pctx'
+       stays valid for the caller (to fetch the exception, or to take its own
+       reference) even when the job held the last one */
+    rt->job_ctx_held = ctx;
     return ret;
+}
+
+/* Removes every queued job of 'ctx' without running it; returns how many
+   were removed. Lets an embedder end a context whose work is abandoned
+   (stopped by a deadline, say) while other contexts of the runtime go on.
+   The caller holds a reference to 'ctx', so it outlives this call. */
+int JS_DiscardJobs(JSContext *ctx)
+{
+    JSRuntime *rt = ctx->rt;
+    struct list_head *el, *el1;
+    int i, n = 0;
+
+    if (rt->job_ctx_held == ctx)
+        js_release_job_ctx(rt);
+    list_for_each_safe(el, el1, &rt->job_list) {
+        JSJobEntry *e = list_entry(el, JSJobEntry, link);
+        if (e->ctx != ctx)
+            continue;
+        list_del(&e->link);
+        for(i = 0; i < e->argc; i++)
+            JS_FreeValue(ctx, e->argv[i]);
+        js_free(ctx, e);
+        JS_FreeContext(ctx);
+        n++;
+    }
+    return n;
 }
 
 static inline uint32_t atom_get_free(const JSAtomStruct *p)
@@ -2700,9 +2748,11 @@ void JS_FreeRuntime(JSRuntime *rt)
         JSJobEntry *e = list_entry(el, JSJobEntry, link);
         for(i = 0; i < e->argc; i++)
             JS_FreeValueRT(rt, e->argv[i]);
+        JS_FreeContext(e->ctx);
         js_free_rt(rt, e);
     }
     init_list_head(&rt->job_list);
+    js_release_job_ctx(rt);
 
     JS_RunGC(rt);
 
@@ -3021,6 +3071,15 @@ static void js_free_modules(JSContext *ctx, JSFreeModuleEnum flag)
             js_free_module_def(ctx, m);
         }
     }
+}
+
+/* The realm a function runs in: its own, unless its own is a template, whose
+   built-ins run in the realm of the caller (a context derived from it), so
+   that their state (Math.random, the clock, the job queue, the global
+   object) is the caller's and never shared between derived contexts. */
+static inline JSContext *js_function_realm(JSContext *realm, JSContext *caller)
+{
+    return realm->is_template ? caller : realm;
 }
 
 JSContext *JS_DupContext(JSContext *ctx)
@@ -18241,7 +18300,7 @@ static JSValue js_call_c_function(JSContext *ctx, JSValueConst func_obj,
     prev_sf = rt->current_stack_frame;
     sf->prev_frame = prev_sf;
     rt->current_stack_frame = sf;
-    ctx = p->u.cfunc.realm; /* change the current realm */
+    ctx = js_function_realm(p->u.cfunc.realm, ctx); /* change the current realm */
 
     sf->is_strict_mode = false;
     sf->is_constructor = (flags & JS_CALL_FLAG_CONSTRUCTOR) != 0;
@@ -18459,7 +18518,7 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
             sf = &s->frame;
             p = JS_VALUE_GET_OBJ(sf->cur_func);
             b = p->u.func.function_bytecode;
-            ctx = b->realm;
+            ctx = js_function_realm(b->realm, caller_ctx);
             var_refs = p->u.func.var_refs;
             local_buf = arg_buf = sf->arg_buf;
             var_buf = sf->var_buf;
@@ -18539,7 +18598,7 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
     sf->cur_pc = NULL;
     sf->prev_frame = rt->current_stack_frame;
     rt->current_stack_frame = sf;
-    ctx = b->realm; /* set the current realm */
+    ctx = js_function_realm(b->realm, caller_ctx); /* set the current realm */
 
 #ifdef ENABLE_DUMPS // JS_DUMP_BYTECODE_STEP
     if (check_dump_flag(ctx->rt, JS_DUMP_BYTECODE_STEP))
@@ -21411,6 +21470,8 @@ static JSContext *JS_GetFunctionRealm(JSContext *ctx, JSValueConst func_obj)
         realm = ctx;
         break;
     }
+    if (realm)
+        realm = js_function_realm(realm, ctx);
     return realm;
 }
 
@@ -63526,6 +63587,134 @@ int JS_AddPerformance(JSContext *ctx)
                            JS_PROP_WRITABLE | JS_PROP_ENUMERABLE | JS_PROP_CONFIGURABLE);
     JS_FreeValue(ctx, performance);
     return 0;
+}
+
+/* A context that shares the intrinsics of 'tmpl' (its prototypes, constructors
+   and shapes, frozen by the embedder beforehand) and has its own global object
+   (a copy of the template's bindings, the template's global replaced by its
+   own), global lexical scope, module list, Math.random state and time origin.
+   From then on 'tmpl' is a template: its functions run in the realm of the
+   context that calls them (js_function_realm). Returns NULL when out of
+   memory, or when the template's global object or lexical scope cannot be
+   copied (a lazily created property, a global let/const binding). */
+JSContext *JS_NewContextFromTemplate(JSContext *tmpl)
+{
+    JSRuntime *rt = tmpl->rt;
+    JSContext *ctx;
+    JSObject *tg, *g;
+    JSShape *sh;
+    JSShapeProperty *prs;
+    JSProperty *src, *dst;
+    JSValue v;
+    int i;
+
+    if (!JS_IsObject(tmpl->global_obj) || !JS_IsObject(tmpl->global_var_obj))
+        return NULL;
+    tg = JS_VALUE_GET_OBJ(tmpl->global_obj);
+    if (JS_VALUE_GET_OBJ(tmpl->global_var_obj)->shape->prop_count != 0)
+        return NULL;
+    for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
+        int kind = prs->flags & JS_PROP_TMASK;
+        if (kind != JS_PROP_NORMAL && kind != JS_PROP_GETSET)
+            return NULL;
+    }
+
+    ctx = js_mallocz_rt(rt, sizeof(JSContext));
+    if (!ctx)
+        return NULL;
+    ctx->class_proto = js_malloc_rt(rt, sizeof(ctx->class_proto[0]) *
+                                    rt->class_count);
+    if (!ctx->class_proto) {
+        js_free_rt(rt, ctx);
+        return NULL;
+    }
+    JS_REF_COUNT(ctx) = 1;
+    add_gc_object(rt, &ctx->header, JS_GC_OBJ_TYPE_JS_CONTEXT);
+    ctx->rt = rt;
+    list_add_tail(&ctx->link, &rt->context_list);
+    tmpl->is_template = true;
+
+    for(i = 0; i < rt->class_count; i++)
+        ctx->class_proto[i] = js_dup(tmpl->class_proto[i]);
+    ctx->std_array_prototype = tmpl->std_array_prototype;
+#define SHARE_SHAPE(f) ctx->f = tmpl->f ? js_dup_shape(tmpl->f) : NULL
+    SHARE_SHAPE(array_shape);
+    SHARE_SHAPE(arguments_shape);
+    SHARE_SHAPE(mapped_arguments_shape);
+    SHARE_SHAPE(regexp_shape);
+    SHARE_SHAPE(regexp_result_shape);
+#undef SHARE_SHAPE
+#define SHARE(f) ctx->f = js_dup(tmpl->f)
+    SHARE(function_proto);
+    SHARE(function_ctor);
+    SHARE(array_ctor);
+    SHARE(regexp_ctor);
+    SHARE(promise_ctor);
+    for(i = 0; i < JS_NATIVE_ERROR_COUNT; i++)
+        SHARE(native_error_proto[i]);
+    SHARE(error_ctor);
+    SHARE(error_prepare_stack);
+    SHARE(error_stack_trace_limit);
+    SHARE(iterator_ctor);
+    SHARE(iterator_ctor_getset);
+    SHARE(async_iterator_proto);
+    SHARE(array_proto_values);
+    SHARE(throw_type_error);
+    SHARE(eval_obj);
+#undef SHARE
+    ctx->error_back_trace = JS_UNDEFINED;
+    ctx->compile_regexp = tmpl->compile_regexp;
+    ctx->eval_internal = tmpl->eval_internal;
+    ctx->steps_left = INT64_MAX;
+    ctx->step_limit = INT64_MAX;
+    init_list_head(&ctx->loaded_modules);
+    ctx->random_state = js__gettimeofday_us() ^ ((uint64_t)(uintptr_t)ctx << 16);
+    if (ctx->random_state == 0)
+        ctx->random_state = 1;
+    /* Maps and Sets made in the template (by helper code) are shared: their
+       keys must hash the same from every context */
+    ctx->hash_seed = tmpl->hash_seed;
+    ctx->time_origin = js__now_ms();
+    ctx->global_obj = JS_UNDEFINED;
+    ctx->global_var_obj = JS_UNDEFINED;
+
+    /* the global object: a copy of the template's, in the same order and with
+       the same attributes, so that lookups see the same bindings */
+    sh = js_clone_shape(ctx, tg->shape);
+    if (!sh)
+        goto fail;
+    v = JS_NewObjectFromShape(ctx, sh, JS_CLASS_OBJECT, NULL);
+    if (JS_IsException(v))
+        goto fail;
+    g = JS_VALUE_GET_OBJ(v);
+    for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+        src = &tg->prop[i];
+        dst = &g->prop[i];
+        if ((prs->flags & JS_PROP_TMASK) == JS_PROP_GETSET) {
+            dst->u.getset.getter = src->u.getset.getter;
+            dst->u.getset.setter = src->u.getset.setter;
+            if (dst->u.getset.getter)
+                js_dup(JS_MKPTR(JS_TAG_OBJECT, dst->u.getset.getter));
+            if (dst->u.getset.setter)
+                js_dup(JS_MKPTR(JS_TAG_OBJECT, dst->u.getset.setter));
+        } else if (JS_VALUE_GET_TAG(src->u.value) == JS_TAG_OBJECT &&
+                   JS_VALUE_GET_OBJ(src->u.value) == tg) {
+            dst->u.value = js_dup(v); /* globalThis and its aliases */
+        } else {
+            dst->u.value = js_dup(src->u.value);
+        }
+    }
+    ctx->global_obj = v;
+    ctx->global_var_obj = JS_NewObjectProtoClassAlloc(ctx, JS_NULL,
+                                                      JS_CLASS_OBJECT, 16);
+    if (JS_IsException(ctx->global_var_obj)) {
+        ctx->global_var_obj = JS_UNDEFINED;
+        goto fail;
+    }
+    return ctx;
+ fail:
+    JS_FreeContext(ctx);
+    return NULL;
 }
 
 /* Equality comparisons and sameness */
