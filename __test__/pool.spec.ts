@@ -27,7 +27,9 @@ describe('prepared-realm pool', () => {
           : await run('const s = typeof marker; globalThis.marker = 1; return s');
       expect(r.value).toBe('undefined');
     }
-    expect(poolStats().taken - before).toBe(30);
+    // Plain runs derive their realm from their thread's template; the pool serves only runs
+    // that find the template busy.
+    expect(poolStats().taken - before).toBe(0);
   });
 
   it('timed-out, crashed and out-of-memory realms are never handed out again', async () => {

@@ -198,7 +198,11 @@ export function configure(options: ConfigureOptions): { workers: number; poolSiz
 /** Counters of the prepared-realm pool. */
 export function poolStats(): PoolStats;
 
-/** Memory of one fresh, frozen realm as quickrealm's allocator counts it. */
+/**
+ * Memory as quickrealm's allocator counts it: `bytesPerRealm` for a plain run's realm (a context
+ * derived from the thread's template realm), `bytesPerTemplate` for the template (once per thread),
+ * `bytesPerOwnRealm` for a realm with a runtime of its own (live globals, workspace, deterministic).
+ */
 export function realmStats(): RealmStats;
 
 // ---- tree-agent style editor -------------------------------------------------------------

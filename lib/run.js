@@ -230,7 +230,8 @@ function poolStats() {
 }
 
 /**
- * Memory of one fresh, frozen realm: { bytesPerRealm }.
+ * Memory of realms: { bytesPerRealm (a plain run's realm, derived from the thread's template),
+ * bytesPerTemplate (the template, once per thread), bytesPerOwnRealm (a realm with its own runtime) }.
  * @returns {RealmStats}
  */
 function realmStats() {

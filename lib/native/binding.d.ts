@@ -382,9 +382,14 @@ export interface PoolStats {
 
 export declare function realmStats(): RealmStats
 
-/** Memory of one fresh, frozen realm as its allocator counts it. */
+/** Memory of realms as their allocator counts it. */
 export interface RealmStats {
+  /** A fresh realm of a plain run: a context derived from the thread's template realm. */
   bytesPerRealm: number
+  /** The template realm, built once per thread that runs code. */
+  bytesPerTemplate: number
+  /** A realm with a runtime of its own (runs with live globals, a workspace or `deterministic`). */
+  bytesPerOwnRealm: number
 }
 
 /**

@@ -35,6 +35,10 @@ impl HeapMeter {
     pub(crate) fn exhausted(&self) -> bool {
         self.exhausted.load(Ordering::Relaxed)
     }
+    /// Starts measuring the peak again from the heap in use now.
+    pub(crate) fn reset_peak(&self) {
+        self.peak.store(self.used(), Ordering::Relaxed);
+    }
     pub(crate) fn set_limit(&self, limit: usize) {
         self.limit.store(limit, Ordering::Relaxed);
     }

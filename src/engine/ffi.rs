@@ -24,6 +24,38 @@ extern "C" {
     fn JS_SetStepLimit(ctx: *mut qjs::JSContext, limit: i64);
     fn JS_GetStepsTaken(ctx: *mut qjs::JSContext) -> i64;
     fn JS_StepsExhausted(ctx: *mut qjs::JSContext) -> bool;
+    /// Patch 0020: removes every queued job of `ctx` without running it.
+    fn JS_DiscardJobs(ctx: *mut qjs::JSContext) -> c_int;
+    /// Patch 0021: a context sharing the frozen intrinsics of `tmpl`, with a global object of
+    /// its own; NULL when out of memory or when `tmpl`'s globals cannot be copied.
+    fn JS_NewContextFromTemplate(tmpl: *mut qjs::JSContext) -> *mut qjs::JSContext;
+}
+
+/// A context derived from `template` (see [`JS_NewContextFromTemplate`]), owned by the returned
+/// handle; `None` when the engine refused.
+pub fn derive_context(template: &rquickjs::Context) -> Option<rquickjs::Context> {
+    // SAFETY: `template` is a live context; the new context belongs to the same runtime and
+    // starts with one reference, which the returned `Context` owns and frees on drop.
+    unsafe {
+        let raw = JS_NewContextFromTemplate(template.as_raw().as_ptr());
+        let raw = std::ptr::NonNull::new(raw)?;
+        Some(rquickjs::Context::from_raw(raw, template.runtime().clone()))
+    }
+}
+
+/// Drops every promise job `ctx` still has queued; returns how many.
+pub fn discard_jobs(ctx: &Ctx<'_>) -> usize {
+    // SAFETY: `ctx` is a live context entered on the current thread, and holds a reference to
+    // itself for the duration of the call.
+    let n = unsafe { JS_DiscardJobs(ctx.as_raw().as_ptr()) };
+    usize::try_from(n).unwrap_or(0)
+}
+
+/// Seeds `Math.random` of `ctx` (see [`JS_SetRandomSeed`]).
+pub fn seed_random(ctx: &Ctx<'_>, seed: u64) {
+    // SAFETY: `ctx` is a live context entered on the current thread; the call only sets a
+    // field of the context.
+    unsafe { JS_SetRandomSeed(ctx.as_raw().as_ptr(), seed) };
 }
 
 /// Gives the context `limit` steps from now (`None`: no budget) and restarts the step count.

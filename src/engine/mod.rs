@@ -15,6 +15,7 @@ pub(crate) mod realm_pool;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod stack;
+pub(crate) mod template;
 pub(crate) mod workers;
 
 pub use errors::{ErrorCode, ErrorInfo};
@@ -24,5 +25,7 @@ pub use realm::{ConsoleMode, LogEntry, LogListener};
 pub use run::{execute, Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
 mod deadline_tests;
+#[cfg(test)]
+mod template_tests;
 #[cfg(test)]
 mod tests;

@@ -229,6 +229,26 @@ pub(crate) fn freeze<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> bool {
     unsafe { qjs::JS_FreezeObject(raw_ctx(ctx), obj.as_raw()) >= 0 }
 }
 
+/// A value saved as `Persistent` in one context of a runtime, handed to another context of it.
+/// `Persistent::restore` keeps the context the value was saved in, and calls made through the
+/// value would run from there: a template's helpers must be called from the run's own context.
+pub(crate) fn rebind<'js, T: rquickjs::FromJs<'js> + rquickjs::IntoJs<'js>>(
+    ctx: &Ctx<'js>,
+    value: T,
+) -> rquickjs::Result<T> {
+    let v = value.into_js(ctx)?;
+    // SAFETY: both contexts belong to one runtime (`Persistent::restore` checked it); the new
+    // handle takes its own reference to the value, and `v` drops the old one.
+    let moved = unsafe { Value::from_raw(ctx.clone(), qjs::JS_DupValue(raw_ctx(ctx), v.as_raw())) };
+    T::from_js(ctx, moved)
+}
+
+/// `Object.preventExtensions(obj)`; false if the object refused.
+pub(crate) fn prevent_extensions<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> bool {
+    // SAFETY: live context and object (module docs); the object is only borrowed.
+    unsafe { qjs::JS_PreventExtensions(raw_ctx(ctx), obj.as_raw()) > 0 }
+}
+
 // The class checks below only read the tag of `v` and, for objects, the class id of the object
 // it points to, which is alive while the borrowed `Value` holds its reference.
 

@@ -11,6 +11,7 @@ pub use super::realm::LiveGlobals;
 use super::realm::{ConsoleMode, LogEntry, LogListener};
 use super::realm::{Realm, RealmSpec};
 use super::realm_pool;
+use super::template;
 use rquickjs::context::EvalOptions;
 use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -258,7 +259,7 @@ impl ActiveRun {
         };
         let standard = spec.is_standard();
         let realm = if standard {
-            realm_pool::take_standard()
+            template::derive().or_else(realm_pool::take_standard)
         } else {
             None
         };
@@ -544,8 +545,13 @@ impl ActiveRun {
             }
         }
         let ok = error.is_none();
-        let heap_bytes = realm.meter.peak();
-        if realm.standard {
+        let heap_bytes = realm.meter.peak().saturating_sub(realm.heap_base.get());
+        if realm.derived {
+            let clean = watchdog.reason() == StopReason::None
+                && !steps_exhausted
+                && !realm.meter.exhausted();
+            template::retire(realm, clean);
+        } else if realm.standard {
             realm_pool::retire(realm);
         } else {
             drop(realm);

@@ -254,17 +254,24 @@ pub fn pool_stats() -> PoolStats {
     }
 }
 
-/// Memory of one fresh, frozen realm as its allocator counts it.
+/// Memory of realms as their allocator counts it.
 #[napi(object, object_from_js = false)]
 pub struct RealmStats {
+    /// A fresh realm of a plain run: a context derived from the thread's template realm.
     pub bytes_per_realm: u32,
+    /// The template realm, built once per thread that runs code.
+    pub bytes_per_template: u32,
+    /// A realm with a runtime of its own (runs with live globals, a workspace or `deterministic`).
+    pub bytes_per_own_realm: u32,
 }
 
 #[napi(catch_unwind)]
 pub fn realm_stats(env: Env) -> Result<RealmStats> {
-    crate::engine::realm::measure_fresh_realm()
-        .map(|bytes| RealmStats {
-            bytes_per_realm: bytes as u32,
-        })
-        .map_err(|e| throw(&env, &e.into()))
+    let own = crate::engine::realm::measure_fresh_realm().map_err(|e| throw(&env, &e.into()))?;
+    let (template, derived) = crate::engine::template::measure().unwrap_or((0, own));
+    Ok(RealmStats {
+        bytes_per_realm: derived as u32,
+        bytes_per_template: template as u32,
+        bytes_per_own_realm: own as u32,
+    })
 }

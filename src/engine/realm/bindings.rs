@@ -9,12 +9,13 @@ use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Object, Value};
 use std::rc::Rc;
 
-/// Installs `emit`, `read_input` and (unless absent) `console`.
+/// Installs `emit`, `read_input` and (unless absent) `console`; returns the function that
+/// resets the console's per-run state (its counters and timers) when there is a console.
 pub(crate) fn install_bindings<'js>(
     ctx: &Ctx<'js>,
     slot: &Rc<RunSlot>,
     with_console: bool,
-) -> rquickjs::Result<()> {
+) -> rquickjs::Result<Option<Function<'js>>> {
     let global = ctx.globals();
 
     let emit_slot = slot.clone();
@@ -34,7 +35,7 @@ pub(crate) fn install_bindings<'js>(
     global.set("read_input", read_input)?;
 
     if !with_console {
-        return Ok(());
+        return Ok(None);
     }
     let console = Object::new(ctx.clone())?;
     for (method, level) in CONSOLE_LEVELS {
@@ -53,9 +54,9 @@ pub(crate) fn install_bindings<'js>(
         console.set(method, f)?;
     }
     install_groups(ctx, slot, &console)?;
-    install_extras(ctx, slot, &console)?;
+    let reset = install_extras(ctx, slot, &console)?;
     global.set("console", console)?;
-    Ok(())
+    Ok(Some(reset))
 }
 
 /// Writes one console line, indented by the open groups (every line of it, as Node does).
@@ -113,12 +114,13 @@ fn install_groups<'js>(
 }
 
 /// `console.table`, `count`, `time` and `assert`: guest code (`console_extras.js`) over a line
-/// writer and the console's own value formatting.
+/// writer and the console's own value formatting. Returns the function that forgets their
+/// counters and timers.
 fn install_extras<'js>(
     ctx: &Ctx<'js>,
     slot: &Rc<RunSlot>,
     console: &Object<'js>,
-) -> rquickjs::Result<()> {
+) -> rquickjs::Result<Function<'js>> {
     let line_slot = slot.clone();
     let line = Function::new(
         ctx.clone(),

@@ -146,4 +146,9 @@
     },
   };
   for (const name of keysOf(extras)) console[name] = extras[name];
+  // Counters and timers belong to one run; a realm serving another run starts clean.
+  return () => {
+    counts.clear();
+    timers.clear();
+  };
 })

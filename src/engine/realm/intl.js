@@ -3,8 +3,9 @@
 // locale-aware Number/BigInt/Date toLocale*String and String.prototype.localeCompare. They are
 // frozen with the other built-ins. What they do lives in intl_impl.js, which `load` (a native
 // helper) evaluates the first time a script uses any of them: a realm that never formats pays
-// only for this file.
-((load) => {
+// only for this file. With `eager` (a realm that serves many runs) it is loaded and frozen at
+// once: loading it during a run would tie it to that run, and its state would outlive the run.
+((load, eager) => {
   'use strict';
   let impl;
   const I = () => {
@@ -194,5 +195,25 @@
       return I().localeCompare(`${this}`, `${that}`, locales, options);
     },
   });
+  if (eager) {
+    // The formatters that toLocaleString and friends make on first use, made now.
+    const epoch = new Date(0);
+    [(0).toLocaleString(), 0n.toLocaleString(), epoch.toLocaleString(), epoch.toLocaleDateString(),
+      epoch.toLocaleTimeString(), 'a'.localeCompare('b')];
+    const seen = new WeakSet();
+    const harden = (v) => {
+      if ((typeof v !== 'object' && typeof v !== 'function') || v === null || seen.has(v)) return;
+      seen.add(v);
+      Object.freeze(v);
+      harden(Object.getPrototypeOf(v));
+      for (const key of Reflect.ownKeys(v)) {
+        const d = Object.getOwnPropertyDescriptor(v, key);
+        harden(d.value);
+        harden(d.get);
+        harden(d.set);
+      }
+    };
+    harden(I());
+  }
   return Intl;
 });

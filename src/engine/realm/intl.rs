@@ -43,10 +43,11 @@ const CACHE_ENTRIES: usize = 128;
 /// Defines `Intl` on the global object and replaces the locale-dependent methods of `Number`,
 /// `BigInt`, `Date` and `String` (before lockdown). Only their public shape is made here; the
 /// implementation is loaded into the realm by the first call that needs it.
-pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<()> {
+/// With `eager` the implementation is loaded (and frozen) now, as a template realm needs.
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, eager: bool) -> rquickjs::Result<()> {
     let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:intl")?.get()?;
     let load = Function::new(ctx.clone(), load_implementation)?;
-    let intl: Value = make.call((load,))?;
+    let intl: Value = make.call((load, eager))?;
     ctx.globals().set("Intl", intl)?;
     Ok(())
 }

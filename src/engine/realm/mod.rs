@@ -28,8 +28,8 @@ use super::raw;
 use super::run::{Deterministic, Extension, MAX_UNHANDLED_REPORTED};
 use super::stack;
 use rquickjs::function::Constructor;
-use rquickjs::{qjs, Context, Ctx, Runtime, Value};
-use std::cell::RefCell;
+use rquickjs::{qjs, Context, Ctx, Function, Persistent, Runtime, Value};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -139,6 +139,8 @@ pub(crate) struct Realm {
     // Field order is drop order: guest values held here, then the context, then its runtime.
     /// Present in realms of the standard profile (see `RealmSpec::with_console`).
     pub(crate) timers: Option<Timers>,
+    /// Forgets the console's counters and timers (standard realms).
+    pub(crate) console_reset: Option<Persistent<Function<'static>>>,
     pub(crate) context: Context,
     pub(crate) rt: Runtime,
     pub(crate) slot: Rc<RunSlot>,
@@ -147,10 +149,33 @@ pub(crate) struct Realm {
     pub(crate) guest: Option<Rc<GuestHandle>>,
     /// Built with the shape every pooled realm has (console present, no extension, no live values).
     pub(crate) standard: bool,
+    /// A context derived from this thread's template realm (see `engine::template`): the
+    /// runtime, slot, meter and timers are the template's, shared with the runs before it.
+    pub(crate) derived: bool,
+    /// Heap bytes in use when the run began: a derived realm's run is measured from there.
+    pub(crate) heap_base: Cell<usize>,
 }
 
 impl Realm {
     pub(crate) fn build(spec: RealmSpec<'_>) -> Result<Realm, BuildError> {
+        Realm::build_as(spec, false)
+    }
+
+    /// The standard realm a thread's runs derive their contexts from: the Intl implementation
+    /// loaded and frozen with the rest, and the global object closed (runs get copies of it).
+    pub(crate) fn build_template() -> Result<Realm, BuildError> {
+        Realm::build_as(
+            RealmSpec {
+                with_console: true,
+                extension: None,
+                live: None,
+                deterministic: None,
+            },
+            true,
+        )
+    }
+
+    fn build_as(spec: RealmSpec<'_>, template: bool) -> Result<Realm, BuildError> {
         let meter = HeapMeter::new(Limits::default().memory_bytes);
         let rt = Runtime::new_with_alloc(MeteredAllocator::new(meter.clone()))
             .map_err(|e| BuildError::Engine(format!("runtime creation failed: {e}")))?;
@@ -202,6 +227,7 @@ impl Realm {
             .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
         let standard = spec.is_standard();
         let mut timers = None;
+        let mut console_reset = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
@@ -210,12 +236,13 @@ impl Realm {
                 }
                 intrinsics::disable_codegen(&ctx)?;
                 intrinsics::tame_error_hooks(&ctx)?;
-                bindings::install_bindings(&ctx, &slot, spec.with_console)?;
+                console_reset = bindings::install_bindings(&ctx, &slot, spec.with_console)?
+                    .map(|f| Persistent::save(&ctx, f));
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx)?);
                     web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
                     url_api::install(&ctx)?;
-                    intl::install(&ctx)?;
+                    intl::install(&ctx, template)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
@@ -239,6 +266,9 @@ impl Realm {
                 });
                 lockdown::lockdown(&ctx, shape)?;
                 bindings::alias_global(&ctx)?;
+                if template && !raw::prevent_extensions(&ctx, &ctx.globals()) {
+                    return Err(SetupError::Js(ctx.throw(ctx.catch())));
+                }
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
                         return Err(SetupError::Collision(name));
@@ -274,6 +304,9 @@ impl Realm {
             unhandled,
             guest,
             standard,
+            derived: false,
+            console_reset,
+            heap_base: Cell::new(0),
         })
     }
 
@@ -291,7 +324,13 @@ impl Realm {
         *self.slot.sink.borrow_mut() = OutputSink::new(limits.output_bytes).with_listener(listener);
         *self.slot.input.borrow_mut() = input.unwrap_or_default().to_string();
         self.slot.capture.set(capture_console);
-        self.meter.set_limit(limits.memory_bytes);
+        // A derived realm shares its runtime with the template: the run's limit is on top of
+        // what the runtime already holds, and its peak is measured from there.
+        let base = if self.derived { self.meter.used() } else { 0 };
+        self.heap_base.set(base);
+        self.meter.reset_peak();
+        self.meter
+            .set_limit(base.saturating_add(limits.memory_bytes));
         // Collect only once a run has allocated a meaningful share of its budget; short runs
         // then never pay for a full mark of the intrinsics.
         self.rt.set_gc_threshold(
@@ -336,6 +375,9 @@ impl Drop for Realm {
         // cycle, or the runtime cannot be freed.
         if let Some(g) = self.guest.take() {
             g.release();
+        }
+        if self.derived {
+            super::template::release(self);
         }
     }
 }

@@ -56,6 +56,12 @@
   };
 
   const control = {
+    /** Forgets every pending timer and restarts the ids: a realm serving another run starts clean. */
+    reset() {
+      pending.clear();
+      nextId = 1;
+      order = 0;
+    },
     /** Milliseconds until the next timer is due (0 or less: due now); -1 when none is pending. */
     nextDue() {
       const first = earliest();

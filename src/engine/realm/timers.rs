@@ -8,6 +8,7 @@ use rquickjs::{Ctx, Function, Object, Persistent};
 const SOURCE: &str = include_str!("timers.js");
 
 /// The host's handle on a realm's timers.
+#[derive(Clone)]
 pub(crate) struct Timers {
     control: Persistent<Object<'static>>,
 }
@@ -31,15 +32,22 @@ impl Timers {
     /// Milliseconds until the next timer is due (0 when one is due now); `None` when none is
     /// pending.
     pub(crate) fn next_due(&self, ctx: &Ctx<'_>) -> rquickjs::Result<Option<f64>> {
-        let control = self.control.clone().restore(ctx)?;
+        let control = raw::rebind(ctx, self.control.clone().restore(ctx)?)?;
         let next: Function = control.get("nextDue")?;
         let ms: f64 = next.call(())?;
         Ok((ms >= 0.0).then_some(ms))
     }
 
+    /// Forgets every pending timer (a realm that serves another run).
+    pub(crate) fn reset(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+        let control = raw::rebind(ctx, self.control.clone().restore(ctx)?)?;
+        let reset: Function = control.get("reset")?;
+        reset.call(())
+    }
+
     /// Runs the timer due first, if one is due; `Err` carries what its callback threw.
     pub(crate) fn fire_next(&self, ctx: &Ctx<'_>) -> rquickjs::Result<bool> {
-        let control = self.control.clone().restore(ctx)?;
+        let control = raw::rebind(ctx, self.control.clone().restore(ctx)?)?;
         let fire: Function = control.get("fireNext")?;
         fire.call(())
     }

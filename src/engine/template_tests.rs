@@ -1,0 +1,264 @@
+//! Runs derived from the thread's template realm: every channel between two runs that share it
+//! is closed. Each test runs on a thread of its own, so it starts without a template.
+
+use super::errors::ErrorCode;
+use super::ffi;
+use super::limits::CancelToken;
+use super::marshal::Data;
+use super::realm::lockdown::unfrozen_reachable;
+use super::run::{execute, RunOutcome, RunRequest};
+use super::template;
+
+fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(super::workers::WORKER_STACK_BYTES)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("the thread survives")
+}
+
+fn run(source: &str) -> RunOutcome {
+    execute(&RunRequest::new(source), &CancelToken::new())
+}
+
+fn value(outcome: &RunOutcome) -> Data {
+    assert!(outcome.ok, "{:?}", outcome.error);
+    outcome.value.clone().expect("a value")
+}
+
+fn text(outcome: &RunOutcome) -> String {
+    match value(outcome) {
+        Data::String(s) => s.to_lossy(),
+        other => panic!("not a string: {other:?}"),
+    }
+}
+
+#[test]
+fn standard_runs_derive_from_one_template_per_thread() {
+    on_fresh_thread(|| {
+        assert!(!template::is_built());
+        assert!(run("return 1").ok);
+        assert!(template::is_built());
+        // A small run measures only its own heap, not the template's intrinsics.
+        let outcome = run("return [1, 2, 3].map((x) => x * 2)");
+        assert!(outcome.ok);
+        assert!(
+            outcome.stats.heap_bytes < 64 << 10,
+            "{}",
+            outcome.stats.heap_bytes
+        );
+    });
+}
+
+#[test]
+fn globals_written_by_one_run_are_absent_in_the_next() {
+    on_fresh_thread(|| {
+        let mut first =
+            RunRequest::new("globalThis.leak = 1; var v = 2; let l = 3; self.s = 4; 'x'");
+        first.mode = super::run::Mode::Script;
+        assert!(execute(&first, &CancelToken::new()).ok);
+        let second = run(
+            "return [typeof leak, typeof v, typeof l, typeof s, globalThis.globalThis === globalThis, \
+             self === globalThis, global === globalThis].join()",
+        );
+        assert_eq!(
+            text(&second),
+            "undefined,undefined,undefined,undefined,true,true,true"
+        );
+    });
+}
+
+#[test]
+fn every_object_a_run_can_reach_is_frozen_including_lazily_made_ones() {
+    on_fresh_thread(|| {
+        // Intl's implementation, and the formatters toLocaleString makes on first use.
+        assert!(run("return [(1234.5).toLocaleString(), new Intl.NumberFormat('de').format(2), 'a'.localeCompare('b')]").ok);
+        let realm = template::derive().expect("a derived realm");
+        let unfrozen = realm.context.with(|ctx| unfrozen_reachable(&ctx)).unwrap();
+        assert_eq!(unfrozen, 0);
+        template::retire(realm, true);
+        let outcome = run("const fmt = new Intl.NumberFormat('en'); \
+             const o = fmt.resolvedOptions(); const before = o.locale; o.locale = 'changed'; \
+             return [fmt.resolvedOptions().locale === before, Object.isFrozen(Intl.NumberFormat.prototype), \
+                     Object.isFrozen(Object.getPrototypeOf(fmt.format))].join()");
+        assert_eq!(text(&outcome), "true,true,true");
+    });
+}
+
+#[test]
+fn math_random_is_seeded_afresh_for_every_run() {
+    on_fresh_thread(|| {
+        let draw = "return Array.from({ length: 4 }, () => Math.random()).join()";
+        let a = text(&run(draw));
+        let b = text(&run(draw));
+        assert_ne!(a, b);
+    });
+}
+
+#[test]
+fn the_clock_origin_is_the_runs_own() {
+    on_fresh_thread(|| {
+        assert!(run("const end = Date.now() + 120; while (Date.now() < end) {} return 1").ok);
+        let later = value(&run("return performance.now()"));
+        let Data::Number(ms) = later else {
+            panic!("{later:?}")
+        };
+        assert!(
+            ms < 100.0,
+            "performance.now() counted from an earlier run: {ms}"
+        );
+    });
+}
+
+#[test]
+fn timers_and_jobs_of_one_run_never_reach_the_next() {
+    on_fresh_thread(|| {
+        // Left pending: an interval, a timeout, a microtask chain that outlives the result.
+        let first = run(
+            "setInterval(() => emit('interval'), 1); setTimeout(() => emit('timeout'), 5); \
+             Promise.resolve().then(() => Promise.resolve()).then(() => emit('job')); return 1",
+        );
+        assert!(first.ok);
+        let second = run("await new Promise((r) => setTimeout(r, 30)); \
+             return setTimeout(() => {}, 1)");
+        assert_eq!(second.output, "");
+        // Timer ids restart (the wait above took 1): nothing of the first run's timers is left.
+        assert_eq!(value(&second), Data::Number(2.0));
+    });
+}
+
+#[test]
+fn console_state_is_the_runs_own() {
+    on_fresh_thread(|| {
+        assert!(run("console.count('a'); console.count('a'); console.group('g'); console.time('t'); return 1").ok);
+        let second = run("console.count('a'); console.log('flat'); console.timeEnd('t'); return 1");
+        let lines: Vec<&str> = second.logs.iter().map(|l| l.message.as_str()).collect();
+        // The count restarts, no group indents the line, and the first run's timer is unknown.
+        assert_eq!(lines, ["a: 1", "flat"]);
+    });
+}
+
+#[test]
+fn unhandled_rejections_are_reported_by_their_own_run_only() {
+    on_fresh_thread(|| {
+        let first = run("Promise.reject(new Error('first')); return 1");
+        assert!(first.logs.iter().any(|l| l.message.contains("first")));
+        let second = run("return 2");
+        assert!(second.logs.is_empty(), "{:?}", second.logs);
+    });
+}
+
+#[test]
+fn the_memory_limit_counts_the_runs_heap_and_a_hit_discards_the_template() {
+    on_fresh_thread(|| {
+        assert!(run("return 1").ok);
+        let mut big = RunRequest::new("const a = []; for (;;) a.push(new Array(1000).fill(1))");
+        big.limits.memory_bytes = 4 << 20;
+        let outcome = execute(&big, &CancelToken::new());
+        assert_eq!(outcome.error.map(|e| e.code), Some(ErrorCode::MemoryLimit));
+        assert!(!template::is_built());
+        // A run just under a tight limit still fits: the template is not counted.
+        let mut small = RunRequest::new("return new Array(20000).fill(1).length");
+        small.limits.memory_bytes = 512 << 10;
+        assert_eq!(
+            value(&execute(&small, &CancelToken::new())),
+            Data::Number(20000.0)
+        );
+    });
+}
+
+#[test]
+fn a_stopped_run_discards_the_template_and_the_next_run_is_clean() {
+    on_fresh_thread(|| {
+        let mut slow =
+            RunRequest::new("Promise.resolve().then(() => { for (;;) {} }); for (;;) {}");
+        slow.limits.timeout_ms = 50;
+        let outcome = execute(&slow, &CancelToken::new());
+        assert_eq!(outcome.error.map(|e| e.code), Some(ErrorCode::Timeout));
+        assert!(!template::is_built());
+        assert_eq!(value(&run("return 40 + 2")), Data::Number(42.0));
+        assert!(template::is_built());
+    });
+}
+
+#[test]
+fn a_nested_run_on_the_same_thread_takes_a_realm_of_its_own() {
+    on_fresh_thread(|| {
+        let held = template::derive().expect("a derived realm");
+        assert!(template::derive().is_none());
+        let nested = run("return 7");
+        assert_eq!(value(&nested), Data::Number(7.0));
+        template::retire(held, true);
+        assert!(template::derive().is_some_and(|r| {
+            template::retire(r, true);
+            true
+        }));
+    });
+}
+
+#[test]
+fn symbols_from_the_registry_carry_nothing_between_runs() {
+    on_fresh_thread(|| {
+        assert!(run("const s = Symbol.for('shared'); try { s.x = 1 } catch {} return 1").ok);
+        let second = run(
+            "const s = Symbol.for('shared'); return [Symbol.keyFor(s), s.x === undefined].join()",
+        );
+        assert_eq!(text(&second), "shared,true");
+    });
+}
+
+#[test]
+fn queued_jobs_keep_their_context_alive_and_can_be_discarded() {
+    use rquickjs::{Context, Object, Persistent, Runtime};
+    let rt = Runtime::new().expect("runtime");
+    let first = Context::full(&rt).expect("context");
+    let global = first.with(|ctx| {
+        ctx.eval::<(), _>("Promise.resolve().then(() => { globalThis.ran = 'yes' })")
+            .expect("queued");
+        Persistent::save(&ctx, ctx.globals())
+    });
+    // Freed with its job still queued: the job holds the context (patch 0020), so running it
+    // later touches live memory and does its work.
+    drop(first);
+    assert!(rt.execute_pending_job().expect("the job runs"));
+    let second = Context::full(&rt).expect("context");
+    let ran = second.with(|ctx| {
+        let g: Object = global.restore(&ctx).expect("the first global");
+        g.get::<_, String>("ran").expect("set by the job")
+    });
+    assert_eq!(ran, "yes");
+    // Discarding drops exactly that context's jobs.
+    let other = Context::full(&rt).expect("context");
+    other.with(|ctx| {
+        ctx.eval::<(), _>("Promise.resolve().then(() => 1); queueMicrotask(() => 2)")
+            .expect("queued");
+    });
+    second.with(|ctx| {
+        ctx.eval::<(), _>("Promise.resolve().then(() => 3)")
+            .expect("queued")
+    });
+    assert_eq!(other.with(|ctx| ffi::discard_jobs(&ctx)), 2);
+    assert!(rt.execute_pending_job().expect("the other job runs"));
+    assert!(!rt.is_job_pending());
+}
+
+#[test]
+fn helpers_made_in_the_template_work_from_every_run() {
+    on_fresh_thread(|| {
+        assert!(run("return 1").ok);
+        // Timers computed with the template's clock would fire early by the time since it was
+        // built, which the runs before decide.
+        assert!(run("const end = Date.now() + 60; while (Date.now() < end) {} return 1").ok);
+        let waited = value(&run(
+            "const t0 = Date.now(); await new Promise((r) => setTimeout(r, 50)); return Date.now() - t0",
+        ));
+        assert!(
+            matches!(waited, Data::Number(ms) if ms >= 45.0),
+            "{waited:?}"
+        );
+        // A Set the Intl helpers made in the template still finds its keys from a run.
+        let locale = run("return new Intl.NumberFormat('de-DE').resolvedOptions().locale");
+        assert_eq!(text(&locale), "de-DE");
+    });
+}
