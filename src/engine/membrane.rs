@@ -598,6 +598,7 @@ pub(crate) fn install<'js>(
     bridge: Rc<dyn HostBridge>,
     slot: Rc<RunSlot>,
     budget: u64,
+    factory: Option<Function<'js>>,
 ) -> rquickjs::Result<Rc<GuestHandle>> {
     let handle = Rc::new(GuestHandle {
         ctx: Cell::new(Some(ctx.as_raw())),
@@ -689,12 +690,20 @@ pub(crate) fn install<'js>(
         b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
         Ok(Value::new_undefined(ctx.clone()))
     });
-    let build: Function =
-        super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()?;
+    let build = match factory {
+        Some(f) => f,
+        None => guest_factory(ctx)?,
+    };
     let api: Object = build.call((n, protocol_object(ctx)?))?;
     *handle.api.borrow_mut() = Some(Persistent::save(ctx, api));
     bridge.attach(&handle);
     Ok(handle)
+}
+
+/// The guest half's source, compiled: a function of the natives and the protocol that builds one
+/// run's guest half. A template realm compiles it once for all its runs.
+pub(crate) fn guest_factory<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
+    super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()
 }
 
 /// Binds live host values as globals (after lockdown: proxies are never frozen). Returns the
@@ -785,6 +794,43 @@ mod tests {
             live,
             &HostPromises::default(),
         )
+    }
+
+    #[test]
+    fn live_runs_derive_from_the_threads_template_and_keep_it() {
+        std::thread::spawn(|| {
+            for _ in 0..5 {
+                let host = Rc::new(MethodHost::default());
+                let outcome = run_with("return obj.push(1, 2)", host.clone());
+                assert!(outcome.ok, "{:?}", outcome.error);
+                assert_eq!(host.calls.borrow().len(), 1);
+            }
+            let builds = crate::engine::template::BUILDS.with(|b| b.get());
+            assert_eq!(builds, 1);
+        })
+        .join()
+        .expect("the thread survives");
+    }
+
+    #[test]
+    fn a_live_run_sets_up_under_its_own_deadline_and_stack_not_the_last_runs() {
+        std::thread::Builder::new()
+            .stack_size(crate::engine::workers::WORKER_STACK_BYTES)
+            .spawn(|| {
+                // The run before: a short deadline that passes after it ended, a small stack.
+                let mut before = RunRequest::new("return 1");
+                before.limits.timeout_ms = 20;
+                before.limits.stack_bytes = 64 << 10;
+                let first = crate::engine::run::execute(&before, &CancelToken::new());
+                assert!(first.ok, "{:?}", first.error);
+                std::thread::sleep(std::time::Duration::from_millis(40));
+                let host = Rc::new(MethodHost::default());
+                let outcome = run_with("return obj.push(1)", host);
+                assert!(outcome.ok, "{:?}", outcome.error);
+            })
+            .expect("spawn")
+            .join()
+            .expect("the thread survives");
     }
 
     #[test]

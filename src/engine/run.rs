@@ -251,15 +251,27 @@ impl ActiveRun {
         }
         let limits = req.limits;
         let watchdog = Watchdog::new(Duration::from_millis(limits.timeout_ms), cancel.clone());
-        let spec = RealmSpec {
+        let mut spec = RealmSpec {
             with_console: req.console != ConsoleMode::Absent,
             extension: req.extension.as_ref(),
             live,
             deterministic: req.deterministic,
         };
-        let standard = spec.is_standard();
-        let realm = if standard {
-            template::derive().or_else(realm_pool::take_standard)
+        let realm = if spec.derivable() {
+            match template::derive() {
+                Some(mut derived) => match spec.live.take() {
+                    Some(live) => match derived.attach_live(live) {
+                        Ok(()) => Some(derived),
+                        Err(e) => {
+                            template::retire(derived, true);
+                            return Err(RunOutcome::failed(e.into()));
+                        }
+                    },
+                    None => Some(derived),
+                },
+                None if spec.is_standard() => realm_pool::take_standard(),
+                None => None,
+            }
         } else {
             None
         };

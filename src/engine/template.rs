@@ -1,7 +1,7 @@
-//! One template realm per thread. A standard run (console present, no extension, no live values,
-//! not deterministic) gets a fresh context derived from it: the frozen intrinsics are shared, the
-//! global object, lexical scope, `Math.random` state, clock origin and job queue are the run's
-//! own (patch 0021). Creating one costs a copy of the global's bindings instead of a runtime,
+//! One template realm per thread. A run with the standard shape (console present, no extension,
+//! not deterministic; live values allowed, their membrane installed per run) gets a fresh
+//! context derived from it: the frozen intrinsics are shared, the global object, lexical scope,
+//! `Math.random` state, clock origin and job queue are the run's own (patch 0021). Creating one costs a copy of the global's bindings instead of a runtime,
 //! a context and a lockdown.
 //!
 //! One run at a time per thread uses the template; a run that starts while another holds it
@@ -10,14 +10,19 @@
 //! and rebuilt for the next run: nothing a stopped guest left half-done is ever reused.
 
 use super::ffi;
+use super::limits::{CancelToken, Watchdog};
 use super::raw;
 use super::realm::{BuildError, Realm};
 use std::cell::RefCell;
+use std::time::Duration;
 
-/// Heap a run may leave behind (garbage in cycles) before the runtime is collected.
-const COLLECT_ABOVE: usize = 256 << 10;
+/// Garbage (objects in cycles, which reference counting cannot free) that runs may leave
+/// behind before the runtime is collected. A collection visits the template too, so collecting
+/// after every run would cost more than the run; this bounds the heap a thread keeps to the
+/// template plus 2 MiB.
+const COLLECT_ABOVE: usize = 2 << 20;
 /// Heap still held after a collection that makes the template not worth keeping.
-const DISCARD_ABOVE: usize = 2 << 20;
+const DISCARD_ABOVE: usize = 4 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -49,7 +54,15 @@ thread_local! {
     };
 }
 
+// Templates built on this thread (tests check that runs reuse one).
+#[cfg(test)]
+thread_local! {
+    pub(crate) static BUILDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 fn build() -> Result<Template, BuildError> {
+    #[cfg(test)]
+    BUILDS.with(|b| b.set(b.get() + 1));
     let realm = Realm::build_template()?;
     realm.rt.run_gc();
     let baseline = realm.meter.used();
@@ -73,6 +86,10 @@ pub(crate) fn derive() -> Option<Realm> {
             slot.template = Some(build().ok()?);
         }
         let t = slot.template.as_ref()?;
+        // The slot still holds the last run's watchdog, which may have stopped that run: the
+        // membrane's set-up for this one (before `Realm::begin`) must not see it.
+        *t.realm.slot.watchdog.borrow_mut() =
+            Watchdog::new(Duration::from_secs(3600), CancelToken::new());
         let context = ffi::derive_context(&t.realm.context)?;
         let seed = fresh_seed();
         context.with(|ctx| ffi::seed_random(&ctx, seed));
@@ -87,6 +104,7 @@ pub(crate) fn derive() -> Option<Realm> {
             standard: false,
             derived: true,
             console_reset: t.realm.console_reset.clone(),
+            guest_factory: t.realm.guest_factory.clone(),
             heap_base: std::cell::Cell::new(0),
         };
         slot.state = State::Running;
@@ -128,6 +146,7 @@ pub(crate) fn release(realm: &Realm) {
         ffi::discard_jobs(&ctx);
     });
     realm.slot.group_indent.set(0);
+    *realm.slot.slicer.borrow_mut() = None;
     {
         let mut u = realm.unhandled.borrow_mut();
         u.entries.clear();

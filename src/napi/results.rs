@@ -110,7 +110,8 @@ impl From<LogEntry> for LogLine {
 pub struct RunStats {
     /// Wall-clock time of the run, promise jobs included.
     pub wall_ms: f64,
-    /// Peak QuickJS heap use.
+    /// Peak QuickJS heap use of the run: what it allocated on top of its thread's template
+    /// realm, or the whole heap of a realm with a runtime of its own.
     pub heap_bytes: f64,
     /// Crossings into host code (live globals).
     pub host_calls: f64,

@@ -127,10 +127,13 @@ pub(crate) struct RealmSpec<'a> {
 impl RealmSpec<'_> {
     /// The shape every pooled realm has: console present, nothing else.
     pub(crate) fn is_standard(&self) -> bool {
-        self.with_console
-            && self.extension.is_none()
-            && self.live.is_none()
-            && self.deterministic.is_none()
+        self.live.is_none() && self.derivable()
+    }
+
+    /// A realm a thread's template can serve: the standard shape, maybe with live values
+    /// (their membrane is installed in the derived context).
+    pub(crate) fn derivable(&self) -> bool {
+        self.with_console && self.extension.is_none() && self.deterministic.is_none()
     }
 }
 
@@ -141,6 +144,9 @@ pub(crate) struct Realm {
     pub(crate) timers: Option<Timers>,
     /// Forgets the console's counters and timers (standard realms).
     pub(crate) console_reset: Option<Persistent<Function<'static>>>,
+    /// The membrane's guest half, compiled once (template realms and the realms derived from
+    /// them; see `membrane::guest_factory`).
+    pub(crate) guest_factory: Option<Persistent<Function<'static>>>,
     pub(crate) context: Context,
     pub(crate) rt: Runtime,
     pub(crate) slot: Rc<RunSlot>,
@@ -228,6 +234,7 @@ impl Realm {
         let standard = spec.is_standard();
         let mut timers = None;
         let mut console_reset = None;
+        let mut guest_factory = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
@@ -255,6 +262,7 @@ impl Realm {
                             live.bridge,
                             slot.clone(),
                             live.budget,
+                            None,
                         )?);
                         live.globals
                     }
@@ -266,8 +274,11 @@ impl Realm {
                 });
                 lockdown::lockdown(&ctx, shape)?;
                 bindings::alias_global(&ctx)?;
-                if template && !raw::prevent_extensions(&ctx, &ctx.globals()) {
-                    return Err(SetupError::Js(ctx.throw(ctx.catch())));
+                if template {
+                    if !raw::prevent_extensions(&ctx, &ctx.globals()) {
+                        return Err(SetupError::Js(ctx.throw(ctx.catch())));
+                    }
+                    guest_factory = Some(Persistent::save(&ctx, membrane::guest_factory(&ctx)?));
                 }
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
@@ -306,8 +317,54 @@ impl Realm {
             standard,
             derived: false,
             console_reset,
+            guest_factory,
             heap_base: Cell::new(0),
         })
+    }
+
+    /// Installs the membrane's guest half in a derived realm and binds the live globals; the
+    /// intrinsics it captures are the template's, already frozen, and nothing it makes is
+    /// reachable from the global object but the bound proxies.
+    pub(crate) fn attach_live(&mut self, live: LiveGlobals) -> Result<(), BuildError> {
+        // The runtime's stack limit was measured for the last run, maybe with a smaller stack
+        // or from a deeper frame: measure it here.
+        self.enter(Limits::default().stack_bytes);
+        let slot = self.slot.clone();
+        let guest = self
+            .context
+            .with(|ctx| -> Result<Rc<GuestHandle>, BuildError> {
+                let engine = |e: rquickjs::Error| {
+                    BuildError::Engine(format!(
+                        "realm setup failed: {}",
+                        super::run::exception_text(&ctx, e)
+                    ))
+                };
+                let factory = match self.guest_factory.clone() {
+                    Some(f) => Some(
+                        f.restore(&ctx)
+                            .and_then(|f| raw::rebind(&ctx, f))
+                            .map_err(engine)?,
+                    ),
+                    None => None,
+                };
+                let guest = membrane::install(&ctx, live.bridge, slot, live.budget, factory)
+                    .map_err(engine)?;
+                match membrane::bind_globals(&ctx, &guest, &live.globals) {
+                    Ok(None) => Ok(guest),
+                    Ok(Some(name)) => {
+                        guest.release();
+                        Err(BuildError::GlobalCollision(name))
+                    }
+                    Err(e) => {
+                        guest.release();
+                        Err(engine(e))
+                    }
+                }
+            })?;
+        self.guest = Some(guest);
+        // Only now: a slicer's interrupt would pause the set-up, which is not the guest's time.
+        *self.slot.slicer.borrow_mut() = live.slicer;
+        Ok(())
     }
 
     /// Prepares the realm for the run that takes it: limits, output budget, input, console mode.
