@@ -402,7 +402,10 @@ export declare function run(source: string, options?: object | null, cancel?: Ca
 export interface RunStats {
   /** Wall-clock time of the run, promise jobs included. */
   wallMs: number
-  /** Peak QuickJS heap use. */
+  /**
+   * Peak QuickJS heap use of the run: what it allocated on top of its thread's template
+   * realm, or the whole heap of a realm with a runtime of its own.
+   */
   heapBytes: number
   /** Crossings into host code (live globals). */
   hostCalls: number
