@@ -547,6 +547,52 @@ describe('timers and jobs', () => {
     expect(r.output).toBe('');
     expect(r.logs).toEqual([]);
   });
+
+  it('a FinalizationRegistry target freed after the writer ended does not run its callback in the reader', () => {
+    // Registered while the result is copied out, held only by a promise job: dropping the
+    // writer's jobs frees it; a callback that re-arms itself would otherwise read every later
+    // reader's input.
+    valueOf(
+      runSync(`globalThis.stolen = [];
+        globalThis.reg = new FinalizationRegistry(() => {
+          stolen.push(read_input());
+          console.log('${MARK} saw ' + JSON.stringify(stolen));
+          const t = {}; reg.register(t, 0); setTimeout(() => {}, 1e9, t);
+        });
+        let armed = false;
+        return { get x() {
+          if (!armed) { armed = true; const t = {}; reg.register(t, 0); Promise.resolve().then(() => t); }
+          return 1;
+        } };`),
+    );
+    for (const secret of ['reader-secret-1', 'reader-secret-2', 'reader-secret-3']) {
+      const r = runSync('await null; return read_input()', { input: secret });
+      expect(valueOf(r)).toBe(secret);
+      expect(r.logs).toEqual([]);
+    }
+  });
+
+  it('a writer whose registry is garbage together with its realm does not crash the host', () => {
+    const w = runSync(`const t = {}; t.self = t;
+      const r = new FinalizationRegistry(console.log); r.self = r; r.register(t, '${MARK}');
+      const junk = {}; junk.self = junk; junk.s = 'x'.repeat(3 << 20);
+      return 1`);
+    expect(valueOf(w)).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const r = runSync('await null; return 2');
+      expect(valueOf(r)).toBe(2);
+      expect(r.logs).toEqual([]);
+    }
+  });
+
+  it("a writer's garbage up to its own small memory limit does not fail a reader with live values", async () => {
+    const host = { f: (n: number) => n + 1 };
+    for (let size = 1_000_000; size < 1_046_000; size += 3_000) {
+      runSync(`const o = {}; o.self = o; o.s = 'x'.repeat(${size}); return 1`, { limits: { memoryBytes: 1 << 20 } });
+      const r = await run('return obj.f(1)', { globals: { obj: host } });
+      expect(valueOf(r)).toBe(2);
+    }
+  });
 });
 
 describe('console state', () => {

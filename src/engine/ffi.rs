@@ -26,6 +26,8 @@ extern "C" {
     fn JS_StepsExhausted(ctx: *mut qjs::JSContext) -> bool;
     /// Patch 0020: removes every queued job of `ctx` without running it.
     fn JS_DiscardJobs(ctx: *mut qjs::JSContext) -> c_int;
+    /// Patch 0022: the context's work is over: its jobs are dropped, now and later.
+    fn JS_CloseContext(ctx: *mut qjs::JSContext);
     /// Patch 0021: a context sharing the frozen intrinsics of `tmpl`, with a global object of
     /// its own; NULL when out of memory or when `tmpl`'s globals cannot be copied.
     fn JS_NewContextFromTemplate(tmpl: *mut qjs::JSContext) -> *mut qjs::JSContext;
@@ -41,6 +43,12 @@ pub fn derive_context(template: &rquickjs::Context) -> Option<rquickjs::Context>
         let raw = std::ptr::NonNull::new(raw)?;
         Some(rquickjs::Context::from_raw(raw, template.runtime().clone()))
     }
+}
+
+/// Ends the work of `ctx`: no job of it is queued or run from now on (see `JS_CloseContext`).
+pub fn close_context(ctx: &Ctx<'_>) {
+    // SAFETY: `ctx` is a live context entered on the current thread; the call only sets a flag.
+    unsafe { JS_CloseContext(ctx.as_raw().as_ptr()) };
 }
 
 /// Drops every promise job `ctx` still has queued; returns how many.

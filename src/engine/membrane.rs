@@ -824,6 +824,17 @@ mod tests {
                 let first = crate::engine::run::execute(&before, &CancelToken::new());
                 assert!(first.ok, "{:?}", first.error);
                 std::thread::sleep(std::time::Duration::from_millis(40));
+                // And runs that leave garbage up to their own small memory limit.
+                for size in (1_000_000..1_046_000).step_by(3_000) {
+                    let mut tight = RunRequest::new(format!(
+                        "const o = {{}}; o.self = o; o.s = 'x'.repeat({size}); return 1"
+                    ));
+                    tight.limits.memory_bytes = 1 << 20;
+                    let _ = crate::engine::run::execute(&tight, &CancelToken::new());
+                    let host = Rc::new(MethodHost::default());
+                    let outcome = run_with("return obj.push(1)", host);
+                    assert!(outcome.ok, "after {size}: {:?}", outcome.error);
+                }
                 let host = Rc::new(MethodHost::default());
                 let outcome = run_with("return obj.push(1)", host);
                 assert!(outcome.ok, "{:?}", outcome.error);

@@ -10,7 +10,7 @@
 //! and rebuilt for the next run: nothing a stopped guest left half-done is ever reused.
 
 use super::ffi;
-use super::limits::{CancelToken, Watchdog};
+use super::limits::{CancelToken, Limits, Watchdog};
 use super::raw;
 use super::realm::{BuildError, Realm};
 use std::cell::RefCell;
@@ -32,6 +32,8 @@ enum State {
     Running,
     /// A run's context was freed without `retire` (a panic or an abandoned run).
     Ended,
+    /// A run's per-run state could not be reset: the template must not serve another run.
+    Broken,
 }
 
 struct Template {
@@ -76,7 +78,7 @@ pub(crate) fn derive() -> Option<Realm> {
         let mut slot = slot.try_borrow_mut().ok()?;
         match slot.state {
             State::Running => return None,
-            State::Ended => {
+            State::Ended | State::Broken => {
                 slot.template = None;
                 slot.state = State::Idle;
             }
@@ -86,11 +88,14 @@ pub(crate) fn derive() -> Option<Realm> {
             slot.template = Some(build().ok()?);
         }
         let t = slot.template.as_ref()?;
-        // The slot still holds the last run's watchdog, which may have stopped that run: the
-        // membrane's set-up for this one (before `Realm::begin`) must not see it.
-        *t.realm.slot.watchdog.borrow_mut() =
-            Watchdog::new(Duration::from_secs(3600), CancelToken::new());
-        let context = ffi::derive_context(&t.realm.context)?;
+        // The slot and the meter still hold the last run's watchdog and memory limit, which
+        // may have stopped that run: deriving and the membrane's set-up (before
+        // `Realm::begin`) must not see them.
+        idle(&t.realm);
+        let Some(context) = ffi::derive_context(&t.realm.context) else {
+            slot.template = None;
+            return None;
+        };
         let seed = fresh_seed();
         context.with(|ctx| ffi::seed_random(&ctx, seed));
         let realm = Realm {
@@ -112,6 +117,19 @@ pub(crate) fn derive() -> Option<Realm> {
     })
 }
 
+/// Gives the template's runtime a watchdog that never stops and the default memory limit on top
+/// of what it holds: the state between runs.
+fn idle(realm: &Realm) {
+    *realm.slot.watchdog.borrow_mut() =
+        Watchdog::new(Duration::from_secs(3600), CancelToken::new());
+    realm.meter.set_limit(
+        realm
+            .meter
+            .used()
+            .saturating_add(Limits::default().memory_bytes),
+    );
+}
+
 fn fresh_seed() -> u64 {
     let mut bytes = [0u8; 8];
     if getrandom::fill(&mut bytes).is_err() {
@@ -125,25 +143,34 @@ fn fresh_seed() -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-/// Called while a derived realm is dropped, before its context is freed: forgets the run's
-/// timers and console state, which live in the template's helpers, and the run's queued jobs.
+/// Called while a derived realm is dropped, before its context is freed: closes the context
+/// (nothing of the run is queued or run later, not even a FinalizationRegistry callback of an
+/// object freed by a later run), forgets the run's timers and console state, which live in the
+/// template's helpers, and drops the run's queued jobs.
 pub(crate) fn release(realm: &Realm) {
-    realm.context.with(|ctx| {
+    // The run's deadline or abort must not interrupt the resets.
+    idle(realm);
+    let reset = realm.context.with(|ctx| {
+        ffi::close_context(&ctx);
+        let mut reset = true;
         if let Some(t) = realm.timers.as_ref() {
             if t.reset(&ctx).is_err() {
                 let _ = ctx.catch();
+                reset = false;
             }
         }
-        if let Some(reset) = realm.console_reset.clone() {
-            let done = reset
+        if let Some(f) = realm.console_reset.clone() {
+            let done = f
                 .restore(&ctx)
                 .and_then(|f| raw::rebind(&ctx, f))
                 .and_then(|f| f.call::<_, ()>(()));
             if done.is_err() {
                 let _ = ctx.catch();
+                reset = false;
             }
         }
         ffi::discard_jobs(&ctx);
+        reset
     });
     realm.slot.group_indent.set(0);
     *realm.slot.slicer.borrow_mut() = None;
@@ -152,9 +179,10 @@ pub(crate) fn release(realm: &Realm) {
         u.entries.clear();
         u.dropped = 0;
     }
-    SLOT.with(|slot| {
+    // `try_with`: a realm dropped while its thread exits must not panic in a destructor.
+    let _ = SLOT.try_with(|slot| {
         if let Ok(mut slot) = slot.try_borrow_mut() {
-            slot.state = State::Ended;
+            slot.state = if reset { State::Ended } else { State::Broken };
         }
     });
 }
@@ -165,7 +193,7 @@ pub(crate) fn retire(realm: Realm, clean: bool) {
     let rt = realm.rt.clone();
     let meter = realm.meter.clone();
     drop(realm);
-    SLOT.with(|slot| {
+    let _ = SLOT.try_with(|slot| {
         let Ok(mut slot) = slot.try_borrow_mut() else {
             return;
         };

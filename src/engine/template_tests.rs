@@ -262,3 +262,62 @@ fn helpers_made_in_the_template_work_from_every_run() {
         assert_eq!(text(&locale), "de-DE");
     });
 }
+
+#[test]
+fn finalization_callbacks_of_a_finished_run_never_run_in_a_later_one() {
+    on_fresh_thread(|| {
+        // The target is registered while the result is copied out (a getter), held only by a
+        // promise job: dropping the run's jobs frees it, which queues the run's callback after
+        // the jobs being dropped, for the next run's job loop.
+        let first = run(
+            "globalThis.reg = new FinalizationRegistry(console.log); \
+             let armed = false; \
+             return { get x() { \
+               if (!armed) { armed = true; let u = {}; reg.register(u, 'from the first run'); Promise.resolve().then(() => u); } \
+               return 1 } }",
+        );
+        assert!(first.ok, "{:?}", first.error);
+        let quiet = || {
+            for _ in 0..3 {
+                let later = run("await null; return 2");
+                let lines: Vec<&str> = later.logs.iter().map(|l| l.message.as_str()).collect();
+                assert!(lines.is_empty(), "{lines:?}");
+            }
+        };
+        quiet();
+        // Or held by a pending timer, which the timers' reset frees.
+        let second = run(
+            "globalThis.reg = new FinalizationRegistry(console.log); \
+             { const t = {}; reg.register(t, 'from the second run'); setTimeout(() => {}, 1e9, t); } return 1",
+        );
+        assert!(second.ok, "{:?}", second.error);
+        quiet();
+    });
+}
+
+#[test]
+fn a_run_whose_registry_is_garbage_with_its_context_does_not_crash_the_collection() {
+    on_fresh_thread(|| {
+        // Context, global, registry and target form one cycle that a collection between runs
+        // frees; the registry must not queue a job that revives the context being freed.
+        let outcome = run("const t = {}; t.self = t; \
+             const r = new FinalizationRegistry(console.log); r.self = r; r.register(t, 'x'); \
+             const junk = {}; junk.self = junk; junk.s = 'x'.repeat(3 << 20); \
+             return 1");
+        assert!(outcome.ok, "{:?}", outcome.error);
+        assert_eq!(value(&run("return 3")), Data::Number(3.0));
+    });
+}
+
+#[test]
+fn a_small_memory_limit_does_not_reach_the_next_runs_set_up() {
+    on_fresh_thread(|| {
+        // Garbage in a cycle up to the first run's own limit, left for the next run.
+        let mut tight =
+            RunRequest::new("const o = {}; o.self = o; o.s = 'x'.repeat(1000000); return 1");
+        tight.limits.memory_bytes = 1 << 20;
+        assert!(execute(&tight, &CancelToken::new()).ok);
+        assert_eq!(value(&run("return [1, 2, 3].length")), Data::Number(3.0));
+        assert!(template::is_built());
+    });
+}

@@ -578,6 +578,8 @@ struct JSContext {
     /* set once JS_NewContextFromTemplate() derived a context from this one:
        its functions then run in the realm of whoever calls them */
     uint8_t is_template : 1;
+    /* set by JS_CloseContext(): no job of this context is queued or run */
+    uint8_t closed : 1;
 
     JSShape *array_shape;   /* initial shape for Array objects */
     JSShape *arguments_shape;  /* shape for arguments objects */
@@ -2550,6 +2552,8 @@ int JS_EnqueueJob(JSContext *ctx, JSJobFunc *job_func,
     int i;
 
     assert(!rt->in_free);
+    if (ctx->closed)
+        return 0; /* its work is over: the job is dropped */
 
     e = js_malloc(ctx, sizeof(*e) + argc * sizeof(JSValue));
     if (!e)
@@ -2607,7 +2611,8 @@ int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
     e = list_entry(rt->job_list.next, JSJobEntry, link);
     list_del(&e->link);
     ctx = e->ctx;
-    res = e->job_func(e->ctx, e->argc, vc(e->argv));
+    /* a job queued before its context was closed is dropped, not run */
+    res = ctx->closed ? JS_UNDEFINED : e->job_func(e->ctx, e->argc, vc(e->argv));
     for(i = 0; i < e->argc; i++)
         JS_FreeValue(ctx, e->argv[i]);
     if (JS_IsException(res))
@@ -2622,6 +2627,16 @@ int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
        reference) even when the job held the last one */
     rt->job_ctx_held = ctx;
     return ret;
+}
+
+/* Ends the work of 'ctx': jobs it queues from now on (promise reactions,
+   FinalizationRegistry callbacks of objects freed later) are dropped, and so
+   are queued ones when their turn comes. The context stays usable for calls.
+   An embedder that ends a run while the runtime goes on closes the run's
+   context, so that nothing of it runs during a later run. */
+void JS_CloseContext(JSContext *ctx)
+{
+    ctx->closed = true;
 }
 
 /* Removes every queued job of 'ctx' without running it; returns how many
@@ -64116,6 +64131,11 @@ static void reset_weak_ref(JSRuntime *rt, JSWeakRefRecord **first_weak_ref)
                 if (p->free_mark || JS_GC_MARK(p))
                     enqueue = false;
             }
+            /* nor when the registry's context is itself being collected:
+               the job would take a reference to a context the collector is
+               about to free */
+            if (enqueue && (JS_GC_MARK(fre->ctx) || fre->ctx->closed))
+                enqueue = false;
             if (enqueue) {
                 JSValueConst args[2];
                 args[0] = fre->cb;

@@ -1267,6 +1267,7 @@ JS_EXTERN bool JS_IsJobPending(JSRuntime *rt);
 JS_EXTERN JSContext *JS_GetPendingJobContext(JSRuntime *rt);
 JS_EXTERN int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx);
 JS_EXTERN int JS_DiscardJobs(JSContext *ctx);
+JS_EXTERN void JS_CloseContext(JSContext *ctx);
 
 /* Structure to retrieve (de)serialized SharedArrayBuffer objects. */
 typedef struct JSSABTab {
