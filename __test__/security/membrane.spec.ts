@@ -559,3 +559,85 @@ describe('proxies and callbacks after the run', () => {
     expectAllHealthy();
   });
 });
+
+// The guest half of the membrane is made once per thread and shared by every live run: its
+// traps find a proxy's run and host id on the proxy's target. None of that may show.
+describe('the membrane shared by runs', () => {
+  const PROBE = `
+    const seen = {};
+    for (const [name, p] of [['object', obj], ['array', arr], ['function', fn]]) {
+      const c = Object.create(p);
+      const guesses = [Symbol('run'), Symbol('id'), Symbol.for('run'), Symbol.for('id')];
+      seen[name] = [
+        Object.getOwnPropertySymbols(p).length,
+        Reflect.ownKeys(p).filter((k) => typeof k === 'symbol').length,
+        Object.getOwnPropertySymbols(Object.getOwnPropertyDescriptors(p)).length,
+        Object.getOwnPropertySymbols({ ...p }).length,
+        Object.getOwnPropertySymbols(Object.assign({}, p)).length,
+        guesses.filter((s) => p[s] !== undefined || s in p || c[s] !== undefined || s in c).length,
+      ];
+    }
+    return seen;`;
+
+  it('a proxy shows no bookkeeping of its own, whatever its kind', () => {
+    const host = { obj: { a: 1 }, arr: [1, 2], fn: function named() {} };
+    const r = liveSync(PROBE, host);
+    expect(value(r)).toEqual({
+      object: [0, 0, 0, 0, 0, 0],
+      array: [0, 0, 0, 0, 0, 0],
+      function: [0, 0, 0, 0, 0, 0],
+    });
+    expect(Object.getOwnPropertySymbols(host.obj)).toEqual([]);
+    expect(Object.keys(host.obj)).toEqual(['a']);
+    expectAllHealthy();
+  });
+
+  it('two live runs in flight at once each reach only their own host objects', async () => {
+    let release: (v: unknown) => void = () => {};
+    const a = { name: 'a', wait: () => new Promise((resolve) => (release = resolve)) };
+    const b = { name: 'b', wait: () => Promise.resolve(2) };
+    const first = live('const n = h.name; return h.wait().then((v) => [n, h.name, v, typeof b])', { h: a });
+    const second = await live('return h.wait().then((v) => [h.name, v, typeof a])', { h: b });
+    expect(value(second)).toEqual(['b', 2, 'undefined']);
+    release(1);
+    expect(value(await first)).toEqual(['a', 'a', 1, 'undefined']);
+    expectAllHealthy();
+  });
+
+  it("a callback kept from a finished run runs neither its code nor the later run's", () => {
+    let kept: (() => unknown) | undefined;
+    const earlier = { touched: false };
+    value(liveSync('keep(() => { mark.touched = true; return 1 }); return 1', {
+      keep: (f: () => unknown) => (kept = f),
+      mark: earlier,
+    }));
+    const later = { touched: false };
+    const r = liveSync('try { return poke() } catch (e) { return e.message }', {
+      poke: () => kept!(),
+      mark: later,
+    });
+    expect(value(r)).toMatch(/after its run ended/);
+    expect(earlier.touched).toBe(false);
+    expect(later.touched).toBe(false);
+    expectAllHealthy();
+  });
+
+  it('proxies, method stand-ins and instance checks are made afresh for every run', () => {
+    class Item {}
+    const shared = { list: [1], Item, item: new Item() };
+    const marks = [];
+    for (let i = 0; i < 3; i++) {
+      const r = liveSync(
+        `const m = shared.list.push, h = shared.Item[Symbol.hasInstance];
+         const fresh = [Object.isFrozen(m), Object.isFrozen(h), shared.item instanceof shared.Item];
+         try { m.mark = 1 } catch {}
+         try { h.mark = 1 } catch {}
+         return [...fresh, m.mark === undefined, h.mark === undefined, Object.isExtensible(shared)]`,
+        { shared },
+      );
+      marks.push(value(r));
+    }
+    expect(marks).toEqual(Array(3).fill([true, true, true, true, true, true]));
+    expectAllHealthy();
+  });
+});

@@ -249,7 +249,10 @@ pub trait HostBridge {
 /// The guest's side of a live run, shared with host callbacks so they can call back in.
 pub struct GuestHandle {
     ctx: Cell<Option<NonNull<rquickjs::qjs::JSContext>>>,
-    api: RefCell<Option<Persistent<Object<'static>>>>,
+    /// The realm's guest half and this run's state in it, both handed to every call into it.
+    guest: RefCell<Option<GuestHalf>>,
+    /// The membrane this run is attached to; released with the run.
+    serving: Rc<Serving>,
     pub host_calls: Cell<u64>,
     budget: u64,
     slot: Rc<RunSlot>,
@@ -264,8 +267,9 @@ impl GuestHandle {
 
     /// Releases the guest half; host functions kept by the host stop working.
     pub fn release(&self) {
-        self.api.borrow_mut().take();
+        self.guest.borrow_mut().take();
         self.ctx.set(None);
+        self.serving.end();
     }
 
     fn ctx<'js>(&self) -> Option<Ctx<'js>> {
@@ -332,21 +336,22 @@ impl GuestHandle {
         args: Vec<FromHost>,
     ) -> HostResult<ToHost> {
         let ctx = ctx.clone();
-        let api = self.api.borrow().clone();
-        let Some(api) = api else {
+        let guest = self.guest.borrow().clone();
+        let Some(guest) = guest else {
             return Err(HostFailure::new(
                 "Error",
                 "a sandbox callback was called after its run ended",
             ));
         };
         let result = (|| -> rquickjs::Result<ToHost> {
-            let api = api.restore(&ctx)?;
-            let invoke: Function = api.get("invoke")?;
+            let (kernel, run) = guest.restore(&ctx)?;
+            let invoke: Function = kernel.get("invoke")?;
             let args_arr = Array::new(ctx.clone())?;
             for (i, a) in args.iter().enumerate() {
                 args_arr.set(i, from_host_to_guest(&ctx, a)?)?;
             }
-            let out: Value = invoke.call((callback, from_host_to_guest(&ctx, &this)?, args_arr))?;
+            let out: Value =
+                invoke.call((run, callback, from_host_to_guest(&ctx, &this)?, args_arr))?;
             to_host_from_guest(&ctx, &out)
         })();
         result.map_err(|e| guest_failure(&ctx, e))
@@ -359,13 +364,25 @@ impl GuestHandle {
         outcome: Result<FromHost, HostFailure>,
     ) -> rquickjs::Result<()> {
         let Some(ctx) = self.ctx() else { return Ok(()) };
-        let api = self.api.borrow().clone();
-        let Some(api) = api else { return Ok(()) };
-        let api = api.restore(&ctx)?;
-        let settle_fn: Function = api.get("settle")?;
+        let guest = self.guest.borrow().clone();
+        let Some(guest) = guest else { return Ok(()) };
+        let (kernel, run) = guest.restore(&ctx)?;
+        let settle_fn: Function = kernel.get("settle")?;
         match outcome {
-            Ok(v) => settle_fn.call::<_, ()>((settle, true, from_host_to_guest(&ctx, &v)?, "")),
-            Err(f) => settle_fn.call::<_, ()>((settle, false, f.message.as_str(), f.name.as_str())),
+            Ok(v) => settle_fn.call::<_, ()>((
+                run,
+                settle,
+                true,
+                from_host_to_guest(&ctx, &v)?,
+                "",
+            )),
+            Err(f) => settle_fn.call::<_, ()>((
+                run,
+                settle,
+                false,
+                f.message.as_str(),
+                f.name.as_str(),
+            )),
         }
     }
 }
@@ -591,29 +608,101 @@ fn throw_failure<'js>(ctx: &Ctx<'js>, f: HostFailure) -> rquickjs::Error {
     }
 }
 
-/// Installs the membrane into a realm (before lockdown).
-/// Returns the handle host callbacks use to call back into the guest.
-pub(crate) fn install<'js>(
-    ctx: &Ctx<'js>,
-    bridge: Rc<dyn HostBridge>,
-    slot: Rc<RunSlot>,
-    budget: u64,
-    factory: Option<Function<'js>>,
-) -> rquickjs::Result<Rc<GuestHandle>> {
-    let handle = Rc::new(GuestHandle {
-        ctx: Cell::new(Some(ctx.as_raw())),
-        api: RefCell::new(None),
-        host_calls: Cell::new(0),
-        budget,
-        slot,
-        over_budget: Cell::new(false),
-    });
+/// The guest half and this run's state object in it (see `membrane_guest.js`), saved in the
+/// run's own context.
+#[derive(Clone)]
+struct GuestHalf {
+    kernel: Persistent<Object<'static>>,
+    run: Persistent<Object<'static>>,
+}
+
+impl GuestHalf {
+    fn restore<'js>(self, ctx: &Ctx<'js>) -> rquickjs::Result<(Object<'js>, Object<'js>)> {
+        Ok((self.kernel.restore(ctx)?, self.run.restore(ctx)?))
+    }
+}
+
+/// The live run a realm's membrane serves now. The natives are made once per realm; the run
+/// they cross into is looked up here on every call.
+#[derive(Default)]
+struct Serving(RefCell<Option<(Rc<dyn HostBridge>, Rc<GuestHandle>)>>);
+
+impl Serving {
+    fn now(&self) -> Option<(Rc<dyn HostBridge>, Rc<GuestHandle>)> {
+        self.0.borrow().clone()
+    }
+
+    fn end(&self) {
+        // Taken out first: dropping the bridge may run host code that looks here again.
+        let ended = self.0.borrow_mut().take();
+        drop(ended);
+    }
+}
+
+/// The membrane of one realm, made once (a template realm's serves every run derived from it):
+/// the native functions the guest half calls, and the guest half itself, frozen. Each live run
+/// attaches to it with its own bridge and gets its own state in the guest half.
+pub(crate) struct Membrane {
+    kernel: Persistent<Object<'static>>,
+    serving: Rc<Serving>,
+}
+
+impl Membrane {
+    pub(crate) fn new(ctx: &Ctx<'_>) -> rquickjs::Result<Membrane> {
+        let serving = Rc::new(Serving::default());
+        let natives = natives(ctx, &serving)?;
+        let build: Function =
+            super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()?;
+        let kernel: Object = build.call((natives, protocol_object(ctx)?))?;
+        Ok(Membrane {
+            kernel: Persistent::save(ctx, kernel),
+            serving,
+        })
+    }
+
+    /// Attaches a live run in `ctx` (the realm's own context or one derived from it). Returns
+    /// the handle host callbacks use to call back into the guest.
+    pub(crate) fn attach(
+        &self,
+        ctx: &Ctx<'_>,
+        bridge: Rc<dyn HostBridge>,
+        slot: Rc<RunSlot>,
+        budget: u64,
+    ) -> rquickjs::Result<Rc<GuestHandle>> {
+        // Calls through the guest half must run from the run's context, not the one it was
+        // made in.
+        let kernel = raw::rebind(ctx, self.kernel.clone().restore(ctx)?)?;
+        let begin: Function = kernel.get("begin")?;
+        let run: Object = begin.call(())?;
+        let handle = Rc::new(GuestHandle {
+            ctx: Cell::new(Some(ctx.as_raw())),
+            guest: RefCell::new(Some(GuestHalf {
+                kernel: Persistent::save(ctx, kernel),
+                run: Persistent::save(ctx, run),
+            })),
+            serving: self.serving.clone(),
+            host_calls: Cell::new(0),
+            budget,
+            slot,
+            over_budget: Cell::new(false),
+        });
+        *self.serving.0.borrow_mut() = Some((bridge.clone(), handle.clone()));
+        bridge.attach(&handle);
+        Ok(handle)
+    }
+}
+
+/// The native functions the guest half crosses into the host with (`N` in `membrane_guest.js`).
+/// Each serves whichever run is attached to the membrane; none works between runs.
+fn natives<'js>(ctx: &Ctx<'js>, serving: &Rc<Serving>) -> rquickjs::Result<Object<'js>> {
     let n = Object::new(ctx.clone())?;
     macro_rules! native {
         ($name:literal, |$ctx:ident, $b:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
-            let bridge = bridge.clone();
-            let handle = handle.clone();
+            let serving = serving.clone();
             let f = Function::new(ctx.clone(), move |$ctx: Ctx<'js>, $($arg: $ty),*| -> rquickjs::Result<Value<'js>> {
+                let Some((bridge, handle)) = serving.now() else {
+                    return Err(throw_uncatchable(&$ctx, "the live run has ended"));
+                };
                 if let Err(why) = handle.cross() {
                     return Err(throw_uncatchable(&$ctx, why));
                 }
@@ -690,20 +779,8 @@ pub(crate) fn install<'js>(
         b.then(id, settle).map_err(|f| throw_failure(&ctx, f))?;
         Ok(Value::new_undefined(ctx.clone()))
     });
-    let build = match factory {
-        Some(f) => f,
-        None => guest_factory(ctx)?,
-    };
-    let api: Object = build.call((n, protocol_object(ctx)?))?;
-    *handle.api.borrow_mut() = Some(Persistent::save(ctx, api));
-    bridge.attach(&handle);
-    Ok(handle)
-}
-
-/// The guest half's source, compiled: a function of the natives and the protocol that builds one
-/// run's guest half. A template realm compiles it once for all its runs.
-pub(crate) fn guest_factory<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Function<'js>> {
-    super::raw::eval_helper(ctx, GUEST_HALF, super::realm::INTERNAL_FILENAME_C)?.get()
+    super::raw::freeze(ctx, &n);
+    Ok(n)
 }
 
 /// Binds live host values as globals (after lockdown: proxies are never frozen). Returns the
@@ -713,16 +790,16 @@ pub fn bind_globals<'js>(
     handle: &GuestHandle,
     globals: &[(String, FromHost)],
 ) -> rquickjs::Result<Option<String>> {
-    let api = handle
-        .api
+    let (kernel, run) = handle
+        .guest
         .borrow()
         .clone()
         .ok_or(rquickjs::Error::Unknown)?
         .restore(ctx)?;
-    let wrap: Function = api.get("wrap")?;
+    let wrap: Function = kernel.get("wrap")?;
     let global = ctx.globals();
     for (name, value) in globals {
-        let v: Value = wrap.call((from_host_to_guest(ctx, value)?,))?;
+        let v: Value = wrap.call((run.clone(), from_host_to_guest(ctx, value)?))?;
         if !super::raw::define_data(ctx, &global, name, v) {
             return Ok(Some(name.clone()));
         }
@@ -807,6 +884,35 @@ mod tests {
             }
             let builds = crate::engine::template::BUILDS.with(|b| b.get());
             assert_eq!(builds, 1);
+        })
+        .join()
+        .expect("the thread survives");
+    }
+
+    #[test]
+    fn a_live_runs_state_leaves_with_it_and_the_template_keeps_its_size() {
+        std::thread::spawn(|| {
+            // Proxies, a method stand-in, a callback and copies: all of it is the run's state.
+            let source = "const f = () => 1; obj.push(f, obj, [obj], { o: obj }); \
+                          return typeof obj.push === 'function' && obj.push === obj.push";
+            let mut heaps = Vec::new();
+            for _ in 0..3 {
+                for _ in 0..300 {
+                    let host = Rc::new(MethodHost::default());
+                    let outcome = run_with(source, host.clone());
+                    assert!(outcome.ok, "{:?}", outcome.error);
+                    assert_eq!(outcome.value, Some(Data::Bool(true)));
+                    assert_eq!(host.calls.borrow().as_slice(), &[(7, 1, 4)]);
+                }
+                heaps.push(crate::engine::template::collected_heap().expect("a template"));
+            }
+            let builds = crate::engine::template::BUILDS.with(|b| b.get());
+            assert_eq!(builds, 1);
+            // 300 runs that each left one proxy or closure behind would add far more.
+            assert!(
+                heaps[2] <= heaps[0] + 8 * 1024,
+                "the template grew: {heaps:?}"
+            );
         })
         .join()
         .expect("the thread survives");

@@ -1,6 +1,8 @@
 // Guest half of the membrane: host objects appear as proxies whose traps cross into the host
-// through the native functions in `N`. Evaluated by the host before lockdown; nothing here is
-// reachable from guest code except the proxies and method stand-ins it creates. `P` is the wire
+// through the native functions in `N`. Called once per realm (a template's serves every run
+// derived from it); what it returns is frozen and reachable only from the host. Each run gets
+// its own state object from `begin()` (its proxies, callbacks and pending promises), passed as
+// `run` to everything below, so nothing of one run is reachable from another. `P` is the wire
 // protocol, defined in membrane.rs: value tags (`P.tag`), handle kinds (`P.kind`), `desc`
 // answers (`P.presence`).
 //
@@ -30,20 +32,42 @@
   ]);
   // Answered from the guest side, never forwarded: they would lead to host prototypes or
   // host constructors.
-  const BLOCKED = new SetCtor(['__proto__', 'constructor', 'prototype', 'caller', 'callee', 'arguments',
-    '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+  // A lookup table without a prototype: a property read is the cheapest test on every trap.
+  const BLOCKED = { __proto__: null };
+  for (const k of ['__proto__', 'constructor', 'prototype', 'caller', 'callee', 'arguments',
+    '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']) defineProperty(BLOCKED, k, { value: true });
+  freeze(BLOCKED);
 
-  const proxies = new MapCtor();     // host id -> proxy
-  const ids = new WeakMapCtor();     // proxy -> host id
-  const callbacks = new MapCtor();   // callback id -> guest function
-  const callbackIds = new WeakMapCtor();
-  const pending = new MapCtor();     // settle id -> [resolve, reject]
-  const methods = new MapCtor();     // method token -> guest stand-in
-  let nextCallback = 1, nextSettle = 1;
-
+  // A proxy's target carries its run and host id under these keys: the traps are shared by all
+  // proxies of a kind, and the target is never reachable from guest code (the traps answer
+  // symbols other than the well-known four themselves and never list the target's keys).
+  const RUN = Symbol('run'), ID = Symbol('id');
   const hasInstanceSymbol = Symbol.hasInstance;
+  const bind = Function.prototype.bind;
+  // Function targets are bound functions of this one: callable, constructible, and without an
+  // own non-configurable `prototype` that the proxy invariants would force us to report.
+  const NOOP = function () {};
+  freeze(NOOP.prototype);
+  freeze(NOOP);
   const wellKnown = (k) => apply(mapGet, WELL_KNOWN, [k]);
+  const key = (k) => (typeof k === 'symbol' ? wellKnown(k) : k);
+  const isSym = (k) => (typeof k === 'symbol' ? 1 : 0);
+  const blocked = (k) => typeof k === 'string' && BLOCKED[k] === true;
   const refuse = (what) => { throw new TypeError(what + ' is not allowed on host objects'); };
+
+  function begin() {
+    return {
+      proxies: new MapCtor(), // host id -> proxy
+      ids: new WeakMapCtor(), // proxy -> host id
+      callbacks: undefined, // callback id -> guest function
+      callbackIds: undefined, // guest function -> callback id
+      pending: undefined, // settle id -> [resolve, reject]
+      methods: undefined, // method token -> guest stand-in
+      hasInstance: undefined,
+      nextCallback: 1,
+      nextSettle: 1,
+    };
+  }
 
   function hostError(name, message) {
     const C = ErrorCtors[name] || Error;
@@ -52,35 +76,40 @@
     return e;
   }
 
-  function into(x) {
+  function into(run, x) {
     if (typeof x !== 'object' || x === null) return x;
     const id = x[0], kind = x[1];
     if (kind === KIND.data) return id;
-    if (kind === KIND.method) return method(id);
+    if (kind === KIND.method) return method(run, id);
     if (kind === KIND.promise) {
       return new PromiseCtor((resolve, reject) => {
-        const s = nextSettle++;
-        apply(mapSet, pending, [s, [resolve, reject]]);
+        if (run.pending === undefined) run.pending = new MapCtor();
+        const s = run.nextSettle++;
+        apply(mapSet, run.pending, [s, [resolve, reject]]);
         N.then(id, s);
       });
     }
-    return wrap(id, kind);
+    return wrap(run, id, kind);
   }
 
-  function out(v, depth, seen) {
+  function out(run, v, depth, seen) {
     switch (typeof v) {
       case 'undefined': case 'boolean': case 'number': case 'string': case 'bigint': return v;
       case 'symbol': throw new TypeError('a symbol cannot be passed to the host');
     }
     if (v === null) return null;
-    const id = apply(weakGet, ids, [v]);
+    const id = apply(weakGet, run.ids, [v]);
     if (id !== undefined) return [TAG.ref, id];
     if (typeof v === 'function') {
-      let cb = apply(weakGet, callbackIds, [v]);
+      if (run.callbacks === undefined) {
+        run.callbacks = new MapCtor();
+        run.callbackIds = new WeakMapCtor();
+      }
+      let cb = apply(weakGet, run.callbackIds, [v]);
       if (cb === undefined) {
-        cb = nextCallback++;
-        apply(mapSet, callbacks, [cb, v]);
-        apply(weakSet, callbackIds, [v, cb]);
+        cb = run.nextCallback++;
+        apply(mapSet, run.callbacks, [cb, v]);
+        apply(weakSet, run.callbackIds, [v, cb]);
       }
       return [TAG.callback, cb];
     }
@@ -91,7 +120,7 @@
       const d = depth + 1;
       if (isArray(v)) {
         const items = [];
-        for (let i = 0; i < v.length; i++) apply(arrayPush, items, [out(v[i], d, seen)]);
+        for (let i = 0; i < v.length; i++) apply(arrayPush, items, [out(run, v[i], d, seen)]);
         return [TAG.array, items];
       }
       if (v instanceof Date) return [TAG.date, apply(dateTime, v, [])];
@@ -99,68 +128,82 @@
       if ((isView(v) && !(v instanceof DataViewCtor)) || isArrayBuffer(v)) return [TAG.bytes, v];
       if (v instanceof MapCtor) {
         const entries = [];
-        for (const [k, x] of apply(mapEntries, v, [])) apply(arrayPush, entries, [[out(k, d, seen), out(x, d, seen)]]);
+        for (const [k, x] of apply(mapEntries, v, [])) apply(arrayPush, entries, [[out(run, k, d, seen), out(run, x, d, seen)]]);
         return [TAG.map, entries];
       }
       if (v instanceof SetCtor) {
         const items = [];
-        for (const x of apply(setValues, v, [])) apply(arrayPush, items, [out(x, d, seen)]);
+        for (const x of apply(setValues, v, [])) apply(arrayPush, items, [out(run, x, d, seen)]);
         return [TAG.set, items];
       }
       const entries = [];
-      for (const k of objectKeys(v)) apply(arrayPush, entries, [[k, out(v[k], d, seen)]]);
+      for (const k of objectKeys(v)) apply(arrayPush, entries, [[k, out(run, v[k], d, seen)]]);
       return [TAG.object, entries];
     } finally {
       apply(setDelete, seen, [v]);
     }
   }
-  const send = (v) => out(v, 0, new SetCtor());
+  const send = (run, v) => out(run, v, 0, new SetCtor());
+  const sendAll = (run, args) => {
+    const r = [];
+    for (let i = 0; i < args.length; i++) apply(arrayPush, r, [send(run, args[i])]);
+    return r;
+  };
 
   // `x instanceof HostClass`: the proxy's target has no `prototype`, so the check is asked of the
   // host. Only proxies can be instances of a host class; anything else is false without copying.
-  const hasInstance = ({
-    [hasInstanceSymbol](v) {
-      const self = apply(weakGet, ids, [this]);
-      if (self === undefined || apply(weakGet, ids, [v]) === undefined) return false;
-      const check = into(N.get(self, 'hasInstance', 1));
-      return typeof check === 'function' && apply(check, this, [v]) === true;
-    },
-  })[hasInstanceSymbol];
-  freeze(hasInstance);
-  const sendAll = (args) => { const r = []; for (let i = 0; i < args.length; i++) apply(arrayPush, r, [send(args[i])]); return r; };
+  // One per run, made when first read.
+  function hasInstanceOf(run) {
+    if (run.hasInstance !== undefined) return run.hasInstance;
+    const f = ({
+      [hasInstanceSymbol](v) {
+        const self = apply(weakGet, run.ids, [this]);
+        if (self === undefined || apply(weakGet, run.ids, [v]) === undefined) return false;
+        const check = into(run, N.get(self, 'hasInstance', 1));
+        return typeof check === 'function' && apply(check, this, [v]) === true;
+      },
+    })[hasInstanceSymbol];
+    freeze(f);
+    run.hasInstance = f;
+    return f;
+  }
 
-  function handler(id, kind) {
-    const key = (k) => (typeof k === 'symbol' ? wellKnown(k) : k);
-    const isSym = (k) => (typeof k === 'symbol' ? 1 : 0);
-    return {
-      get(t, k, receiver) {
-        if (typeof k === 'string' && apply(setHas, BLOCKED, [k])) return t[k];
-        if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstance : undefined;
-        const name = key(k);
+  // The traps of one kind of proxy, shared by every proxy of that kind in every run.
+  function handler(kind) {
+    return freeze({
+      get(t, k) {
+        if (typeof k === 'string') {
+          if (BLOCKED[k] === true) return t[k];
+          // Copied primitives, the most common answer, need no conversion.
+          const x = N.get(t[ID], k, 0);
+          return typeof x === 'object' && x !== null ? into(t[RUN], x) : x;
+        }
+        if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstanceOf(t[RUN]) : undefined;
+        const name = wellKnown(k);
         if (name === undefined) return undefined;
-        return into(N.get(id, name, isSym(k)));
+        return into(t[RUN], N.get(t[ID], name, 1));
       },
       set(t, k, v) {
-        if (typeof k === 'string' && apply(setHas, BLOCKED, [k])) refuse("setting '" + k + "'");
+        if (blocked(k)) refuse("setting '" + k + "'");
         const name = key(k);
         if (name === undefined) refuse('setting a symbol property');
-        N.set(id, name, isSym(k), send(v));
+        N.set(t[ID], name, isSym(k), send(t[RUN], v));
         return true;
       },
       has(t, k) {
-        if (typeof k === 'string' && apply(setHas, BLOCKED, [k])) return k in t;
+        if (blocked(k)) return k in t;
         const name = key(k);
-        return name === undefined ? false : N.has(id, name, isSym(k));
+        return name === undefined ? false : N.has(t[ID], name, isSym(k));
       },
       deleteProperty(t, k) {
-        if (typeof k === 'symbol' || apply(setHas, BLOCKED, [k])) refuse("deleting '" + String(k) + "'");
-        return N.del(id, k);
+        if (typeof k === 'symbol' || blocked(k)) refuse("deleting '" + String(k) + "'");
+        return N.del(t[ID], k);
       },
       ownKeys(t) {
         const names = [];
-        const host = N.keys(id);
+        const host = N.keys(t[ID]);
         for (let i = 0; i < host.length; i++) {
-          if (!apply(setHas, BLOCKED, [host[i]])) apply(arrayPush, names, [host[i]]);
+          if (!blocked(host[i])) apply(arrayPush, names, [host[i]]);
         }
         if (kind === KIND.array && !names.includes('length')) apply(arrayPush, names, ['length']);
         return names;
@@ -169,13 +212,14 @@
         if (typeof k === 'symbol') return undefined;
         // Same rule as `get`: a descriptor's value would otherwise hand out what `get` refuses
         // (a host function's `prototype`, for one).
-        if (apply(setHas, BLOCKED, [k])) return reflectGetOwnPropertyDescriptor(t, k);
+        if (blocked(k)) return reflectGetOwnPropertyDescriptor(t, k);
+        const run = t[RUN], id = t[ID];
         if (kind === KIND.array && k === 'length') {
-          return { value: into(N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
+          return { value: into(run, N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
         }
         const flags = N.desc(id, k);
         if (flags === PRESENCE.absent) return undefined;
-        return { value: into(N.get(id, k, 0)), writable: true, enumerable: flags === PRESENCE.enumerable, configurable: true };
+        return { value: into(run, N.get(id, k, 0)), writable: true, enumerable: flags === PRESENCE.enumerable, configurable: true };
       },
       defineProperty() { refuse('defineProperty'); },
       getPrototypeOf(t) { return getPrototypeOf(t); },
@@ -183,56 +227,67 @@
       preventExtensions() { refuse('preventExtensions'); },
       isExtensible(t) { return isExtensible(t); },
       apply(t, thisArg, args) {
-        const self = apply(weakGet, ids, [thisArg]);
-        return into(N.call(id, self === undefined ? -1 : self, sendAll(args)));
+        const run = t[RUN];
+        const self = apply(weakGet, run.ids, [thisArg]);
+        return into(run, N.call(t[ID], self === undefined ? -1 : self, sendAll(run, args)));
       },
-      construct(t, args) { return into(N.construct(id, sendAll(args))); },
-    };
+      construct(t, args) {
+        const run = t[RUN];
+        return into(run, N.construct(t[ID], sendAll(run, args)));
+      },
+    });
   }
+  const HANDLERS = [];
+  HANDLERS[KIND.object] = handler(KIND.object);
+  HANDLERS[KIND.function] = handler(KIND.function);
+  HANDLERS[KIND.array] = handler(KIND.array);
+  freeze(HANDLERS);
 
   // A host built-in method as a guest function: callable on host objects only, not
-  // constructible, frozen, one per token (so `a.push === b.push` for two host arrays).
-  function method(token) {
-    const known = apply(mapGet, methods, [token]);
+  // constructible, frozen, one per token and run (so `a.push === b.push` for two host arrays).
+  function method(run, token) {
+    if (run.methods === undefined) run.methods = new MapCtor();
+    const known = apply(mapGet, run.methods, [token]);
     if (known !== undefined) return known;
     const f = ({
       method(...args) {
-        const self = apply(weakGet, ids, [this]);
+        const self = apply(weakGet, run.ids, [this]);
         if (self === undefined) throw new TypeError('a host method can only be called on a host object');
-        return into(N.method(token, self, sendAll(args)));
+        return into(run, N.method(token, self, sendAll(run, args)));
       },
     }).method;
     freeze(f);
-    apply(mapSet, methods, [token, f]);
+    apply(mapSet, run.methods, [token, f]);
     return f;
   }
 
-  function wrap(id, kind) {
-    const known = apply(mapGet, proxies, [id]);
+  function wrap(run, id, kind) {
+    const known = apply(mapGet, run.proxies, [id]);
     if (known !== undefined) return known;
-    // Function targets are bound functions: callable, constructible, and without an own
-    // non-configurable `prototype` that the proxy invariants would force us to report.
-    const target = kind === KIND.function ? apply(Function.prototype.bind, function () {}, [null]) : kind === KIND.array ? [] : {};
-    const p = new ProxyCtor(target, handler(id, kind));
-    apply(mapSet, proxies, [id, p]);
-    apply(weakSet, ids, [p, id]);
+    const target = kind === KIND.function ? apply(bind, NOOP, [null]) : kind === KIND.array ? [] : {};
+    target[RUN] = run;
+    target[ID] = id;
+    const p = new ProxyCtor(target, HANDLERS[kind]);
+    apply(mapSet, run.proxies, [id, p]);
+    apply(weakSet, run.ids, [p, id]);
     return p;
   }
 
   return freeze({
+    begin,
     wrap: into,
-    invoke(cb, self, args) {
-      const f = apply(mapGet, callbacks, [cb]);
+    invoke(run, cb, self, args) {
+      const f = run.callbacks === undefined ? undefined : apply(mapGet, run.callbacks, [cb]);
       if (f === undefined) throw new TypeError('unknown sandbox callback');
       const guestArgs = [];
-      for (let i = 0; i < args.length; i++) apply(arrayPush, guestArgs, [into(args[i])]);
-      return send(apply(f, into(self), guestArgs));
+      for (let i = 0; i < args.length; i++) apply(arrayPush, guestArgs, [into(run, args[i])]);
+      return send(run, apply(f, into(run, self), guestArgs));
     },
-    settle(s, ok, value, name) {
-      const p = apply(mapGet, pending, [s]);
+    settle(run, s, ok, value, name) {
+      const p = run.pending === undefined ? undefined : apply(mapGet, run.pending, [s]);
       if (p === undefined) return;
-      apply(mapDelete, pending, [s]);
-      if (ok) p[0](into(value));
+      apply(mapDelete, run.pending, [s]);
+      if (ok) p[0](into(run, value));
       else p[1](hostError(name, value));
     },
   });

@@ -109,7 +109,7 @@ pub(crate) fn derive() -> Option<Realm> {
             standard: false,
             derived: true,
             console_reset: t.realm.console_reset.clone(),
-            guest_factory: t.realm.guest_factory.clone(),
+            membrane: t.realm.membrane.clone(),
             heap_base: std::cell::Cell::new(0),
         };
         slot.state = State::Running;
@@ -211,6 +211,18 @@ pub(crate) fn retire(realm: Realm, clean: bool) {
         }
         slot.state = State::Idle;
     });
+}
+
+/// Heap bytes this thread's template runtime holds after a full collection (tests check that
+/// runs leave nothing behind).
+#[cfg(test)]
+pub(crate) fn collected_heap() -> Option<usize> {
+    SLOT.with(|slot| {
+        let slot = slot.try_borrow().ok()?;
+        let t = slot.template.as_ref()?;
+        t.realm.rt.run_gc();
+        Some(t.realm.meter.used())
+    })
 }
 
 /// Heap bytes of this thread's template realm, and of one context derived from it (what a

@@ -23,7 +23,7 @@ use super::errors::{describe_exception, ErrorInfo};
 use super::ffi;
 use super::limits::{CancelToken, Limits, Watchdog};
 use super::live::Slicer;
-use super::membrane::{self, FromHost, GuestHandle, HostBridge};
+use super::membrane::{self, FromHost, GuestHandle, HostBridge, Membrane};
 use super::raw;
 use super::run::{Deterministic, Extension, MAX_UNHANDLED_REPORTED};
 use super::stack;
@@ -144,9 +144,9 @@ pub(crate) struct Realm {
     pub(crate) timers: Option<Timers>,
     /// Forgets the console's counters and timers (standard realms).
     pub(crate) console_reset: Option<Persistent<Function<'static>>>,
-    /// The membrane's guest half, compiled once (template realms and the realms derived from
-    /// them; see `membrane::guest_factory`).
-    pub(crate) guest_factory: Option<Persistent<Function<'static>>>,
+    /// The membrane, made once per realm: a template's serves the live runs of every realm
+    /// derived from it.
+    pub(crate) membrane: Option<Rc<Membrane>>,
     pub(crate) context: Context,
     pub(crate) rt: Runtime,
     pub(crate) slot: Rc<RunSlot>,
@@ -234,7 +234,7 @@ impl Realm {
         let standard = spec.is_standard();
         let mut timers = None;
         let mut console_reset = None;
-        let mut guest_factory = None;
+        let mut membrane = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
             let mut guest = None;
             let setup = || -> Result<(), SetupError> {
@@ -257,13 +257,9 @@ impl Realm {
                 let live_globals = match spec.live {
                     Some(live) => {
                         *slot.slicer.borrow_mut() = live.slicer;
-                        guest = Some(membrane::install(
-                            &ctx,
-                            live.bridge,
-                            slot.clone(),
-                            live.budget,
-                            None,
-                        )?);
+                        let made = Membrane::new(&ctx)?;
+                        guest = Some(made.attach(&ctx, live.bridge, slot.clone(), live.budget)?);
+                        membrane = Some(Rc::new(made));
                         live.globals
                     }
                     None => Vec::new(),
@@ -278,7 +274,7 @@ impl Realm {
                     if !raw::prevent_extensions(&ctx, &ctx.globals()) {
                         return Err(SetupError::Js(ctx.throw(ctx.catch())));
                     }
-                    guest_factory = Some(Persistent::save(&ctx, membrane::guest_factory(&ctx)?));
+                    membrane = Some(Rc::new(Membrane::new(&ctx)?));
                 }
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
@@ -317,14 +313,14 @@ impl Realm {
             standard,
             derived: false,
             console_reset,
-            guest_factory,
+            membrane,
             heap_base: Cell::new(0),
         })
     }
 
-    /// Installs the membrane's guest half in a derived realm and binds the live globals; the
-    /// intrinsics it captures are the template's, already frozen, and nothing it makes is
-    /// reachable from the global object but the bound proxies.
+    /// Attaches a live run to the template's membrane from a derived realm and binds the live
+    /// globals; the run's state in the guest half is its own, and nothing of it is reachable
+    /// from the global object but the bound proxies.
     pub(crate) fn attach_live(&mut self, live: LiveGlobals) -> Result<(), BuildError> {
         // The runtime's stack limit was measured for the last run, maybe with a smaller stack
         // or from a deeper frame: measure it here.
@@ -339,15 +335,13 @@ impl Realm {
                         super::run::exception_text(&ctx, e)
                     ))
                 };
-                let factory = match self.guest_factory.clone() {
-                    Some(f) => Some(
-                        f.restore(&ctx)
-                            .and_then(|f| raw::rebind(&ctx, f))
-                            .map_err(engine)?,
-                    ),
-                    None => None,
+                let Some(made) = self.membrane.as_ref() else {
+                    return Err(BuildError::Engine(
+                        "realm setup failed: the realm has no membrane".into(),
+                    ));
                 };
-                let guest = membrane::install(&ctx, live.bridge, slot, live.budget, factory)
+                let guest = made
+                    .attach(&ctx, live.bridge, slot, live.budget)
                     .map_err(engine)?;
                 match membrane::bind_globals(&ctx, &guest, &live.globals) {
                     Ok(None) => Ok(guest),
