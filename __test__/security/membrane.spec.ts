@@ -607,10 +607,12 @@ describe('the membrane shared by runs', () => {
   it("a callback kept from a finished run runs neither its code nor the later run's", () => {
     let kept: (() => unknown) | undefined;
     const earlier = { touched: false };
-    value(liveSync('keep(() => { mark.touched = true; return 1 }); return 1', {
-      keep: (f: () => unknown) => (kept = f),
-      mark: earlier,
-    }));
+    value(
+      liveSync('keep(() => { mark.touched = true; return 1 }); return 1', {
+        keep: (f: () => unknown) => (kept = f),
+        mark: earlier,
+      }),
+    );
     const later = { touched: false };
     const r = liveSync('try { return poke() } catch (e) { return e.message }', {
       poke: () => kept!(),

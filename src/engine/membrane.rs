@@ -7,6 +7,7 @@ use super::marshal::{text_of, to_guest, BytesKind, Data};
 use super::raw;
 use super::realm::{throw_uncatchable, RunSlot};
 use super::stack;
+use rquickjs::function::This;
 use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
@@ -15,6 +16,20 @@ use std::rc::Rc;
 const GUEST_HALF: &str = include_str!("membrane_guest.js");
 /// Deepest guest value the membrane copies into the host.
 pub const MAX_OUTGOING_DEPTH: u32 = 128;
+/// Keys the traps answer from the guest side and never forward: they would lead to host
+/// prototypes or host constructors.
+const BLOCKED_KEYS: [&str; 10] = [
+    "__proto__",
+    "constructor",
+    "prototype",
+    "caller",
+    "callee",
+    "arguments",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
 
 // ----- the wire protocol -----
 // The guest half and this module agree on these encodings only through `protocol_object`, which
@@ -163,6 +178,11 @@ fn protocol_object<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
     protocol.set("kind", frozen(kinds)?)?;
     protocol.set("presence", frozen(presence)?)?;
     protocol.set("maxDepth", MAX_OUTGOING_DEPTH)?;
+    let blocked = Array::new(ctx.clone())?;
+    for (i, k) in BLOCKED_KEYS.into_iter().enumerate() {
+        blocked.set(i, k)?;
+    }
+    protocol.set("blocked", frozen(blocked.into_object())?)?;
     frozen(protocol)
 }
 
@@ -369,20 +389,12 @@ impl GuestHandle {
         let (kernel, run) = guest.restore(&ctx)?;
         let settle_fn: Function = kernel.get("settle")?;
         match outcome {
-            Ok(v) => settle_fn.call::<_, ()>((
-                run,
-                settle,
-                true,
-                from_host_to_guest(&ctx, &v)?,
-                "",
-            )),
-            Err(f) => settle_fn.call::<_, ()>((
-                run,
-                settle,
-                false,
-                f.message.as_str(),
-                f.name.as_str(),
-            )),
+            Ok(v) => {
+                settle_fn.call::<_, ()>((run, settle, true, from_host_to_guest(&ctx, &v)?, ""))
+            }
+            Err(f) => {
+                settle_fn.call::<_, ()>((run, settle, false, f.message.as_str(), f.name.as_str()))
+            }
         }
     }
 }
@@ -624,17 +636,24 @@ impl GuestHalf {
 
 /// The live run a realm's membrane serves now. The natives are made once per realm; the run
 /// they cross into is looked up here on every call.
+/// The bridge of the run attached to a membrane, and its guest handle.
+type Attached = (Rc<dyn HostBridge>, Rc<GuestHandle>);
+
 #[derive(Default)]
-struct Serving(RefCell<Option<(Rc<dyn HostBridge>, Rc<GuestHandle>)>>);
+struct Serving {
+    run: RefCell<Option<Attached>>,
+    /// The key a proxy's target holds its host id under (handed over by the guest half).
+    id_key: RefCell<Option<Persistent<rquickjs::Symbol<'static>>>>,
+}
 
 impl Serving {
-    fn now(&self) -> Option<(Rc<dyn HostBridge>, Rc<GuestHandle>)> {
-        self.0.borrow().clone()
+    fn now(&self) -> Option<Attached> {
+        self.run.borrow().clone()
     }
 
     fn end(&self) {
         // Taken out first: dropping the bridge may run host code that looks here again.
-        let ended = self.0.borrow_mut().take();
+        let ended = self.run.borrow_mut().take();
         drop(ended);
     }
 }
@@ -686,9 +705,17 @@ impl Membrane {
             slot,
             over_budget: Cell::new(false),
         });
-        *self.serving.0.borrow_mut() = Some((bridge.clone(), handle.clone()));
+        *self.serving.run.borrow_mut() = Some((bridge.clone(), handle.clone()));
         bridge.attach(&handle);
         Ok(handle)
+    }
+}
+
+impl Drop for Membrane {
+    fn drop(&mut self) {
+        // Before the realm's context and runtime go (the natives outlive this in the heap).
+        self.serving.id_key.borrow_mut().take();
+        self.serving.end();
     }
 }
 
@@ -696,6 +723,30 @@ impl Membrane {
 /// Each serves whichever run is attached to the membrane; none works between runs.
 fn natives<'js>(ctx: &Ctx<'js>, serving: &Rc<Serving>) -> rquickjs::Result<Object<'js>> {
     let n = Object::new(ctx.clone())?;
+    {
+        let serving = serving.clone();
+        let init = Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, id_key: rquickjs::Symbol<'js>| {
+                *serving.id_key.borrow_mut() = Some(Persistent::save(&ctx, id_key));
+            },
+        )?;
+        n.set("init", init)?;
+    }
+    {
+        let serving = serving.clone();
+        let trap = Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>,
+                  handler: This<Object<'js>>,
+                  target: Object<'js>,
+                  key: Value<'js>|
+                  -> rquickjs::Result<Value<'js>> {
+                get_trap(&ctx, &serving, handler.0, target, key)
+            },
+        )?;
+        n.set("getTrap", trap)?;
+    }
     macro_rules! native {
         ($name:literal, |$ctx:ident, $b:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
             let serving = serving.clone();
@@ -781,6 +832,49 @@ fn natives<'js>(ctx: &Ctx<'js>, serving: &Rc<Serving>) -> rquickjs::Result<Objec
     });
     super::raw::freeze(ctx, &n);
     Ok(n)
+}
+
+/// The `get` trap of every proxy, native for the common case: a property name that is not
+/// blocked, read from the host. Symbols and blocked names go to the handler's `getOther`, and a
+/// value that is not a copied primitive to its `into` (both in `membrane_guest.js`).
+fn get_trap<'js>(
+    ctx: &Ctx<'js>,
+    serving: &Serving,
+    handler: Object<'js>,
+    target: Object<'js>,
+    key: Value<'js>,
+) -> rquickjs::Result<Value<'js>> {
+    let name = match key.as_string() {
+        Some(s) => s.to_string()?,
+        None => return handler.get::<_, Function>("getOther")?.call((target, key)),
+    };
+    if BLOCKED_KEYS.contains(&name.as_str()) {
+        return handler.get::<_, Function>("getOther")?.call((target, key));
+    }
+    let Some((bridge, guest)) = serving.now() else {
+        return Err(throw_uncatchable(ctx, "the live run has ended"));
+    };
+    if let Err(why) = guest.cross() {
+        return Err(throw_uncatchable(ctx, why));
+    }
+    let id_key = serving
+        .id_key
+        .borrow()
+        .clone()
+        .ok_or(rquickjs::Error::Unknown)?
+        .restore(ctx)?;
+    let id: u32 = target.get(id_key)?;
+    let found = bridge
+        .get(id, &Key::Name(name))
+        .map_err(|f| throw_failure(ctx, f))?;
+    if let FromHost::Prim(d) = &found {
+        let v = to_guest(ctx, d)?;
+        if !v.is_object() {
+            return Ok(v);
+        }
+    }
+    let wire = from_host_to_guest(ctx, &found)?;
+    handler.get::<_, Function>("into")?.call((target, wire))
 }
 
 /// Binds live host values as globals (after lockdown: proxies are never frozen). Returns the

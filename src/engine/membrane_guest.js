@@ -30,18 +30,17 @@
     [Symbol.iterator, 'iterator'], [Symbol.asyncIterator, 'asyncIterator'],
     [Symbol.toPrimitive, 'toPrimitive'], [Symbol.toStringTag, 'toStringTag'],
   ]);
-  // Answered from the guest side, never forwarded: they would lead to host prototypes or
-  // host constructors.
-  // A lookup table without a prototype: a property read is the cheapest test on every trap.
+  // Answered from the guest side, never forwarded (`P.blocked`): they would lead to host
+  // prototypes or host constructors. A table without a prototype: a read is the cheapest test.
   const BLOCKED = { __proto__: null };
-  for (const k of ['__proto__', 'constructor', 'prototype', 'caller', 'callee', 'arguments',
-    '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']) defineProperty(BLOCKED, k, { value: true });
+  for (let i = 0; i < P.blocked.length; i++) defineProperty(BLOCKED, P.blocked[i], { value: true });
   freeze(BLOCKED);
 
   // A proxy's target carries its run and host id under these keys: the traps are shared by all
   // proxies of a kind, and the target is never reachable from guest code (the traps answer
   // symbols other than the well-known four themselves and never list the target's keys).
   const RUN = Symbol('run'), ID = Symbol('id');
+  N.init(ID);
   const hasInstanceSymbol = Symbol.hasInstance;
   const bind = Function.prototype.bind;
   // Function targets are bound functions of this one: callable, constructible, and without an
@@ -168,21 +167,20 @@
     return f;
   }
 
-  // The traps of one kind of proxy, shared by every proxy of that kind in every run.
+  // The traps of one kind of proxy, shared by every proxy of that kind in every run. `get` is
+  // native (`N.getTrap`): it reads a property name from the host itself and calls `getOther`
+  // for symbols and blocked names, `into` for an answer that is not a copied primitive.
   function handler(kind) {
     return freeze({
-      get(t, k) {
-        if (typeof k === 'string') {
-          if (BLOCKED[k] === true) return t[k];
-          // Copied primitives, the most common answer, need no conversion.
-          const x = N.get(t[ID], k, 0);
-          return typeof x === 'object' && x !== null ? into(t[RUN], x) : x;
-        }
+      get: N.getTrap,
+      getOther(t, k) {
+        if (typeof k === 'string') return t[k];
         if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstanceOf(t[RUN]) : undefined;
         const name = wellKnown(k);
         if (name === undefined) return undefined;
         return into(t[RUN], N.get(t[ID], name, 1));
       },
+      into(t, x) { return into(t[RUN], x); },
       set(t, k, v) {
         if (blocked(k)) refuse("setting '" + k + "'");
         const name = key(k);
