@@ -51,13 +51,7 @@ struct Pool {
 static POOL: OnceLock<Pool> = OnceLock::new();
 
 fn build_standard() -> Option<Realm> {
-    Realm::build(RealmSpec {
-        with_console: true,
-        extension: None,
-        live: None,
-        deterministic: None,
-    })
-    .ok()
+    Realm::build(RealmSpec::standard()).ok()
 }
 
 fn pool() -> &'static Pool {

@@ -396,12 +396,7 @@ fn cancellation_stops_a_running_loop() {
 #[test]
 fn replayed_lockdown_freezes_everything_the_walk_finds() {
     use super::realm::{Realm, RealmSpec};
-    let spec = || RealmSpec {
-        with_console: true,
-        extension: None,
-        live: None,
-        deterministic: None,
-    };
+    let spec = RealmSpec::standard;
     // The first standard realm records the plan; later ones replay it.
     let first = Realm::build(spec()).unwrap();
     let second = Realm::build(spec()).unwrap();

@@ -125,6 +125,16 @@ pub(crate) struct RealmSpec<'a> {
 }
 
 impl RealmSpec<'_> {
+    /// The standard shape: console present, nothing else.
+    pub(crate) fn standard() -> RealmSpec<'static> {
+        RealmSpec {
+            with_console: true,
+            extension: None,
+            live: None,
+            deterministic: None,
+        }
+    }
+
     /// The shape every pooled realm has: console present, nothing else.
     pub(crate) fn is_standard(&self) -> bool {
         self.live.is_none() && self.derivable()
@@ -170,15 +180,7 @@ impl Realm {
     /// The standard realm a thread's runs derive their contexts from: the Intl implementation
     /// loaded and frozen with the rest, and the global object closed (runs get copies of it).
     pub(crate) fn build_template() -> Result<Realm, BuildError> {
-        Realm::build_as(
-            RealmSpec {
-                with_console: true,
-                extension: None,
-                live: None,
-                deterministic: None,
-            },
-            true,
-        )
+        Realm::build_as(RealmSpec::standard(), true)
     }
 
     fn build_as(spec: RealmSpec<'_>, template: bool) -> Result<Realm, BuildError> {
@@ -410,12 +412,7 @@ impl Realm {
 
 /// Bytes one fresh, frozen realm of the standard shape holds, as its allocator counts them.
 pub fn measure_fresh_realm() -> Result<usize, BuildError> {
-    let realm = Realm::build(RealmSpec {
-        with_console: true,
-        extension: None,
-        live: None,
-        deterministic: None,
-    })?;
+    let realm = Realm::build(RealmSpec::standard())?;
     Ok(realm.meter.used())
 }
 
