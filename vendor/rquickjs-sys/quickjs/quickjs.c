@@ -53937,6 +53937,19 @@ static JSValueConst map_normalize_key_const(JSContext *ctx, JSValueConst key)
 }
 
 /* XXX: better hash ? */
+/* every bit of the input reaches every bit of the result (the finalizer of
+   MurmurHash3): the bucket index is taken from the low bits, and neither the
+   float64 bits of an integer nor an aligned address have any there */
+static inline uint32_t map_hash_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return (uint32_t)x;
+}
+
 static uint32_t map_hash_key(JSContext *ctx, JSValueConst key)
 {
     uint32_t tag = JS_VALUE_GET_NORM_TAG(key);
@@ -53957,7 +53970,7 @@ static uint32_t map_hash_key(JSContext *ctx, JSValueConst key)
         break;
     case JS_TAG_OBJECT:
     case JS_TAG_SYMBOL:
-        h = (uintptr_t)JS_VALUE_GET_PTR(key) * 3163;
+        h = map_hash_mix64((uintptr_t)JS_VALUE_GET_PTR(key));
         break;
     case JS_TAG_INT:
         d = JS_VALUE_GET_INT(key);
@@ -53976,7 +53989,7 @@ static uint32_t map_hash_key(JSContext *ctx, JSValueConst key)
             d = NAN;
     hash_float64:
         u.d = d;
-        h = (u.u32[0] ^ u.u32[1]) * 3163;
+        h = map_hash_mix64(u.u64);
         tag = JS_TAG_FLOAT64;
         break;
     default:
