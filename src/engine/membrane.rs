@@ -8,7 +8,7 @@ use super::raw;
 use super::realm::{throw_uncatchable, RunSlot};
 use super::stack;
 use rquickjs::function::This;
-use rquickjs::{Array, Ctx, Exception, Function, Object, Persistent, Value};
+use rquickjs::{Array, Ctx, Exception, Function, IntoJs, Object, Persistent, Value};
 use std::cell::{Cell, RefCell};
 use std::ptr::NonNull;
 use std::rc::Rc;
@@ -289,7 +289,7 @@ impl GuestHandle {
     pub fn release(&self) {
         self.guest.borrow_mut().take();
         self.ctx.set(None);
-        self.serving.end();
+        self.serving.end_for(self);
     }
 
     fn ctx<'js>(&self) -> Option<Ctx<'js>> {
@@ -423,24 +423,19 @@ pub fn from_host_to_guest<'js>(ctx: &Ctx<'js>, v: &FromHost) -> rquickjs::Result
                 return Ok(v);
             }
             // Copied data that is an object travels tagged, so it is not taken for a handle.
-            let a = Array::new(ctx.clone())?;
-            a.set(0, v)?;
-            a.set(1, RefKind::Data as u32)?;
-            Ok(a.into_value())
+            tagged(ctx, v, RefKind::Data as u32)
         }
-        FromHost::Ref(id, kind) => {
-            let a = Array::new(ctx.clone())?;
-            a.set(0, *id)?;
-            a.set(1, *kind as u32)?;
-            Ok(a.into_value())
-        }
-        FromHost::Method(token) => {
-            let a = Array::new(ctx.clone())?;
-            a.set(0, *token)?;
-            a.set(1, RefKind::Method as u32)?;
-            Ok(a.into_value())
-        }
+        FromHost::Ref(id, kind) => tagged(ctx, id.into_js(ctx)?, *kind as u32),
+        FromHost::Method(token) => tagged(ctx, token.into_js(ctx)?, RefKind::Method as u32),
     }
+}
+
+/// `[value, kind]`: how a handle, a method token or copied object data travels to the guest half.
+fn tagged<'js>(ctx: &Ctx<'js>, value: Value<'js>, kind: u32) -> rquickjs::Result<Value<'js>> {
+    let a = Array::new(ctx.clone())?;
+    a.set(0, value)?;
+    a.set(1, kind)?;
+    Ok(a.into_value())
 }
 
 fn tag_items<'js>(arr: &Array<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
@@ -634,11 +629,11 @@ impl GuestHalf {
     }
 }
 
-/// The live run a realm's membrane serves now. The natives are made once per realm; the run
-/// they cross into is looked up here on every call.
 /// The bridge of the run attached to a membrane, and its guest handle.
 type Attached = (Rc<dyn HostBridge>, Rc<GuestHandle>);
 
+/// The live run a realm's membrane serves now. The natives are made once per realm; the run
+/// they cross into is looked up here on every call.
 #[derive(Default)]
 struct Serving {
     run: RefCell<Option<Attached>>,
@@ -655,6 +650,19 @@ impl Serving {
         // Taken out first: dropping the bridge may run host code that looks here again.
         let ended = self.run.borrow_mut().take();
         drop(ended);
+    }
+
+    /// Ends `guest`'s run if it is the one attached; a handle of an earlier run, released
+    /// late, must not detach the run that came after it.
+    fn end_for(&self, guest: &GuestHandle) {
+        let attached = self
+            .run
+            .borrow()
+            .as_ref()
+            .is_some_and(|(_, g)| std::ptr::eq(Rc::as_ptr(g), guest));
+        if attached {
+            self.end();
+        }
     }
 }
 
@@ -867,13 +875,16 @@ fn get_trap<'js>(
     let found = bridge
         .get(id, &Key::Name(name))
         .map_err(|f| throw_failure(ctx, f))?;
-    if let FromHost::Prim(d) = &found {
-        let v = to_guest(ctx, d)?;
-        if !v.is_object() {
-            return Ok(v);
+    let wire = match &found {
+        FromHost::Prim(d) => {
+            let v = to_guest(ctx, d)?;
+            if !v.is_object() {
+                return Ok(v);
+            }
+            tagged(ctx, v, RefKind::Data as u32)?
         }
-    }
-    let wire = from_host_to_guest(ctx, &found)?;
+        _ => from_host_to_guest(ctx, &found)?,
+    };
     handler.get::<_, Function>("into")?.call((target, wire))
 }
 
@@ -909,16 +920,26 @@ mod tests {
     use crate::engine::marshal::Text;
     use crate::engine::run::{LiveGlobals, RunRequest};
 
-    /// A host with one object (handle 1) whose `push` is built-in method token 7.
+    /// A host with one object (handle 1) whose `push` is built-in method token 7, whose `one`
+    /// is 1, and whose `releaseEarlier` releases the guest handle kept in `earlier`.
     #[derive(Default)]
     struct MethodHost {
         calls: RefCell<Vec<(u32, u32, usize)>>,
+        attached: RefCell<Option<Rc<GuestHandle>>>,
+        earlier: RefCell<Option<Rc<GuestHandle>>>,
     }
 
     impl HostBridge for MethodHost {
         fn get(&self, _: u32, key: &Key) -> HostResult<FromHost> {
             match key {
                 Key::Name(k) if k == "push" => Ok(FromHost::Method(7)),
+                Key::Name(k) if k == "one" => Ok(FromHost::Prim(Data::Number(1.0))),
+                Key::Name(k) if k == "releaseEarlier" => {
+                    if let Some(g) = self.earlier.borrow().as_ref() {
+                        g.release();
+                    }
+                    Ok(FromHost::Prim(Data::Bool(true)))
+                }
                 _ => Ok(FromHost::Prim(Data::Undefined)),
             }
         }
@@ -949,6 +970,9 @@ mod tests {
         }
         fn then(&self, _: u32, _: u32) -> HostResult<()> {
             Ok(())
+        }
+        fn attach(&self, guest: &Rc<GuestHandle>) {
+            *self.attached.borrow_mut() = Some(guest.clone());
         }
     }
 
@@ -1007,6 +1031,28 @@ mod tests {
                 heaps[2] <= heaps[0] + 8 * 1024,
                 "the template grew: {heaps:?}"
             );
+        })
+        .join()
+        .expect("the thread survives");
+    }
+
+    #[test]
+    fn releasing_an_earlier_runs_handle_leaves_the_current_run_attached() {
+        std::thread::spawn(|| {
+            let first = Rc::new(MethodHost::default());
+            assert!(run_with("return obj.one", first.clone()).ok);
+            let earlier = first
+                .attached
+                .borrow()
+                .clone()
+                .expect("the first run's handle");
+            let second = Rc::new(MethodHost::default());
+            *second.earlier.borrow_mut() = Some(earlier);
+            // Both runs used this thread's template and its one membrane.
+            let outcome = run_with("return obj.releaseEarlier && obj.one + obj.one", second);
+            assert!(outcome.ok, "{:?}", outcome.error);
+            assert_eq!(outcome.value, Some(Data::Number(2.0)));
+            assert_eq!(crate::engine::template::BUILDS.with(|b| b.get()), 1);
         })
         .join()
         .expect("the thread survives");
