@@ -28,3 +28,34 @@ describe('running out of memory in the middle of an operation leaks nothing', ()
     });
   }
 });
+
+// Engine patch 0024 (found by fuzzing): the memory limit failing the reallocation of a growing
+// object's property table threw while the table was out of the collector's list, and the
+// collection that the error started crashed the host. Each way of adding many properties is run
+// under a sweep of limits, since which limit fails that one reallocation depends on the heap.
+describe('running out of memory while an object grows is an error, never a crash', () => {
+  const grows: Record<string, string> = {
+    assignment: "const o = {}; for (let i = 0; i < 20000; i++) o['k' + i] = i;",
+    'JSON.parse': `const o = JSON.parse('{' + Array.from({ length: 20000 }, (_, i) => '"k' + i + '":' + i).join(',') + '}');`,
+    'Object.defineProperty':
+      "const o = {}; for (let i = 0; i < 20000; i++) Object.defineProperty(o, 'k' + i, { value: i, enumerable: true });",
+    'object spread':
+      "const a = {}; for (let i = 0; i < 10000; i++) a['k' + i] = i; const o = { ...a, ...Object.fromEntries(Object.keys(a).map((k) => [k + 'x', 1])) };",
+    'class fields on an instance':
+      "class K { constructor() { for (let i = 0; i < 20000; i++) this['f' + i] = i } } const o = new K();",
+  };
+  for (const [name, grow] of Object.entries(grows)) {
+    it(name, () => {
+      const codes = new Set<string | undefined>();
+      for (let kib = 1024; kib <= 4096; kib += 16) {
+        const r = runSync(`${grow}\nreturn Object.keys(o).length`, {
+          limits: { memoryBytes: kib << 10, timeoutMs: 5000 },
+        });
+        codes.add(r.error?.code);
+      }
+      // Small limits stop the run, large ones let it finish: both ends were reached.
+      expect([...codes].sort()).toEqual(['MEMORY_LIMIT', undefined]);
+      expectHealthy();
+    });
+  }
+});

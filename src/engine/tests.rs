@@ -717,6 +717,24 @@ fn number_keys_spread_over_a_maps_buckets() {
     assert_eq!(o.value, Some(Data::Bool(true)), "{o:?}");
 }
 
+#[test]
+fn running_out_of_memory_while_an_object_grows_is_an_error_not_a_crash() {
+    // Engine patch 0024: when the memory limit failed the reallocation of a growing object's
+    // shape, the out-of-memory error was thrown while the shape was out of the GC's list; a
+    // collection started by that error crashed the process. Which limit hits that reallocation
+    // depends on the heap, so the limits are swept.
+    let src = "const o = {}; for (let i = 0; i < 20000; i++) o['k' + i] = i; return 1";
+    for kib in (1024..=4096).step_by(16) {
+        let mut req = RunRequest::new(src);
+        req.limits.memory_bytes = kib << 10;
+        let o = execute(&req, &CancelToken::new());
+        assert!(
+            o.ok || code(&o) == Some(ErrorCode::MemoryLimit),
+            "{kib} KiB: {o:?}"
+        );
+    }
+}
+
 fn with_steps(src: &str, steps: Option<u64>) -> RunOutcome {
     let mut req = RunRequest::new(src);
     req.limits.steps = steps;

@@ -6027,12 +6027,17 @@ static no_inline int resize_properties(JSContext *ctx, JSShape **psh,
         js_free(ctx, get_alloc_from_shape(old_sh));
     } else {
         /* only resize the properties */
+        size_t sh_size = get_shape_size(new_hash_size, new_size);
+        js_charge_interrupts_bytes(ctx, sh_size);
         list_del(&sh->header.link);
-        sh_alloc = js_realloc(ctx, get_alloc_from_shape(sh),
-                              get_shape_size(new_hash_size, new_size));
+        /* js_realloc_rt, not js_realloc: throwing allocates the error, which
+           may run the GC, and the GC must not meet the shape while it is
+           out of its list */
+        sh_alloc = js_realloc_rt(ctx->rt, get_alloc_from_shape(sh), sh_size);
         if (unlikely(!sh_alloc)) {
             /* insert again in the GC list */
             list_add_tail(&sh->header.link, &ctx->rt->gc_obj_list);
+            JS_ThrowOutOfMemory(ctx);
             return -1;
         }
         sh = get_shape_from_alloc(sh_alloc, new_hash_size);
