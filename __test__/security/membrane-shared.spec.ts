@@ -1,5 +1,6 @@
 // Attacks on the membrane as shared by runs: one frozen handler per proxy kind, a native `get`
-// trap, and each proxy's run state and host id kept on its target under two private symbols.
+// trap, and each proxy's run state and host id kept on its own handler under two private
+// symbols (the target stays empty).
 // Nothing of that bookkeeping may show, and no run may reach another run's host objects.
 import { describe, expect, it } from 'vitest';
 import { run, runSync, type RunOptions, type RunResult } from '../../lib/index.js';
@@ -21,15 +22,16 @@ const BOOKKEEPING = /Symbol\(run\)|Symbol\(id\)|proxies|nextCallback|NOOP/;
 
 const hostValues = () => ({ obj: { a: 1, nested: { b: 2 } }, arr: [1, 2, 3], fn: function named() {} });
 
-describe('the bookkeeping on a proxy target stays invisible', () => {
+describe('the bookkeeping of a proxy stays invisible', () => {
   // console.log/dir/table inspect a proxy's target without traps: the run state must not print.
   it('console output of host objects, arrays and functions shows no membrane state', () => {
     const r = liveSync(
-      'console.log(obj); console.log(arr); console.log(fn); console.dir(obj, { depth: 5 }); console.table([obj]); return 1',
+      'console.log(obj); console.log(arr); console.log(fn); console.dir(obj, { depth: 5 }); console.table([obj]);' +
+        ' console.dir(fn, { showHidden: true }); console.dir(arr, { showHidden: true }); return 1',
       hostValues(),
     );
     expect(value(r)).toBe(1);
-    expect(r.logs).toHaveLength(5);
+    expect(r.logs).toHaveLength(7);
     for (const line of r.logs) expect(line.message).not.toMatch(BOOKKEEPING);
     expectHealthy();
   });
@@ -203,7 +205,9 @@ describe('runs sharing one membrane reach only their own host objects', () => {
     const seen = [];
     for (const name of ['first', 'second', 'third']) {
       const host = { name, items: [name] };
-      seen.push(value(liveSync('h.items.push(h.name.length); return [h.name, h.items.length, typeof kept]', { h: host })));
+      seen.push(
+        value(liveSync('h.items.push(h.name.length); return [h.name, h.items.length, typeof kept]', { h: host })),
+      );
       expect(host.items).toEqual([name, name.length]);
     }
     expect(seen).toEqual([
@@ -246,7 +250,12 @@ describe('runs sharing one membrane reach only their own host objects', () => {
   it("an earlier run's callback called during a later async run runs nothing", async () => {
     let kept: (() => unknown) | undefined;
     const earlier: Record<string, unknown> = {};
-    value(liveSync('keep(() => { mark.a = true; return 1 }); return 1', { keep: (f: () => unknown) => (kept = f), mark: earlier }));
+    value(
+      liveSync('keep(() => { mark.a = true; return 1 }); return 1', {
+        keep: (f: () => unknown) => (kept = f),
+        mark: earlier,
+      }),
+    );
     const later: Record<string, unknown> = {};
     let message = '';
     const r = await live('reg(() => { mark.b = true }); await poke(); return Object.keys(mark).join()', {

@@ -561,7 +561,7 @@ describe('proxies and callbacks after the run', () => {
 });
 
 // The guest half of the membrane is made once per thread and shared by every live run: its
-// traps find a proxy's run and host id on the proxy's target. None of that may show.
+// traps find a proxy's run and host id on the proxy's own handler. None of that may show.
 describe('the membrane shared by runs', () => {
   const PROBE = `
     const seen = {};

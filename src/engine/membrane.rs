@@ -637,7 +637,7 @@ type Attached = (Rc<dyn HostBridge>, Rc<GuestHandle>);
 #[derive(Default)]
 struct Serving {
     run: RefCell<Option<Attached>>,
-    /// The key a proxy's target holds its host id under (handed over by the guest half).
+    /// The key a proxy's handler holds its host id under (handed over by the guest half).
     id_key: RefCell<Option<Persistent<rquickjs::Symbol<'static>>>>,
 }
 
@@ -854,10 +854,10 @@ fn get_trap<'js>(
 ) -> rquickjs::Result<Value<'js>> {
     let name = match key.as_string() {
         Some(s) => s.to_string()?,
-        None => return handler.get::<_, Function>("getOther")?.call((target, key)),
+        None => return call_handler(&handler, "getOther", target, key),
     };
     if BLOCKED_KEYS.contains(&name.as_str()) {
-        return handler.get::<_, Function>("getOther")?.call((target, key));
+        return call_handler(&handler, "getOther", target, key);
     }
     let Some((bridge, guest)) = serving.now() else {
         return Err(throw_uncatchable(ctx, "the live run has ended"));
@@ -871,7 +871,7 @@ fn get_trap<'js>(
         .clone()
         .ok_or(rquickjs::Error::Unknown)?
         .restore(ctx)?;
-    let id: u32 = target.get(id_key)?;
+    let id: u32 = handler.get(id_key)?;
     let found = bridge
         .get(id, &Key::Name(name))
         .map_err(|f| throw_failure(ctx, f))?;
@@ -885,7 +885,18 @@ fn get_trap<'js>(
         }
         _ => from_host_to_guest(ctx, &found)?,
     };
-    handler.get::<_, Function>("into")?.call((target, wire))
+    call_handler(&handler, "into", target, wire)
+}
+
+/// Calls one of the guest half's methods on a proxy's handler.
+fn call_handler<'js>(
+    handler: &Object<'js>,
+    method: &str,
+    target: Object<'js>,
+    arg: Value<'js>,
+) -> rquickjs::Result<Value<'js>> {
+    let f: Function = handler.get(method)?;
+    f.call((This(handler.clone()), target, arg))
 }
 
 /// Binds live host values as globals (after lockdown: proxies are never frozen). Returns the

@@ -16,7 +16,7 @@
   const { defineProperty, keys: objectKeys, freeze } = Object;
   const isArray = Array.isArray;
   const ProxyCtor = Proxy, PromiseCtor = Promise, MapCtor = Map, WeakMapCtor = WeakMap, SetCtor = Set;
-  const ErrorCtors = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+  const ErrorCtors = { __proto__: null, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
   const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete, mapHas = Map.prototype.has;
   const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
   const setHas = Set.prototype.has, setAdd = Set.prototype.add, setDelete = Set.prototype.delete;
@@ -36,16 +36,16 @@
   for (let i = 0; i < P.blocked.length; i++) defineProperty(BLOCKED, P.blocked[i], { value: true });
   freeze(BLOCKED);
 
-  // A proxy's target carries its run and host id under these keys: the traps are shared by all
-  // proxies of a kind, and the target is never reachable from guest code (the traps answer
-  // symbols other than the well-known four themselves and never list the target's keys).
+  // A proxy's handler carries its run and host id under these keys and inherits the traps of
+  // its kind, which all proxies of that kind share. Handlers are never reachable from guest code,
+  // and the targets stay empty (the console prints a proxy's target without running traps).
   const RUN = Symbol('run'), ID = Symbol('id');
   N.init(ID);
   const hasInstanceSymbol = Symbol.hasInstance;
   const bind = Function.prototype.bind;
   // Function targets are bound functions of this one: callable, constructible, and without an
   // own non-configurable `prototype` that the proxy invariants would force us to report.
-  const NOOP = function () {};
+  const NOOP = [function () {}][0]; // no inferred name: the console shows `[Function: bound ]`
   freeze(NOOP.prototype);
   freeze(NOOP);
   const wellKnown = (k) => apply(mapGet, WELL_KNOWN, [k]);
@@ -167,39 +167,40 @@
     return f;
   }
 
-  // The traps of one kind of proxy, shared by every proxy of that kind in every run. `get` is
-  // native (`N.getTrap`): it reads a property name from the host itself and calls `getOther`
-  // for symbols and blocked names, `into` for an answer that is not a copied primitive.
+  // The traps of one kind of proxy, shared by every proxy of that kind in every run: each finds
+  // its proxy's run and host id on `this`, the proxy's own handler. `get` is native
+  // (`N.getTrap`): it reads a property name from the host itself and calls `getOther` for
+  // symbols and blocked names, `into` for an answer that is not a copied primitive.
   function handler(kind) {
     return freeze({
       get: N.getTrap,
       getOther(t, k) {
         if (typeof k === 'string') return t[k];
-        if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstanceOf(t[RUN]) : undefined;
+        if (k === hasInstanceSymbol) return kind === KIND.function ? hasInstanceOf(this[RUN]) : undefined;
         const name = wellKnown(k);
         if (name === undefined) return undefined;
-        return into(t[RUN], N.get(t[ID], name, 1));
+        return into(this[RUN], N.get(this[ID], name, 1));
       },
-      into(t, x) { return into(t[RUN], x); },
+      into(t, x) { return into(this[RUN], x); },
       set(t, k, v) {
         if (blocked(k)) refuse("setting '" + k + "'");
         const name = key(k);
         if (name === undefined) refuse('setting a symbol property');
-        N.set(t[ID], name, isSym(k), send(t[RUN], v));
+        N.set(this[ID], name, isSym(k), send(this[RUN], v));
         return true;
       },
       has(t, k) {
         if (blocked(k)) return k in t;
         const name = key(k);
-        return name === undefined ? false : N.has(t[ID], name, isSym(k));
+        return name === undefined ? false : N.has(this[ID], name, isSym(k));
       },
       deleteProperty(t, k) {
         if (typeof k === 'symbol' || blocked(k)) refuse("deleting '" + String(k) + "'");
-        return N.del(t[ID], k);
+        return N.del(this[ID], k);
       },
       ownKeys(t) {
         const names = [];
-        const host = N.keys(t[ID]);
+        const host = N.keys(this[ID]);
         for (let i = 0; i < host.length; i++) {
           if (!blocked(host[i])) apply(arrayPush, names, [host[i]]);
         }
@@ -211,7 +212,7 @@
         // Same rule as `get`: a descriptor's value would otherwise hand out what `get` refuses
         // (a host function's `prototype`, for one).
         if (blocked(k)) return reflectGetOwnPropertyDescriptor(t, k);
-        const run = t[RUN], id = t[ID];
+        const run = this[RUN], id = this[ID];
         if (kind === KIND.array && k === 'length') {
           return { value: into(run, N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
         }
@@ -225,13 +226,13 @@
       preventExtensions() { refuse('preventExtensions'); },
       isExtensible(t) { return isExtensible(t); },
       apply(t, thisArg, args) {
-        const run = t[RUN];
+        const run = this[RUN];
         const self = apply(weakGet, run.ids, [thisArg]);
-        return into(run, N.call(t[ID], self === undefined ? -1 : self, sendAll(run, args)));
+        return into(run, N.call(this[ID], self === undefined ? -1 : self, sendAll(run, args)));
       },
       construct(t, args) {
-        const run = t[RUN];
-        return into(run, N.construct(t[ID], sendAll(run, args)));
+        const run = this[RUN];
+        return into(run, N.construct(this[ID], sendAll(run, args)));
       },
     });
   }
@@ -263,9 +264,7 @@
     const known = apply(mapGet, run.proxies, [id]);
     if (known !== undefined) return known;
     const target = kind === KIND.function ? apply(bind, NOOP, [null]) : kind === KIND.array ? [] : {};
-    target[RUN] = run;
-    target[ID] = id;
-    const p = new ProxyCtor(target, HANDLERS[kind]);
+    const p = new ProxyCtor(target, { __proto__: HANDLERS[kind], [RUN]: run, [ID]: id });
     apply(mapSet, run.proxies, [id, p]);
     apply(weakSet, run.ids, [p, id]);
     return p;
