@@ -609,6 +609,21 @@ impl HostBridge for NapiBridge {
         self.incoming(out, true)
     }
 
+    fn get_name(&self, id: u32, name: &str) -> HostResult<FromHost> {
+        let _scope = self.host.scope();
+        let obj = self.value(id)?;
+        let k = self
+            .host
+            .create_str(name)
+            .map_err(|e| HostFailure::new("TypeError", e))?;
+        let out = self
+            .host
+            .crossing()
+            .property(obj, k)
+            .map_err(|_| self.pending_failure())?;
+        self.incoming(out, true)
+    }
+
     fn set(&self, id: u32, key: &Key, value: ToHost) -> HostResult<()> {
         let _scope = self.host.scope();
         let obj = self.value(id)?;
