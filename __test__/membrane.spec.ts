@@ -165,13 +165,45 @@ describe('host property reads', () => {
   // Plain names read as primitives take the native trap's direct path; everything else goes
   // through the guest half. Both must give the same answers.
   it('copy every kind of primitive exactly, -0 and NaN included', () => {
-    const obj = { i: 7, f: 1.5, big: 2 ** 40, neg0: -0, nan: Number.NaN, inf: -Infinity, t: true, f0: false, n: null, u: undefined, s: 'héllo', e: '', lone: '\ud800x' };
+    const obj = {
+      i: 7,
+      f: 1.5,
+      big: 2 ** 40,
+      neg0: -0,
+      nan: Number.NaN,
+      inf: -Infinity,
+      t: true,
+      f0: false,
+      n: null,
+      u: undefined,
+      s: 'héllo',
+      e: '',
+      lone: '\ud800x',
+    };
     const r = liveSync(
       `return [obj.i, obj.f, obj.big, Object.is(obj.neg0, -0), Number.isNaN(obj.nan), obj.inf, obj.t, obj.f0, obj.n, obj.u,
         obj.s, obj.e, obj.lone.length, obj.lone.charCodeAt(0), obj.missing, typeof obj.i, typeof obj.big]`,
       { obj },
     );
-    expect(ok(r)).toEqual([7, 1.5, 2 ** 40, true, true, -Infinity, true, false, null, undefined, 'héllo', '', 2, 0xd800, undefined, 'number', 'number']);
+    expect(ok(r)).toEqual([
+      7,
+      1.5,
+      2 ** 40,
+      true,
+      true,
+      -Infinity,
+      true,
+      false,
+      null,
+      undefined,
+      'héllo',
+      '',
+      2,
+      0xd800,
+      undefined,
+      'number',
+      'number',
+    ]);
   });
 
   it('run a host getter once, whatever it returns', () => {
@@ -196,7 +228,11 @@ describe('host property reads', () => {
     const counted = liveSync('let s = 0; for (let i = 0; i < 10; i++) s += obj.x; return s', { obj });
     expect(ok(counted)).toBe(10);
     expect(counted.stats.hostCalls).toBe(10);
-    const stopped = liveSync('let s = 0; for (;;) { try { s += obj.x } catch {} }', { obj }, { limits: { hostCalls: 100 } });
+    const stopped = liveSync(
+      'let s = 0; for (;;) { try { s += obj.x } catch {} }',
+      { obj },
+      { limits: { hostCalls: 100 } },
+    );
     expect(stopped.error?.code).toBe('HOST_CALL_LIMIT');
     expect(stopped.stats.hostCalls).toBe(101);
   });
@@ -218,13 +254,16 @@ describe('host property reads', () => {
       },
       good: 2,
     };
-    const r = liveSync('let m; try { obj.bad } catch (e) { m = [e.name, e.message, e instanceof RangeError] } return [m, obj.good]', { obj });
+    const r = liveSync(
+      'let m; try { obj.bad } catch (e) { m = [e.name, e.message, e instanceof RangeError] } return [m, obj.good]',
+      { obj },
+    );
     expect(ok(r)).toEqual([['RangeError', 'out of range', true], 2]);
   });
 
   it('read long and non-ASCII names', () => {
     const long = 'k'.repeat(5000);
-    const obj = { [long]: 'long', 'ключ': 'cyrillic', '🔑': 'emoji' };
+    const obj = { [long]: 'long', ключ: 'cyrillic', '🔑': 'emoji' };
     const r = liveSync(`return [obj['${long}'], obj['ключ'], obj['🔑']]`, { obj });
     expect(ok(r)).toEqual(['long', 'cyrillic', 'emoji']);
   });
