@@ -922,3 +922,94 @@ describe('worker runs (run)', () => {
     });
   });
 });
+
+// A thread keeps the scripts it compiled and runs the same source again from them: the code is
+// shared, nothing it makes is. Every test runs one source twice (or more) and checks that the
+// second run starts as the first did.
+describe('the same source run again (compiled once per thread)', () => {
+  const twice = (source: string, options: Parameters<typeof runSync>[1] = {}) => [
+    valueOf(runSync(source, options)),
+    valueOf(runSync(source, options)),
+  ];
+
+  it('declarations, closures and globalThis are the run’s own', () => {
+    const src = `var seen = typeof marker; globalThis.marker = 1; function f() { return globalThis }
+      const g = () => typeof marker; [seen, f() === globalThis, g(), Object.keys(globalThis).includes('seen')]`;
+    expect(twice(src, { mode: 'script' })).toEqual([
+      ['undefined', true, 'number', true],
+      ['undefined', true, 'number', true],
+    ]);
+  });
+
+  it('functions made by the shared code are new objects of the run, built on its intrinsics', () => {
+    const src = `function f() {} class C {} const arrow = () => 1;
+      globalThis.stamp = (globalThis.stamp ?? 0) + 1;
+      return [f.constructor === Function, Object.getPrototypeOf(C) === Function.prototype, typeof f.prototype,
+        Object.isExtensible(f), 'tagged' in f, (f.tagged = 1), stamp]`;
+    expect(twice(src)).toEqual([
+      [true, true, 'object', true, false, 1, 1],
+      [true, true, 'object', true, false, 1, 1],
+    ]);
+  });
+
+  it('a tagged template’s strings object is frozen: nothing can be left on it for the next run', () => {
+    const src = `const strings = ((s) => s)\`a\${1}b\`;
+      const had = strings.leak;
+      try { strings.leak = '${MARK}' } catch {}
+      try { Object.defineProperty(strings.raw, 'leak', { value: 1 }) } catch {}
+      return [had, strings.leak, strings.raw.leak, Object.isFrozen(strings), Object.isFrozen(strings.raw)]`;
+    expect(twice(src)).toEqual([
+      [undefined, undefined, undefined, true, true],
+      [undefined, undefined, undefined, true, true],
+    ]);
+  });
+
+  it('a private field stamped on the shared strings object is invisible to the next run', () => {
+    const src = `const strings = ((s) => s)\`x\`;
+      class Base { constructor(o) { return o } }
+      class Stamp extends Base { #n = 0; static read(o) { try { return o.#n } catch { return 'none' } } }
+      const before = Stamp.read(strings);
+      try { new Stamp(strings) } catch {}
+      return [before, Stamp.read(strings)]`;
+    // Each run's class has a private name of its own: the first run's stamp is unreadable by
+    // the second, which sees no field until it stamps its own.
+    const [first, second] = twice(src) as unknown[][];
+    expect(first[0]).toBe('none');
+    expect(second[0]).toBe('none');
+  });
+
+  it('Math.random, Date and performance in shared code are the run’s', () => {
+    const src = 'const r = [Math.random(), Math.random()]; return [r, performance.now() < 1000]';
+    const [a, b] = twice(src) as [[number[], boolean], [number[], boolean]];
+    expect(a[0]).not.toEqual(b[0]);
+    expect(a[1] && b[1]).toBe(true);
+  });
+
+  it('a syntax error is reported each time, with its position', () => {
+    const first = runSync('let a = 1;\nlet a = 2;', { mode: 'script' });
+    const second = runSync('let a = 1;\nlet a = 2;', { mode: 'script' });
+    expect(first.error).toMatchObject({ code: 'EVAL_ERROR', name: 'SyntaxError', line: 2 });
+    expect(second.error).toEqual(first.error);
+  });
+
+  it('runtime errors point at the same place on every run', () => {
+    const src = 'const a = 1;\nfunction boom() { null.x }\nboom()';
+    const errors = [runSync(src), runSync(src), runSync(src, { filename: 'other.js' })].map((r) => r.error);
+    expect(errors[0]).toMatchObject({ name: 'TypeError', line: 2 });
+    expect(errors[1]).toEqual(errors[0]);
+    expect(errors[2]?.line).toBe(2);
+    expect(errors[2]?.stack).toContain('other.js');
+    expect(errors[0]?.stack).not.toContain('other.js');
+  });
+
+  it('the same source under another filename or mode is compiled apart', () => {
+    expect(valueOf(runSync('typeof this', { mode: 'script' }))).toBe('object');
+    expect(valueOf(runSync('typeof this'))).toBe(undefined);
+    expect(valueOf(runSync('return typeof this'))).toBe('undefined');
+  });
+
+  it('function source text is kept for toString', () => {
+    const src = 'function shown(a, b) { return a + b }\nreturn shown.toString()';
+    expect(twice(src)).toEqual(['function shown(a, b) { return a + b }', 'function shown(a, b) { return a + b }']);
+  });
+});

@@ -28,6 +28,8 @@ extern "C" {
     fn JS_DiscardJobs(ctx: *mut qjs::JSContext) -> c_int;
     /// Patch 0022: the context's work is over: its jobs are dropped, now and later.
     fn JS_CloseContext(ctx: *mut qjs::JSContext);
+    /// Patch 0025: every global binding of `ctx` set to undefined, what they held freed.
+    fn JS_ClearGlobals(ctx: *mut qjs::JSContext);
     /// Patch 0021: a context sharing the frozen intrinsics of `tmpl`, with a global object of
     /// its own; NULL when out of memory or when `tmpl`'s globals cannot be copied.
     fn JS_NewContextFromTemplate(tmpl: *mut qjs::JSContext) -> *mut qjs::JSContext;
@@ -49,6 +51,14 @@ pub fn derive_context(template: &rquickjs::Context) -> Option<rquickjs::Context>
 pub fn close_context(ctx: &Ctx<'_>) {
     // SAFETY: `ctx` is a live context entered on the current thread; the call only sets a flag.
     unsafe { JS_CloseContext(ctx.as_raw().as_ptr()) };
+}
+
+/// Empties the global bindings of a context whose work is over, so that freeing the context
+/// frees what only it reached (see `JS_ClearGlobals`).
+pub fn clear_globals(ctx: &Ctx<'_>) {
+    // SAFETY: `ctx` is a live context entered on the current thread; only its own global
+    // objects are changed, and no JavaScript runs.
+    unsafe { JS_ClearGlobals(ctx.as_raw().as_ptr()) };
 }
 
 /// Drops every promise job `ctx` still has queued; returns how many.

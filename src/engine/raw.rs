@@ -699,6 +699,20 @@ pub(crate) fn get_named<'js>(ctx: &Ctx<'js>, obj: &Object<'js>, key: &str) -> Op
     }
 }
 
+/// Evaluates a compiled global script (`JS_Eval` with `JS_EVAL_FLAG_COMPILE_ONLY`) in `ctx`:
+/// its declarations go to `ctx`'s global object; returns the completion value.
+pub(crate) fn eval_script<'js>(ctx: &Ctx<'js>, script: Value<'js>) -> rquickjs::Result<Value<'js>> {
+    // SAFETY: live context and value; JS_EvalFunction takes the reference it is given (a
+    // duplicate of the caller's) and returns an owned one.
+    unsafe {
+        let v = qjs::JS_EvalFunction(
+            raw_ctx(ctx),
+            qjs::JS_DupValue(raw_ctx(ctx), script.as_raw()),
+        );
+        take_owned(ctx, v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

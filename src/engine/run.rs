@@ -314,7 +314,7 @@ impl ActiveRun {
                 req,
                 watchdog,
             };
-            match run.start() {
+            match run.start(realm.derived) {
                 Ok((value, module)) => {
                     let ns = module
                         .and_then(|m| m.namespace().ok())
@@ -701,22 +701,36 @@ impl<'a, 'js> GuestRun<'a, 'js> {
         opts
     }
 
+    /// The source compiled once per thread, for runs derived from the thread's template.
+    fn compiled(&self, derived: bool, source: &str) -> Option<Value<'js>> {
+        if !derived {
+            return None;
+        }
+        template::compiled_script(self.ctx, source, &self.req.filename)
+    }
+
     /// Compiles and starts the guest code; returns its first value (maybe a promise).
     #[allow(clippy::type_complexity)]
     fn start(
         &self,
+        derived: bool,
     ) -> rquickjs::Result<(Value<'js>, Option<Module<'js, rquickjs::module::Evaluated>>)> {
         let ctx = self.ctx;
         match self.req.mode {
             Mode::Function => {
                 let wrapped = format!("{FN_PREFIX}{}{FN_SUFFIX}", self.req.source);
-                let f: rquickjs::Function = ctx.eval_with_options(wrapped, self.eval_options())?;
+                let f: rquickjs::Function = match self.compiled(derived, &wrapped) {
+                    Some(script) => raw::eval_script(ctx, script)?.get()?,
+                    None => ctx.eval_with_options(wrapped, self.eval_options())?,
+                };
                 let v: Value = f.call(())?;
                 Ok((v, None))
             }
             Mode::Script => {
-                let v: Value =
-                    ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?;
+                let v: Value = match self.compiled(derived, &self.req.source) {
+                    Some(script) => raw::eval_script(ctx, script)?,
+                    None => ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?,
+                };
                 Ok((v, None))
             }
             Mode::Module => {

@@ -13,7 +13,9 @@ use super::ffi;
 use super::limits::{CancelToken, Limits, Watchdog};
 use super::raw;
 use super::realm::{BuildError, Realm};
+use rquickjs::{qjs, Ctx, Value};
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::time::Duration;
 
 /// Garbage (objects in cycles, which reference counting cannot free) that runs may leave
@@ -37,9 +39,46 @@ enum State {
 }
 
 struct Template {
+    /// Dropped before the realm: its entries are values of the realm's runtime.
+    compiled: CompileCache,
     realm: Realm,
-    /// Heap in use by the template alone, after it was built.
+    /// Heap in use by the template alone, after it was built (its compiled scripts included).
     baseline: usize,
+}
+
+/// Sources longer than this are compiled per run, not kept.
+const CACHE_SOURCE_BYTES: usize = 64 << 10;
+/// Heap the compiled scripts a thread keeps may take, about.
+const CACHE_HEAP_BYTES: usize = 1 << 20;
+const CACHE_ENTRIES: usize = 64;
+
+/// Scripts compiled in the template, kept for the runs that evaluate the same source again:
+/// their functions' realm is the template, so each runs in the realm of the run that evaluates
+/// it (patch 0021), and a compiled script holds nothing of any run. The least recently used
+/// is dropped first.
+struct CompileCache {
+    rt: *mut qjs::JSRuntime,
+    entries: VecDeque<Compiled>,
+    heap: usize,
+}
+
+struct Compiled {
+    filename: String,
+    source: String,
+    /// A compiled global script (tag FUNCTION_BYTECODE), owned by the cache.
+    script: qjs::JSValue,
+    /// Heap the compilation kept.
+    heap: usize,
+}
+
+impl Drop for CompileCache {
+    fn drop(&mut self) {
+        for e in self.entries.drain(..) {
+            // SAFETY: the cache owns one reference to each script, and is dropped before the
+            // template's runtime (field order of `Template`).
+            unsafe { qjs::JS_FreeValueRT(self.rt, e.script) };
+        }
+    }
 }
 
 struct Slot {
@@ -56,10 +95,11 @@ thread_local! {
     };
 }
 
-// Templates built on this thread (tests check that runs reuse one).
+// Templates built and scripts compiled on this thread (tests check that runs reuse them).
 #[cfg(test)]
 thread_local! {
     pub(crate) static BUILDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static COMPILES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 fn build() -> Result<Template, BuildError> {
@@ -68,7 +108,115 @@ fn build() -> Result<Template, BuildError> {
     let realm = Realm::build_template()?;
     realm.rt.run_gc();
     let baseline = realm.meter.used();
-    Ok(Template { realm, baseline })
+    let rt = realm.context.with(|ctx| {
+        // SAFETY: a live context.
+        unsafe { qjs::JS_GetRuntime(ctx.as_raw().as_ptr()) }
+    });
+    Ok(Template {
+        compiled: CompileCache {
+            rt,
+            entries: VecDeque::new(),
+            heap: 0,
+        },
+        realm,
+        baseline,
+    })
+}
+
+/// The global script `source` compiled in this thread's template (strict), for `ctx`, a context
+/// derived from it, to evaluate: from the cache, or compiled now and kept. `None` when it is not
+/// kept (too long, the template is not this run's) or does not compile: the caller compiles it
+/// in its own context, which reports the error.
+pub(crate) fn compiled_script<'js>(
+    ctx: &Ctx<'js>,
+    source: &str,
+    filename: &str,
+) -> Option<Value<'js>> {
+    if source.len() > CACHE_SOURCE_BYTES {
+        return None;
+    }
+    SLOT.with(|slot| {
+        let mut slot = slot.try_borrow_mut().ok()?;
+        if slot.state != State::Running {
+            return None;
+        }
+        let t = slot.template.as_mut()?;
+        let found = t.compiled.entries.iter().position(|e| {
+            e.source.len() == source.len() && e.filename == filename && e.source == source
+        });
+        let script = match found {
+            Some(i) => {
+                let e = t.compiled.entries.remove(i)?;
+                let script = e.script;
+                t.compiled.entries.push_front(e);
+                script
+            }
+            None => {
+                let before = t.realm.meter.used();
+                // The runtime is in use (by `ctx`), so the template's context is entered raw.
+                let script = compile(t.realm.context.as_raw().as_ptr(), source, filename)?;
+                let heap = t.realm.meter.used().saturating_sub(before);
+                t.compiled.entries.push_front(Compiled {
+                    filename: filename.to_string(),
+                    source: source.to_string(),
+                    script,
+                    heap,
+                });
+                t.compiled.heap += heap;
+                t.baseline += heap;
+                while t.compiled.entries.len() > CACHE_ENTRIES
+                    || (t.compiled.heap > CACHE_HEAP_BYTES && t.compiled.entries.len() > 1)
+                {
+                    let Some(old) = t.compiled.entries.pop_back() else {
+                        break;
+                    };
+                    t.compiled.heap = t.compiled.heap.saturating_sub(old.heap);
+                    t.baseline = t.baseline.saturating_sub(old.heap);
+                    // SAFETY: the cache's own reference, given back once.
+                    unsafe { qjs::JS_FreeValueRT(t.compiled.rt, old.script) };
+                }
+                script
+            }
+        };
+        // SAFETY: a value of this runtime that the cache keeps alive; the caller gets a
+        // reference of its own.
+        Some(unsafe {
+            Value::from_raw(ctx.clone(), qjs::JS_DupValue(ctx.as_raw().as_ptr(), script))
+        })
+    })
+}
+
+/// Compiles a strict global script in the template's context `c`, without running it; a
+/// compile error is dropped (`None`). Called while the runtime is entered for a derived context.
+fn compile(c: *mut qjs::JSContext, source: &str, filename: &str) -> Option<qjs::JSValue> {
+    #[cfg(test)]
+    COMPILES.with(|n| n.set(n.get() + 1));
+    let mut name = filename.as_bytes().to_vec();
+    name.push(0);
+    let mut text = source.as_bytes().to_vec();
+    text.push(0);
+    let flags =
+        qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
+    // SAFETY: the template's live context, on the thread that has its runtime entered; the
+    // source is NUL-terminated as JS_Eval requires, and both buffers outlive the call.
+    let script = unsafe {
+        qjs::JS_Eval(
+            c,
+            text.as_ptr().cast(),
+            source.len() as _,
+            name.as_ptr().cast(),
+            flags as _,
+        )
+    };
+    // SAFETY: an owned value JS_Eval returned; on failure the pending exception is taken and
+    // freed.
+    unsafe {
+        if qjs::JS_IsException(script) {
+            qjs::JS_FreeValue(c, qjs::JS_GetException(c));
+            return None;
+        }
+    }
+    Some(script)
 }
 
 /// A fresh realm for one standard run, derived from this thread's template (built on first
@@ -170,6 +318,9 @@ pub(crate) fn release(realm: &Realm) {
             }
         }
         ffi::discard_jobs(&ctx);
+        // The global object refers to itself: emptied, the run's context and what only it
+        // reached are freed with the context instead of waiting for a collection.
+        ffi::clear_globals(&ctx);
         reset
     });
     realm.slot.group_indent.set(0);
@@ -243,6 +394,27 @@ pub(crate) fn measure() -> Option<(usize, usize)> {
     let derived = meter.used().saturating_sub(before);
     retire(realm, true);
     Some((baseline, derived))
+}
+
+/// Heap the template's runtime holds beyond the template and its compiled scripts, without
+/// collecting: what the runs since it was built left behind (tests).
+#[cfg(test)]
+pub(crate) fn heap_left_behind() -> Option<usize> {
+    SLOT.with(|slot| {
+        let slot = slot.try_borrow().ok()?;
+        let t = slot.template.as_ref()?;
+        Some(t.realm.meter.used().saturating_sub(t.baseline))
+    })
+}
+
+/// Compiled scripts this thread keeps, and the heap they hold (tests).
+#[cfg(test)]
+pub(crate) fn compiled_stats() -> Option<(usize, usize)> {
+    SLOT.with(|slot| {
+        let slot = slot.try_borrow().ok()?;
+        let t = slot.template.as_ref()?;
+        Some((t.compiled.entries.len(), t.compiled.heap))
+    })
 }
 
 /// Whether this thread holds a template realm now (tests).

@@ -321,3 +321,82 @@ fn a_small_memory_limit_does_not_reach_the_next_runs_set_up() {
         assert!(template::is_built());
     });
 }
+
+#[test]
+fn a_source_run_again_is_compiled_once_per_thread() {
+    on_fresh_thread(|| {
+        let compiles = || template::COMPILES.with(|n| n.get());
+        assert_eq!(text(&run("return typeof globalThis.x")), "undefined");
+        let after_first = compiles();
+        assert_eq!(after_first, 1);
+        for _ in 0..5 {
+            assert_eq!(text(&run("return typeof globalThis.x")), "undefined");
+        }
+        assert_eq!(
+            compiles(),
+            after_first,
+            "the same source is not compiled again"
+        );
+        // Another source, filename or mode is another script.
+        assert!(run("return 2").ok);
+        let mut named = RunRequest::new("return typeof globalThis.x");
+        named.filename = "other.js".into();
+        assert!(execute(&named, &CancelToken::new()).ok);
+        let mut script = RunRequest::new("return typeof globalThis.x");
+        script.mode = super::run::Mode::Script;
+        assert!(
+            !execute(&script, &CancelToken::new()).ok,
+            "return is not allowed in a script"
+        );
+        assert_eq!(compiles(), after_first + 3);
+        // A source that does not compile is not kept: it is compiled (and refused) every time.
+        for _ in 0..2 {
+            assert_eq!(
+                run("return (").error.expect("a syntax error").name,
+                "SyntaxError"
+            );
+        }
+        assert_eq!(compiles(), after_first + 5);
+    });
+}
+
+#[test]
+fn compiled_scripts_stay_within_their_budget_and_keep_the_template() {
+    on_fresh_thread(|| {
+        for i in 0..400 {
+            let source = format!(
+                "const t{i} = [{}]; return t{i}.length",
+                (0..200)
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            assert!(run(&source).ok);
+        }
+        let (entries, heap) = template::compiled_stats().expect("a template");
+        assert!(entries <= 64, "{entries}");
+        assert!(heap <= (1 << 20) + (64 << 10), "{heap}");
+        assert_eq!(
+            template::BUILDS.with(|b| b.get()),
+            1,
+            "the template was never discarded"
+        );
+    });
+}
+
+#[test]
+fn a_run_leaves_no_garbage_behind_through_its_global_object() {
+    on_fresh_thread(|| {
+        assert!(run("return 0").ok);
+        let start = template::heap_left_behind().expect("a template");
+        for _ in 0..50 {
+            assert!(run("globalThis.me = globalThis; self.again = self; return 0").ok);
+            let mut script = RunRequest::new("var self2 = this; let lex = { g: globalThis }; 1");
+            script.mode = super::run::Mode::Script;
+            assert!(execute(&script, &CancelToken::new()).ok);
+        }
+        // Without emptying the global object every run's global (which refers to itself) and
+        // context would wait for a collection: thousands of bytes each.
+        assert_eq!(template::heap_left_behind(), Some(start));
+    });
+}

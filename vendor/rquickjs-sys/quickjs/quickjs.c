@@ -6949,6 +6949,64 @@ static void free_property(JSRuntime *rt, JSProperty *pr, int prop_flags)
     }
 }
 
+/* Sets every own property value of 'obj' to undefined (getters and setters
+   to none) and frees what it held. The shape stays as it was. */
+static void js_clear_own_values(JSRuntime *rt, JSValueConst obj)
+{
+    JSObject *p;
+    JSShapeProperty *prs;
+    JSProperty *pr;
+    JSObject *getter, *setter;
+    JSValue v;
+    int i;
+
+    if (!JS_IsObject(obj))
+        return;
+    p = JS_VALUE_GET_OBJ(obj);
+    /* Each slot is emptied before its old value is freed: a finalizer run by
+       the free then never sees a value that is being released. */
+    for(i = 0, prs = get_shape_prop(p->shape); i < p->shape->prop_count;
+        i++, prs++) {
+        pr = &p->prop[i];
+        switch(prs->flags & JS_PROP_TMASK) {
+        case JS_PROP_NORMAL:
+            v = pr->u.value;
+            pr->u.value = JS_UNDEFINED;
+            JS_FreeValueRT(rt, v);
+            break;
+        case JS_PROP_GETSET:
+            getter = pr->u.getset.getter;
+            setter = pr->u.getset.setter;
+            pr->u.getset.getter = NULL;
+            pr->u.getset.setter = NULL;
+            if (getter)
+                JS_FreeValueRT(rt, JS_MKPTR(JS_TAG_OBJECT, getter));
+            if (setter)
+                JS_FreeValueRT(rt, JS_MKPTR(JS_TAG_OBJECT, setter));
+            break;
+        case JS_PROP_VARREF:
+            v = *pr->u.var_ref->pvalue;
+            *pr->u.var_ref->pvalue = JS_UNDEFINED;
+            JS_FreeValueRT(rt, v);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* Empties the global object and the global lexical scope of 'ctx': every
+   binding keeps its name and attributes but holds undefined. For a context
+   whose work is over (JS_CloseContext): the global object refers to itself
+   (globalThis), and so does much of what a script leaves in it, so without
+   this the context's objects wait for a cycle collection instead of being
+   freed when the context is. */
+void JS_ClearGlobals(JSContext *ctx)
+{
+    js_clear_own_values(ctx->rt, ctx->global_var_obj);
+    js_clear_own_values(ctx->rt, ctx->global_obj);
+}
+
 static inline JSShapeProperty *find_own_property1(JSObject *p, JSAtom atom)
 {
     JSShape *sh;

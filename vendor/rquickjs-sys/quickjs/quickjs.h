@@ -1268,6 +1268,7 @@ JS_EXTERN JSContext *JS_GetPendingJobContext(JSRuntime *rt);
 JS_EXTERN int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx);
 JS_EXTERN int JS_DiscardJobs(JSContext *ctx);
 JS_EXTERN void JS_CloseContext(JSContext *ctx);
+JS_EXTERN void JS_ClearGlobals(JSContext *ctx);
 
 /* Structure to retrieve (de)serialized SharedArrayBuffer objects. */
 typedef struct JSSABTab {
