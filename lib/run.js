@@ -8,6 +8,7 @@ const { failedResult } = require('./errors.js');
 const { printLogs } = require('./console.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
+const { dataText } = require('./data-text.js');
 
 /**
  * @typedef {import('./index.js').RunOptions} RunOptions
@@ -17,6 +18,36 @@ const { runStarted, runEnded } = require('./diagnostics.js');
  * @typedef {import('./index.js').RealmStats} RealmStats
  * @typedef {import('./native/binding.js').CancelHandle} CancelHandle
  */
+
+/**
+ * A result as the binding returns it: JSON text when every part of it is JSON (one string
+ * crosses instead of an object built property by property), the object otherwise. The text
+ * leaves out a top-level `undefined` value; the object gets the same keys either way.
+ * @param {unknown} reply
+ * @returns {RunResult}
+ */
+function fromNative(reply) {
+  if (typeof reply !== 'string') return /** @type {RunResult} */ (reply);
+  const r = JSON.parse(reply);
+  // The keys in the order the object form has them.
+  return r.ok
+    ? { ok: true, output: r.output, logs: r.logs, stats: r.stats, value: r.value }
+    : { ok: false, output: r.output, logs: r.logs, stats: r.stats, error: r.error };
+}
+
+/**
+ * Options and data as the binding takes them: plain JSON data as text (see data-text.js),
+ * anything else in the options as given.
+ * @param {RunOptions | undefined} options
+ * @returns {[RunOptions | undefined, string | undefined]}
+ */
+function toNative(options) {
+  if (options === null || typeof options !== 'object' || options.data == null || Array.isArray(options.data)) {
+    return [options, undefined];
+  }
+  const text = dataText(options.data);
+  return text === undefined ? [options, undefined] : [{ ...options, data: undefined }, text];
+}
 
 /** @param {string} message */
 function invalidResult(message) {
@@ -53,7 +84,7 @@ function runLive(source, options, handle, exposeWake) {
       finished = true;
       clearTimeout(timer);
       try {
-        resolve(/** @type {RunResult} */ (live.finish()));
+        resolve(fromNative(live.finish()));
       } catch (e) {
         resolve(internal(e));
       }
@@ -141,9 +172,8 @@ function runSyncUnobserved(source, options) {
   const onAbort = () => handle?.cancel();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const result = /** @type {RunResult} */ (
-      binding.runSync(source, options, handle ?? undefined, workspaceOf(options))
-    );
+    const [native, text] = toNative(options);
+    const result = fromNative(binding.runSync(source, native, handle ?? undefined, workspaceOf(options), text));
     return inheritConsole(reasonOf(result, signal), options);
   } finally {
     signal?.removeEventListener('abort', onAbort);
@@ -188,10 +218,11 @@ function runUnobserved(source, options) {
   const { handle, signal, error } = cancelHandleFor(options);
   if (error !== undefined) return Promise.resolve(invalidResult(error));
   const liveOptions = options !== undefined && hasGlobals(options) ? options : null;
+  const [native, text] = toNative(options);
   if (!handle) {
     const pending = liveOptions
       ? runLive(source, liveOptions, null)
-      : /** @type {Promise<RunResult>} */ (binding.run(source, options, undefined, workspaceOf(options)));
+      : binding.run(source, native, undefined, workspaceOf(options), text).then(fromNative);
     return pending.then((result) => inheritConsole(result, options));
   }
   let wakeLive = () => {};
@@ -205,7 +236,7 @@ function runUnobserved(source, options) {
     ? runLive(source, liveOptions, handle, (wake) => {
         wakeLive = wake;
       })
-    : /** @type {Promise<RunResult>} */ (binding.run(source, options, handle, workspaceOf(options)));
+    : binding.run(source, native, handle, workspaceOf(options), text).then(fromNative);
   return pending
     .finally(() => signal.removeEventListener('abort', onAbort))
     .then((result) => inheritConsole(reasonOf(result, signal), options));

@@ -29,7 +29,7 @@ export declare class LiveRun {
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
   remainingMs(): number
   /** Ends the run and returns its result; every host handle is released. */
-  finish(): NativeRunResult
+  finish(): NativeRunResult | string
 }
 
 /** A session's ledger (see the module documentation). */
@@ -396,7 +396,7 @@ export interface RealmStats {
  * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): Promise<NativeRunResult>
+export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
 
 /** What a run cost. */
 export interface RunStats {
@@ -414,7 +414,7 @@ export interface RunStats {
 }
 
 /** Runs guest code on the calling thread. */
-export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null): NativeRunResult
+export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
 
 /** A guest error as a model reads it. */
 export interface SandboxErrorInfo {

@@ -4,7 +4,7 @@
 use super::convert::{write, HostReader};
 use super::options::{self, ParsedRun};
 use super::raw::{callback_info, Host, Raw, RawRef};
-use super::results::NativeRunResult;
+use super::results::RunReply;
 use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::live::{self as engine_live, HostPromises, SlicedRun, Step};
@@ -885,7 +885,7 @@ impl LiveRun {
     ) -> LiveRun {
         let h = Host::of(&env);
         let token = cancel.map(|c| c.token()).unwrap_or_default();
-        let prepared = options::parse_run(h, source.raw(), Some(options.raw()))
+        let prepared = options::parse_run(h, source.raw(), Some(options.raw()), None)
             .and_then(|parsed| prepare(h, parsed, Some(wake.raw())));
         match prepared {
             Ok(p) => {
@@ -915,8 +915,8 @@ impl LiveRun {
     }
 
     /// Ends the run and returns its result; every host handle is released.
-    #[napi(catch_unwind)]
-    pub fn finish(&mut self) -> NativeRunResult {
+    #[napi(catch_unwind, ts_return_type = "NativeRunResult | string")]
+    pub fn finish(&mut self) -> RunReply {
         let outcome = self.run.finish();
         if let Some(b) = self.bridge.take() {
             b.release();

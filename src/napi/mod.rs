@@ -16,7 +16,7 @@ use crate::engine::{execute, CancelToken, RunOutcome};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use raw::{Host, RawValue};
-use results::NativeRunResult;
+use results::RunReply;
 
 /// Throws `e` as a JavaScript error (a TypeError or RangeError where its name says so) whose
 /// `code` property is the error's code and whose message starts with it.
@@ -78,8 +78,9 @@ fn parse(
     source: &Unknown,
     options: Option<&Unknown>,
     workspace: Option<&workspace::ZipWorkspace>,
+    data_text: Option<&str>,
 ) -> std::result::Result<options::ParsedRun, ErrorInfo> {
-    let mut parsed = options::parse_run(h, source.raw(), options.map(|o| o.raw()))?;
+    let mut parsed = options::parse_run(h, source.raw(), options.map(|o| o.raw()), data_text)?;
     parsed.attach_workspace(workspace)?;
     Ok(parsed)
 }
@@ -92,7 +93,8 @@ pub(crate) fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
 #[napi(
     js_name = "runSync",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null"
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_return_type = "NativeRunResult | string"
 )]
 pub fn run_sync(
     env: Env,
@@ -100,9 +102,16 @@ pub fn run_sync(
     options: Option<Unknown>,
     cancel: Option<&CancelHandle>,
     workspace: Option<&workspace::ZipWorkspace>,
-) -> NativeRunResult {
+    data_text: Option<String>,
+) -> RunReply {
     let h = Host::of(&env);
-    let outcome = match parse(h, &source, options.as_ref(), workspace) {
+    let outcome = match parse(
+        h,
+        &source,
+        options.as_ref(),
+        workspace,
+        data_text.as_deref(),
+    ) {
         Err(e) => RunOutcome::failed(e),
         Ok(parsed) if !parsed.globals.is_empty() => live::run_to_end(h, parsed, token_of(cancel)),
         Ok(parsed) => execute(&parsed.request, &token_of(cancel)),
@@ -115,8 +124,8 @@ pub fn run_sync(
 #[napi(
     js_name = "run",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null",
-    ts_return_type = "Promise<NativeRunResult>"
+    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_return_type = "Promise<NativeRunResult | string>"
 )]
 pub fn run(
     env: Env,
@@ -124,10 +133,11 @@ pub fn run(
     options: Option<Unknown>,
     cancel: Option<&CancelHandle>,
     workspace: Option<&workspace::ZipWorkspace>,
+    data_text: Option<String>,
 ) -> Result<RawValue> {
     let h = Host::of(&env);
     let (deferred, promise) = env.create_deferred()?;
-    let parsed = parse(h, &source, options.as_ref(), workspace).and_then(|p| {
+    let parsed = parse(h, &source, options.as_ref(), workspace, data_text.as_deref()).and_then(|p| {
             if p.globals.is_empty() {
                 Ok(p)
             } else {
@@ -137,7 +147,7 @@ pub fn run(
             }
         });
     let settle = move |outcome: RunOutcome| {
-        deferred.resolve(move |_| Ok(NativeRunResult::from(outcome)));
+        deferred.resolve(move |_| Ok(RunReply::from(outcome)));
     };
     match parsed {
         Err(e) => settle(RunOutcome::failed(e)),

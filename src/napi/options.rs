@@ -1,6 +1,6 @@
 //! Reading `run`/`runSync` options from host values, with clear INVALID_INPUT messages.
 
-use super::convert::HostReader;
+use super::convert::{read_data_text, HostReader};
 use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::marshal::{child_path, CopyLimits};
@@ -182,8 +182,19 @@ pub fn parse_deterministic(h: Host, v: Raw) -> Result<Option<Deterministic>, Err
     Ok(Some(d))
 }
 
-pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun, ErrorInfo> {
+/// Reads a run's source and options. `data_text` is the `data` record as JSON text (the
+/// wrapper's form for plain JSON data, see `lib/data-text.js`), given instead of `options.data`.
+pub fn parse_run(
+    h: Host,
+    source: Raw,
+    options: Option<Raw>,
+    data_text: Option<&str>,
+) -> Result<ParsedRun, ErrorInfo> {
     let mut request = RunRequest::new(read_source(h, source)?);
+    if let Some(text) = data_text {
+        request.data = read_data_text(text, CopyLimits::default())
+            .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
+    }
     let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
         crate::engine::run::validate(&request)?;
         return Ok(ParsedRun {
@@ -227,6 +238,11 @@ pub fn parse_run(h: Host, source: Raw, options: Option<Raw>) -> Result<ParsedRun
                 }
             }
             "limits" => limits = parse_limits(h, v)?,
+            "data" if data_text.is_some() => {
+                return Err(invalid(
+                    "data is given twice (as an option and as JSON text)",
+                ));
+            }
             "data" => {
                 let entries = read_all_keys(h, v)?;
                 let mut reader = HostReader::new(h, CopyLimits::default());

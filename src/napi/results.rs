@@ -3,6 +3,7 @@
 
 use super::convert::write;
 use super::raw::Host;
+use crate::engine::marshal::Text;
 use crate::engine::{Data, ErrorCode as EngineCode, ErrorInfo, LogEntry, RunOutcome};
 use napi::bindgen_prelude::{Error, Status, ToNapiValue};
 use napi::sys;
@@ -162,5 +163,152 @@ impl ToNapiValue for CopiedValue {
         // SAFETY: napi-rs calls this with the env of the export whose result is being built.
         let host = unsafe { Host::from_raw(env) };
         write(host, &val.0).map_err(|e| Error::new(Status::GenericFailure, e))
+    }
+}
+
+/// A run's result as `runSync`, `run` and `LiveRun.finish` hand it to the wrapper: JSON text
+/// when every part of it is JSON (the wrapper parses it: one host call instead of one per
+/// property and value), the object otherwise (a value with `undefined` inside, `-0`, `NaN`, a
+/// bigint, a Date, a Map, bytes, shared parts).
+pub enum RunReply {
+    Text(String),
+    Object(Box<NativeRunResult>),
+}
+
+impl From<RunOutcome> for RunReply {
+    fn from(o: RunOutcome) -> Self {
+        match reply_text(&o) {
+            Some(text) => RunReply::Text(text),
+            None => RunReply::Object(Box::new(o.into())),
+        }
+    }
+}
+
+impl ToNapiValue for RunReply {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        // SAFETY: napi-rs calls this with the env of the export whose result is being built.
+        unsafe {
+            match val {
+                RunReply::Text(text) => String::to_napi_value(env, text),
+                RunReply::Object(result) => NativeRunResult::to_napi_value(env, *result),
+            }
+        }
+    }
+}
+
+/// The outcome as JSON text with `NativeRunResult`'s keys (a top-level `undefined` value left
+/// out: the wrapper restores it), or `None` when a part of it has no JSON form.
+fn reply_text(o: &RunOutcome) -> Option<String> {
+    let value = match (&o.value, o.ok) {
+        (Some(Data::Undefined) | None, _) | (_, false) => None,
+        (Some(v), true) => Some(JsonData(v)),
+    };
+    let reply = ReplyText {
+        ok: o.ok,
+        value,
+        output: &o.output,
+        logs: o
+            .logs
+            .iter()
+            .map(|l| LogText {
+                level: l.level,
+                message: &l.message,
+            })
+            .collect(),
+        error: o.error.as_ref().map(|e| ErrorText {
+            code: e.code.as_str(),
+            name: &e.name,
+            message: &e.message,
+            line: e.line,
+            column: e.column,
+            stack: e.stack.as_deref(),
+            frame: e.frame.as_deref(),
+        }),
+        stats: StatsText {
+            wall_ms: o.stats.wall_ms,
+            heap_bytes: o.stats.heap_bytes as f64,
+            host_calls: o.stats.host_calls as f64,
+            steps: o.stats.steps as f64,
+        },
+    };
+    serde_json::to_string(&reply).ok()
+}
+
+#[derive(serde::Serialize)]
+struct ReplyText<'a> {
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value: Option<JsonData<'a>>,
+    output: &'a str,
+    logs: Vec<LogText<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorText<'a>>,
+    stats: StatsText,
+}
+
+#[derive(serde::Serialize)]
+struct LogText<'a> {
+    level: &'a str,
+    message: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct ErrorText<'a> {
+    code: &'a str,
+    name: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frame: Option<&'a str>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatsText {
+    wall_ms: f64,
+    heap_bytes: f64,
+    host_calls: f64,
+    steps: f64,
+}
+
+/// A copied value written as JSON; fails for every value JSON would change or lose.
+struct JsonData<'a>(&'a Data);
+
+impl serde::Serialize for JsonData<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap, SerializeSeq};
+        match self.0 {
+            Data::Null => s.serialize_unit(),
+            Data::Bool(b) => s.serialize_bool(*b),
+            Data::Number(n) if n.is_finite() && !(*n == 0.0 && n.is_sign_negative()) => {
+                // Integers print without a fraction ("3", not "3.0"); both parse to the same.
+                if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+                    s.serialize_i64(*n as i64)
+                } else {
+                    s.serialize_f64(*n)
+                }
+            }
+            Data::String(Text::Utf8(text)) => s.serialize_str(text),
+            Data::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&JsonData(item))?;
+                }
+                seq.end()
+            }
+            Data::Object(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, &JsonData(v))?;
+                }
+                map.end()
+            }
+            _ => Err(S::Error::custom("no JSON form")),
+        }
     }
 }
