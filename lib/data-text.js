@@ -18,8 +18,13 @@ const MAX_VALUES = 20_000;
 // Below the JSON reader's own nesting limit (128).
 const MAX_DEPTH = 100;
 
+/** @typedef {{ values: number, seen: object[], seenSet: Set<object> | null }} State */
+
 /** @type {unique symbol} */
 const REFUSED = /** @type {any} */ (Symbol('refused'));
+/** Strings JSON writes between quotes as they are (no quote, backslash or control character). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const PLAIN_STRING = /^[^"\\\u0000-\u001f]*$/;
 
 /**
  * @param {unknown} data the `data` option
@@ -27,65 +32,81 @@ const REFUSED = /** @type {any} */ (Symbol('refused'));
  */
 function dataText(data) {
   if (data === null || typeof data !== 'object') return undefined;
-  const state = { values: 0, seen: new Set() };
+  const state = { values: 0, seen: /** @type {object[]} */ ([]), seenSet: /** @type {Set<object> | null} */ (null) };
   const text = write(data, 0, state);
   return text === REFUSED ? undefined : text;
+}
+
+/** @param {string} s */
+function quoted(s) {
+  return PLAIN_STRING.test(s) ? `"${s}"` : JSON.stringify(s);
 }
 
 /**
  * @param {unknown} v
  * @param {number} depth
- * @param {{ values: number, seen: Set<object> }} state
+ * @param {State} state
  * @returns {string | typeof REFUSED}
  */
 function write(v, depth, state) {
   if (++state.values > MAX_VALUES) return REFUSED;
-  switch (typeof v) {
-    case 'string':
-      return v.isWellFormed() ? JSON.stringify(v) : REFUSED;
-    case 'number':
-      return Number.isFinite(v) && !Object.is(v, -0) ? String(v) : REFUSED;
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'object':
-      break;
-    default:
-      return REFUSED;
-  }
+  const type = typeof v;
+  if (type === 'string') return /** @type {string} */ (v).isWellFormed() ? quoted(/** @type {string} */ (v)) : REFUSED;
+  if (type === 'number') return Number.isFinite(v) && !Object.is(v, -0) ? `${v}` : REFUSED;
+  if (type === 'boolean') return v ? 'true' : 'false';
+  if (type !== 'object') return REFUSED;
   if (v === null) return 'null';
-  if (depth >= MAX_DEPTH || isProxy(v) || state.seen.has(v)) return REFUSED;
-  state.seen.add(v);
-  const proto = getPrototypeOf(v);
-  let out = '';
-  if (isArray(v)) {
-    if (proto !== arrayProto || keys(v).length !== v.length) return REFUSED;
-    out = '[';
-    for (let i = 0; i < v.length; i++) {
-      const item = ownValue(v, String(i), depth, state);
+  const obj = /** @type {object} */ (v);
+  // Shared parts and cycles keep their shape only in the value-by-value copy.
+  if (depth >= MAX_DEPTH || isProxy(obj) || !firstVisit(obj, state)) return REFUSED;
+  const proto = getPrototypeOf(obj);
+  if (isArray(obj)) {
+    if (proto !== arrayProto) return REFUSED;
+    let out = '[';
+    for (let i = 0; i < obj.length; i++) {
+      const item = ownValue(obj, i, depth, state);
       if (item === REFUSED) return REFUSED;
       out += i === 0 ? item : `,${item}`;
     }
     return `${out}]`;
   }
   if (proto !== objectProto && proto !== null) return REFUSED;
-  out = '{';
-  let first = true;
-  for (const k of keys(v)) {
+  let out = '{';
+  const names = keys(obj);
+  for (let i = 0; i < names.length; i++) {
+    const k = names[i];
     if (!k.isWellFormed()) return REFUSED;
-    const item = ownValue(v, k, depth, state);
+    const item = ownValue(obj, k, depth, state);
     if (item === REFUSED) return REFUSED;
-    out += `${first ? '' : ','}${JSON.stringify(k)}:${item}`;
-    first = false;
+    out += `${i === 0 ? '' : ','}${quoted(k)}:${item}`;
   }
   return `${out}}`;
 }
 
 /**
- * An own data property's value as text; an accessor is refused unread.
+ * Records a visit; false when `obj` was seen before. A list while it is short (cheaper than a
+ * Set for the common small record), a Set after.
  * @param {object} obj
- * @param {string} key
+ * @param {State} state
+ */
+function firstVisit(obj, state) {
+  if (state.seenSet !== null) {
+    if (state.seenSet.has(obj)) return false;
+    state.seenSet.add(obj);
+    return true;
+  }
+  if (state.seen.includes(obj)) return false;
+  state.seen.push(obj);
+  if (state.seen.length > 32) state.seenSet = new Set(state.seen);
+  return true;
+}
+
+/**
+ * An own data property's value as text; a hole or an accessor is refused unread.
+ * @param {object} obj
+ * @param {string | number} key
  * @param {number} depth
- * @param {{ values: number, seen: Set<object> }} state
+ * @param {State} state
  */
 function ownValue(obj, key, depth, state) {
   const d = getOwnPropertyDescriptor(obj, key);

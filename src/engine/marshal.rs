@@ -234,8 +234,8 @@ impl CopyBudget {
         }
     }
 
-    pub fn node(&mut self, bytes: usize, depth: usize, path: &str) -> Result<(), String> {
-        self.node_at(bytes, depth, || path.to_string())
+    pub fn node(&mut self, bytes: usize, depth: usize, path: &Path) -> Result<(), String> {
+        self.node_at(bytes, depth, || path.render())
     }
 
     /// `node`, with the value's path made only when it is reported.
@@ -261,6 +261,34 @@ impl CopyBudget {
             return Err(format!("more than {} bytes", self.limits.max_bytes));
         }
         Ok(())
+    }
+}
+
+/// Where a value sits in a copy, for error messages; made into text only when one is reported.
+#[derive(Clone, Copy)]
+pub enum Path<'p> {
+    Root(&'p str),
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
+    MapEntry(&'p Path<'p>, usize),
+    SetItem(&'p Path<'p>, usize),
+}
+
+impl Path<'_> {
+    pub fn render(&self) -> String {
+        match *self {
+            Path::Root(root) => root.to_string(),
+            Path::Key(parent, key) => child_path(&parent.render(), key),
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
+            Path::MapEntry(parent, i) => format!("{}<entry {i}>", parent.render()),
+            Path::SetItem(parent, i) => format!("{}<item {i}>", parent.render()),
+        }
+    }
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
     }
 }
 
@@ -451,7 +479,7 @@ impl<'a, 'js> Copier<'a, 'js> {
     }
 
     /// Copies a value; functions and symbols become `Undefined` (and are skipped as properties).
-    pub(crate) fn copy(&mut self, v: &Value<'js>, path: &str) -> Result<Data, CopyOutError> {
+    pub(crate) fn copy(&mut self, v: &Value<'js>, path: &Path) -> Result<Data, CopyOutError> {
         // Copying out is part of the run: the deadline and an abort stop it too.
         ffi::poll_interrupts(self.ctx, 1)?;
         let depth = self.depth;
@@ -516,7 +544,7 @@ impl<'a, 'js> Copier<'a, 'js> {
         &mut self,
         obj: &Object<'js>,
         v: &Value<'js>,
-        path: &str,
+        path: &Path,
     ) -> Result<Data, CopyOutError> {
         let ctx = self.ctx;
         if raw::is_date(v) {
@@ -545,7 +573,7 @@ impl<'a, 'js> Copier<'a, 'js> {
                 let mut it = entries.into_iter();
                 let mut i = 0usize;
                 while let (Some(k), Some(val)) = (it.next(), it.next()) {
-                    let p = format!("{path}<entry {i}>");
+                    let p = Path::MapEntry(path, i);
                     out.push((self.copy(&k, &p)?, self.copy(&val, &p)?));
                     i += 1;
                 }
@@ -553,7 +581,7 @@ impl<'a, 'js> Copier<'a, 'js> {
             }
             let mut out = Vec::with_capacity(entries.len());
             for (i, item) in entries.iter().enumerate() {
-                out.push(self.copy(item, &format!("{path}<item {i}>"))?);
+                out.push(self.copy(item, &Path::SetItem(path, i))?);
             }
             return Ok(Data::Set(out));
         }
@@ -576,7 +604,7 @@ impl<'a, 'js> Copier<'a, 'js> {
             let mut items = Vec::with_capacity((len as usize).min(4096));
             for i in 0..len as usize {
                 let item: Value = obj.get(i as u32)?;
-                let d = self.copy(&item, &format!("{path}[{i}]"))?;
+                let d = self.copy(&item, &Path::Index(path, i))?;
                 items.push(
                     if matches!(d, Data::Undefined) && (item.is_function() || item.is_symbol()) {
                         Data::Null
@@ -602,8 +630,7 @@ impl<'a, 'js> Copier<'a, 'js> {
             if item.is_function() || item.is_symbol() {
                 continue;
             }
-            let p = child_path(path, &name);
-            let d = self.copy(&item, &p)?;
+            let d = self.copy(&item, &Path::Key(path, &name))?;
             entries.push((name, d));
         }
         Ok(Data::Object(entries))

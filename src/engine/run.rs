@@ -4,7 +4,7 @@
 use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
 use super::ffi;
 use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
-use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter};
+use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter, Path};
 use super::membrane::{self, FromHost};
 use super::raw;
 pub use super::realm::LiveGlobals;
@@ -679,7 +679,7 @@ impl<'a, 'js> GuestRun<'a, 'js> {
         };
         let result = namespace.map(|ns| ns.into_value()).unwrap_or(settled);
         let mut copier = Copier::new(self.ctx, CopyLimits::default());
-        match copier.copy(&result, "value") {
+        match copier.copy(&result, &Path::Root("value")) {
             Ok(d) => (Some(d), None),
             Err(CopyOutError::Invalid(why)) => (
                 None,

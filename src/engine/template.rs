@@ -278,7 +278,31 @@ fn idle(realm: &Realm) {
     );
 }
 
+/// Seeds drawn from the OS at a time: one system call per this many runs.
+const SEEDS_PER_DRAW: usize = 32;
+
+thread_local! {
+    /// Seeds drawn from the OS random source and not used yet; each run takes one.
+    static SEEDS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
 fn fresh_seed() -> u64 {
+    let drawn = SEEDS.try_with(|seeds| {
+        let mut seeds = seeds.try_borrow_mut().ok()?;
+        if seeds.is_empty() {
+            let mut bytes = [0u8; 8 * SEEDS_PER_DRAW];
+            getrandom::fill(&mut bytes).ok()?;
+            seeds.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())),
+            );
+        }
+        seeds.pop()
+    });
+    if let Ok(Some(seed)) = drawn {
+        return seed;
+    }
     let mut bytes = [0u8; 8];
     if getrandom::fill(&mut bytes).is_err() {
         // The clock is a weak seed, but `Math.random` promises no more than the engine's own.
@@ -298,16 +322,18 @@ fn fresh_seed() -> u64 {
 pub(crate) fn release(realm: &Realm) {
     // The run's deadline or abort must not interrupt the resets.
     idle(realm);
+    // Only a run that used them changed the helpers' state.
+    let touched = realm.slot.helpers_touched.replace(false);
     let reset = realm.context.with(|ctx| {
         ffi::close_context(&ctx);
         let mut reset = true;
-        if let Some(t) = realm.timers.as_ref() {
+        if let Some(t) = realm.timers.as_ref().filter(|_| touched) {
             if t.reset(&ctx).is_err() {
                 let _ = ctx.catch();
                 reset = false;
             }
         }
-        if let Some(f) = realm.console_reset.clone() {
+        if let Some(f) = realm.console_reset.clone().filter(|_| touched) {
             let done = f
                 .restore(&ctx)
                 .and_then(|f| raw::rebind(&ctx, f))

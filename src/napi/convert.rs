@@ -3,7 +3,7 @@
 //! for `__proto__`, so no host prototype is touched.
 
 use super::raw::{Host, Raw};
-use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, TypedArrayKind};
+use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, Path, TypedArrayKind};
 use napi::sys;
 
 /// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit).
@@ -134,7 +134,7 @@ impl HostReader {
         Ok(None)
     }
 
-    pub fn read(&mut self, v: Raw, path: &str) -> Result<Data, String> {
+    pub fn read(&mut self, v: Raw, path: &Path) -> Result<Data, String> {
         let h = self.host;
         let depth = self.depth;
         match h.type_of(v) {
@@ -199,14 +199,14 @@ impl HostReader {
         }
     }
 
-    fn read_object(&mut self, v: Raw, path: &str) -> Result<Data, String> {
+    fn read_object(&mut self, v: Raw, path: &Path) -> Result<Data, String> {
         let h = self.host;
         if h.is_array(v) {
             let n = h.array_length(v)?;
             let mut items = Vec::with_capacity(n.min(4096) as usize);
             for i in 0..n {
                 let item = h.element(v, i)?;
-                items.push(self.read(item, &format!("{path}[{i}]"))?);
+                items.push(self.read(item, &Path::Index(path, i as usize))?);
             }
             return Ok(Data::Array(items));
         }
@@ -244,7 +244,7 @@ impl HostReader {
             let mut out = Vec::with_capacity(n as usize);
             for i in 0..n {
                 let pair = h.element(entries, i)?;
-                let p = format!("{path}<entry {i}>");
+                let p = Path::MapEntry(path, i as usize);
                 let k = self.read(h.element(pair, 0)?, &p)?;
                 let val = self.read(h.element(pair, 1)?, &p)?;
                 out.push((k, val));
@@ -257,7 +257,7 @@ impl HostReader {
             let n = h.array_length(items)?;
             let mut out = Vec::with_capacity(n as usize);
             for i in 0..n {
-                out.push(self.read(h.element(items, i)?, &format!("{path}<item {i}>"))?);
+                out.push(self.read(h.element(items, i)?, &Path::SetItem(path, i as usize))?);
             }
             return Ok(Data::Set(out));
         }
@@ -266,8 +266,8 @@ impl HostReader {
         for k in keys {
             let name = h.string(k)?;
             let item = h.property(v, k)?;
-            let p = crate::engine::marshal::child_path(path, &name);
-            entries.push((name, self.read(item, &p)?));
+            let d = self.read(item, &Path::Key(path, &name))?;
+            entries.push((name, d));
         }
         Ok(Data::Object(entries))
     }

@@ -8,7 +8,7 @@ use super::results::RunReply;
 use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::live::{self as engine_live, HostPromises, SlicedRun, Step};
-use crate::engine::marshal::Data;
+use crate::engine::marshal::{Data, Path};
 use crate::engine::membrane::{
     FromHost, GuestHandle, HostBridge, HostFailure, HostResult, Key, RefKind, ToHost,
 };
@@ -236,7 +236,7 @@ impl NapiBridge {
             sys::ValueType::napi_string => Some(Data::String(h.text(v).map_err(fail)?)),
             sys::ValueType::napi_bigint => {
                 let mut reader = HostReader::new(h, Default::default());
-                Some(reader.read(v, "value").map_err(fail)?)
+                Some(reader.read(v, &Path::Root("value")).map_err(fail)?)
             }
             sys::ValueType::napi_symbol => Some(Data::Undefined),
             _ => None,
@@ -251,7 +251,9 @@ impl NapiBridge {
         // (a proxy would cross into the host once per element).
         if h.is_typed_array(v) || h.is_array_buffer(v) {
             let mut reader = HostReader::new(h, Default::default());
-            return Ok(FromHost::Prim(reader.read(v, "value").map_err(fail)?));
+            return Ok(FromHost::Prim(
+                reader.read(v, &Path::Root("value")).map_err(fail)?,
+            ));
         }
         let classify = self.deref(self.prim.classify).map_err(fail)?;
         let identity = self.deref(self.identity.get()).map_err(fail)?;
@@ -293,7 +295,9 @@ impl NapiBridge {
             // The host asked for a copy: the boxed value crosses as data, like `data` does.
             let payload = h.get_named(v, "value").map_err(fail)?;
             let mut reader = HostReader::new(h, Default::default());
-            return Ok(FromHost::Prim(reader.read(payload, "value").map_err(fail)?));
+            return Ok(FromHost::Prim(
+                reader.read(payload, &Path::Root("value")).map_err(fail)?,
+            ));
         }
         if n >= 1.0 {
             let kind = self

@@ -3,7 +3,7 @@
 use super::convert::{read_data_text, HostReader};
 use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
-use crate::engine::marshal::{child_path, CopyLimits};
+use crate::engine::marshal::{CopyLimits, Path};
 use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, RunRequest};
 use napi::sys;
 
@@ -248,7 +248,7 @@ pub fn parse_run(
                 let mut reader = HostReader::new(h, CopyLimits::default());
                 for (key, value) in entries {
                     let d = reader
-                        .read(value, &child_path("data", &key))
+                        .read(value, &Path::Key(&Path::Root("data"), &key))
                         .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
                     request.data.push((key, d));
                 }

@@ -142,7 +142,11 @@ fn main() {
 
     let source_files = ["libregexp.c", "libunicode.c", "quickjs.c", "dtoa.c"];
 
-    let mut defines: Vec<(String, Option<&str>)> = vec![("_GNU_SOURCE".into(), None)];
+    // Assertions stay on; the debugging dumps (a test before every opcode) do not.
+    let mut defines: Vec<(String, Option<&str>)> = vec![
+        ("_GNU_SOURCE".into(), None),
+        ("JS_DISABLE_DUMPS".into(), None),
+    ];
 
     #[cfg(feature = "disable-assertions")]
     defines.push(("NDEBUG".into(), None));
@@ -154,6 +158,9 @@ fn main() {
     builder
         .extra_warnings(false)
         .flag_if_supported("-Wno-implicit-const-int-float-conversion")
+        // The engine is linked into one shared library (the addon) and never interposed: let
+        // the compiler call and inline its exported functions directly.
+        .flag_if_supported("-fno-semantic-interposition")
         //.flag("-Wno-array-bounds")
         //.flag("-Wno-format-truncation")
         ;

@@ -150,7 +150,14 @@ fn install_extras<'js>(
         Formatter::new(&ctx).format_args(&args.0)
     })?;
     let install: Function = raw::eval_helper(ctx, EXTRAS, c"quickrealm:console")?.get()?;
-    install.call((console.clone(), line, inspect, cell, format))
+    install.call((
+        console.clone(),
+        line,
+        inspect,
+        cell,
+        format,
+        slot.touch_function(ctx)?,
+    ))
 }
 
 const EXTRAS: &str = include_str!("console_extras.js");

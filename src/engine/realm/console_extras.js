@@ -1,8 +1,9 @@
 // console.table, count/countReset, time/timeEnd/timeLog and assert, formatted as Node prints
 // them, over two native helpers: `line(level, text)` writes one (group-indented) console line
 // `inspect(value)` formats a value as console.log shows it, `cell(value)` as a table cell, and
-// `format(...args)` formats arguments as console.log does.
-((console, line, inspect, cell, format) => {
+// `format(...args)` formats arguments as console.log does; `touch()` tells the host that
+// per-run state (a counter or timer) now needs resetting when the run ends.
+((console, line, inspect, cell, format, touch) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -114,6 +115,7 @@
     table,
     count: function count(label = 'default') {
       const key = `${label}`;
+      touch();
       const n = (counts.get(key) ?? 0) + 1;
       counts.set(key, n);
       line('info', `${key}: ${n}`);
@@ -123,6 +125,7 @@
     },
     time: function time(label = 'default') {
       const key = `${label}`;
+      touch();
       if (!timers.has(key)) timers.set(key, now());
     },
     timeEnd: function timeEnd(label = 'default') {

@@ -248,7 +248,7 @@ impl Realm {
                 console_reset = bindings::install_bindings(&ctx, &slot, spec.with_console)?
                     .map(|f| Persistent::save(&ctx, f));
                 if spec.with_console {
-                    timers = Some(Timers::install(&ctx)?);
+                    timers = Some(Timers::install(&ctx, &slot)?);
                     web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
                     url_api::install(&ctx)?;
                     intl::install(&ctx, template)?;

@@ -111,6 +111,9 @@ pub(crate) struct RunSlot {
     pub(crate) slicer: RefCell<Option<Rc<Slicer>>>,
     /// Spaces before each console line: two per open `console.group`.
     pub(crate) group_indent: Cell<usize>,
+    /// Set once the run scheduled a timer or used a console counter or timer: state the
+    /// template's helpers keep, which must be reset before the template serves another run.
+    pub(crate) helpers_touched: Cell<bool>,
 }
 
 impl RunSlot {
@@ -124,7 +127,17 @@ impl RunSlot {
             stack_limit: Cell::new(0),
             slicer: RefCell::new(None),
             group_indent: Cell::new(0),
+            helpers_touched: Cell::new(false),
         })
+    }
+
+    /// The native `touch()` the template's helpers call before they keep per-run state.
+    pub(crate) fn touch_function<'js>(
+        self: &Rc<Self>,
+        ctx: &rquickjs::Ctx<'js>,
+    ) -> rquickjs::Result<rquickjs::Function<'js>> {
+        let slot = self.clone();
+        rquickjs::Function::new(ctx.clone(), move || slot.helpers_touched.set(true))
     }
 
     pub(crate) fn stop(&self, reason: StopReason) {

@@ -1,7 +1,8 @@
 // Timers for one realm: setTimeout, setInterval and their clear functions on the global, and a
 // control object only the host holds, which reports when the next timer is due and runs it.
-// Delays follow Node: whole milliseconds from 1 to 2^31-1, anything else is 1.
-(() => {
+// Delays follow Node: whole milliseconds from 1 to 2^31-1, anything else is 1. `touch()` tells
+// the host that this run's timers need resetting when it ends.
+((touch) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -23,6 +24,7 @@
     if (pending.size >= MAX_PENDING) {
       throw new RangeError(`too many pending timers (at most ${MAX_PENDING})`);
     }
+    touch();
     const delay = delayOf(ms);
     const id = nextId++;
     pending.set(id, { callback, args, delay, repeat, due: now() + delay, order: order++ });
@@ -83,4 +85,4 @@
     },
   };
   return { globals, control };
-})()
+})

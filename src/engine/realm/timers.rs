@@ -3,7 +3,9 @@
 //! nothing else to do, waiting for it under the run's deadline.
 
 use super::super::raw;
+use super::RunSlot;
 use rquickjs::{Ctx, Function, Object, Persistent};
+use std::rc::Rc;
 
 const SOURCE: &str = include_str!("timers.js");
 
@@ -15,8 +17,9 @@ pub(crate) struct Timers {
 
 impl Timers {
     /// Defines the timer functions on the global object (before lockdown freezes them).
-    pub(crate) fn install<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Timers> {
-        let made: Object = raw::eval_helper(ctx, SOURCE, c"quickrealm:timers")?.get()?;
+    pub(crate) fn install<'js>(ctx: &Ctx<'js>, slot: &Rc<RunSlot>) -> rquickjs::Result<Timers> {
+        let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:timers")?.get()?;
+        let made: Object = make.call((slot.touch_function(ctx)?,))?;
         let globals: Object = made.get("globals")?;
         let global = ctx.globals();
         for name in ["setTimeout", "setInterval", "clearTimeout", "clearInterval"] {

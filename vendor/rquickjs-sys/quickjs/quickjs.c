@@ -81,7 +81,9 @@
 #define __extension__
 #endif
 
-#ifndef NDEBUG
+/* JS_DISABLE_DUMPS: no debugging dumps even where assertions are kept (their
+   flag is tested before every opcode the interpreter runs). */
+#if !defined(NDEBUG) && !defined(JS_DISABLE_DUMPS)
 #define ENABLE_DUMPS
 #endif
 
@@ -1689,6 +1691,46 @@ static JSValue js_dup(JSValueConst v)
     return unsafe_unconst(v);
 }
 
+#ifndef js_always_inline
+#if defined(__GNUC__) || defined(__clang__)
+#define js_always_inline inline __attribute__((always_inline))
+#else
+#define js_always_inline inline
+#endif
+#endif
+
+static void js_free_value_rt(JSRuntime *rt, JSValue v);
+
+/* Inside the engine, dropping a reference is expanded in place and only the
+   last reference goes through the out-of-line js_free_value_rt(). The
+   exported JS_FreeValue() and JS_FreeValueRT() keep the same behaviour for
+   the embedder; their definitions put the names in parentheses so that the
+   macros below leave them alone. Without this every free in the
+   interpreter is a call (through the PLT when the engine is built as a
+   shared library, where GCC must assume the exported symbols can be
+   interposed and so never inlines them). */
+static js_always_inline void js_free_value_inline(JSRuntime *rt, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        void *p = JS_VALUE_GET_PTR(v);
+        if (--JS_REF_COUNT(p) <= 0)
+            js_free_value_rt(rt, v);
+    }
+}
+
+/* same, reading ctx->rt only when the value must really be freed */
+static js_always_inline void js_free_value_ctx_inline(JSContext *ctx, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        void *p = JS_VALUE_GET_PTR(v);
+        if (--JS_REF_COUNT(p) <= 0)
+            js_free_value_rt(ctx->rt, v);
+    }
+}
+
+#define JS_FreeValueRT(rt, v) js_free_value_inline(rt, v)
+#define JS_FreeValue(ctx, v) js_free_value_ctx_inline(ctx, v)
+
 JSValue JS_DupValue(JSContext *ctx, JSValueConst v)
 {
     return js_dup(v);
@@ -3045,7 +3087,7 @@ void JS_SetContextOpaque(JSContext *ctx, void *opaque)
 
 /* set the new value and free the old value after (freeing the value
    can reallocate the object data) */
-static inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
+static js_always_inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
 {
     JSValue old_val;
     old_val = *pval;
@@ -7026,9 +7068,21 @@ static inline JSShapeProperty *find_own_property1(JSObject *p, JSAtom atom)
     return NULL;
 }
 
-static inline JSShapeProperty *find_own_property(JSProperty **ppr,
-                                                 JSObject *p,
-                                                 JSAtom atom)
+#ifndef js_always_inline
+#if defined(__GNUC__) || defined(__clang__)
+#define js_always_inline inline __attribute__((always_inline))
+#else
+#define js_always_inline inline
+#endif
+#endif
+
+/* Always expanded in place: it is the whole fast path of OP_get_field,
+   OP_get_field2, OP_put_field and the property get/set functions, and GCC
+   otherwise stops inlining it into JS_CallInternal, which is far over its
+   growth limits. */
+static js_always_inline JSShapeProperty *find_own_property(JSProperty **ppr,
+                                                           JSObject *p,
+                                                           JSAtom atom)
 {
     JSShape *sh;
     JSShapeProperty *pr, *prop;
@@ -7319,7 +7373,7 @@ static void free_zero_refcount(JSRuntime *rt)
 }
 
 /* called with the ref_count of 'v' reaches zero. */
-static void js_free_value_rt(JSRuntime *rt, JSValue v)
+static no_inline void js_free_value_rt(JSRuntime *rt, JSValue v)
 {
     uint32_t tag = JS_VALUE_GET_TAG(v);
 
@@ -7385,7 +7439,7 @@ static void js_free_value_rt(JSRuntime *rt, JSValue v)
     }
 }
 
-void JS_FreeValueRT(JSRuntime *rt, JSValue v)
+void (JS_FreeValueRT)(JSRuntime *rt, JSValue v)
 {
     if (JS_VALUE_HAS_REF_COUNT(v)) {
         void *p = JS_VALUE_GET_PTR(v);
@@ -7395,7 +7449,7 @@ void JS_FreeValueRT(JSRuntime *rt, JSValue v)
     }
 }
 
-void JS_FreeValue(JSContext *ctx, JSValue v)
+void (JS_FreeValue)(JSContext *ctx, JSValue v)
 {
     JS_FreeValueRT(ctx->rt, v);
 }
@@ -63770,10 +63824,16 @@ JSContext *JS_NewContextFromTemplate(JSContext *tmpl)
     ctx->global_var_obj = JS_UNDEFINED;
 
     /* the global object: a copy of the template's, in the same order and with
-       the same attributes, so that lookups see the same bindings */
-    sh = js_clone_shape(ctx, tg->shape);
-    if (!sh)
-        goto fail;
+       the same attributes, so that lookups see the same bindings. It shares
+       the template global's shape, as objects built alike do. Only a hashed
+       shape may be shared (one in use by more than one object is copied
+       before any of them changes it), so the template global's is hashed on
+       the first derivation; the template global itself never changes. */
+    if (!tg->shape->is_hashed) {
+        tg->shape->is_hashed = true;
+        js_shape_hash_link(rt, tg->shape);
+    }
+    sh = js_dup_shape(tg->shape);
     v = JS_NewObjectFromShape(ctx, sh, JS_CLASS_OBJECT, NULL);
     if (JS_IsException(v))
         goto fail;
