@@ -7,6 +7,8 @@ import { runSync, type RunResult } from '../lib/index.js';
 
 const require = createRequire(__filename);
 const { dataText } = require('../lib/data-text.js') as { dataText: (d: unknown) => string | undefined };
+// How the wrapper reads the binding's answers (text or object).
+const { fromNative } = require('../lib/run.js') as { fromNative: (reply: unknown) => RunResult };
 // The binding itself copies `data` value by value (no text), and answers with text or objects.
 const binding = require('../lib/native/load.js') as {
   runSync: (source: string, options?: object, cancel?: undefined, workspace?: undefined, dataText?: string) => unknown;
@@ -37,7 +39,7 @@ const DESCRIBE = `
 const viaWrapper = (d: unknown) => runSync(DESCRIBE, { data: { d } });
 const viaBinding = (d: unknown) => {
   const r = binding.runSync(DESCRIBE, { data: { d } });
-  return (typeof r === 'string' ? JSON.parse(r) : r) as RunResult;
+  return fromNative(r);
 };
 
 const plain: Record<string, unknown> = {
@@ -172,7 +174,7 @@ describe('data as JSON text', () => {
 
   it('refuses data given both as text and as an option', () => {
     const r = binding.runSync('return 1', { data: { a: 1 } }, undefined, undefined, '{"a":2}');
-    const parsed = (typeof r === 'string' ? JSON.parse(r) : r) as RunResult;
+    const parsed = fromNative(r);
     expect(parsed.error?.code).toBe('INVALID_INPUT');
     expect(parsed.error?.message).toMatch(/data is given twice/);
   });
@@ -180,7 +182,7 @@ describe('data as JSON text', () => {
 
 function errorViaBinding(source: string, data: object): RunResult['error'] {
   const r = binding.runSync(source, { data });
-  return ((typeof r === 'string' ? JSON.parse(r) : r) as RunResult).error;
+  return fromNative(r).error;
 }
 
 describe('results as JSON text', () => {
@@ -230,6 +232,41 @@ describe('results as JSON text', () => {
       value: { x: 1 },
       output: 'out',
       logs: [{ level: 'log', message: 'é 1' }],
+    });
+  });
+});
+
+describe('the brief answer of a run that succeeded quietly', () => {
+  it('carries the stats and the value exactly', () => {
+    for (const [source, value] of [
+      ['return 1.5e-7', 1.5e-7],
+      ['return 2 ** 60', 2 ** 60],
+      ['return "a|b|c"', 'a|b|c'],
+      ['return ["|", { "|": "|" }]', ['|', { '|': '|' }]],
+      ['return undefined', undefined],
+      ['return null', null],
+      ['return ""', ''],
+    ] as const) {
+      const raw = binding.runSync(source);
+      expect(typeof raw === 'string' && raw.startsWith('|'), source).toBe(true);
+      const r = fromNative(raw);
+      expect(r, source).toMatchObject({ ok: true, output: '', logs: [] });
+      expect(r.ok && r.value, source).toEqual(value);
+      expect(r.stats.steps, source).toBeGreaterThan(0);
+      expect(r.stats.wallMs, source).toBeGreaterThan(0);
+      expect(Number.isInteger(r.stats.heapBytes), source).toBe(true);
+      expect(r.stats.hostCalls, source).toBe(0);
+    }
+  });
+
+  it('is not used when the run wrote output or console lines', () => {
+    expect(String(binding.runSync('emit("x"); return 1')).startsWith('{')).toBe(true);
+    expect(String(binding.runSync('console.log(1); return 1')).startsWith('{')).toBe(true);
+    expect(runSync('console.log("|"); emit("|"); return "|"')).toMatchObject({
+      ok: true,
+      value: '|',
+      output: '|',
+      logs: [{ level: 'log', message: '|' }],
     });
   });
 });

@@ -28,6 +28,21 @@ const { dataText } = require('./data-text.js');
  */
 function fromNative(reply) {
   if (typeof reply !== 'string') return /** @type {RunResult} */ (reply);
+  // `|wallMs|heapBytes|hostCalls|steps|value`: a run that succeeded without output or logs.
+  if (reply.charCodeAt(0) === 124) {
+    const a = reply.indexOf('|', 1);
+    const b = reply.indexOf('|', a + 1);
+    const c = reply.indexOf('|', b + 1);
+    const d = reply.indexOf('|', c + 1);
+    const stats = {
+      wallMs: +reply.slice(1, a),
+      heapBytes: +reply.slice(a + 1, b),
+      hostCalls: +reply.slice(b + 1, c),
+      steps: +reply.slice(c + 1, d),
+    };
+    const value = d + 1 === reply.length ? undefined : JSON.parse(reply.slice(d + 1));
+    return { ok: true, output: '', logs: [], stats, value };
+  }
   const r = JSON.parse(reply);
   // The keys in the order the object form has them.
   return r.ok
@@ -46,7 +61,9 @@ function toNative(options) {
     return [options, undefined];
   }
   const text = dataText(options.data);
-  return text === undefined ? [options, undefined] : [{ ...options, data: undefined }, text];
+  if (text === undefined) return [options, undefined];
+  const { data, ...rest } = options;
+  return [rest, text];
 }
 
 /** @param {string} message */
@@ -279,4 +296,4 @@ function copyOf(value) {
   return /** @type {import('./index.js').Copied<T>} */ (binding.copyOf(value));
 }
 
-module.exports = { run, runSync, configure, poolStats, realmStats, copyOf };
+module.exports = { run, runSync, configure, poolStats, realmStats, copyOf, fromNative };

@@ -196,9 +196,39 @@ impl ToNapiValue for RunReply {
     }
 }
 
-/// The outcome as JSON text with `NativeRunResult`'s keys (a top-level `undefined` value left
-/// out: the wrapper restores it), or `None` when a part of it has no JSON form.
+/// The outcome as text, or `None` when a part of it has no JSON form. The common case, a run
+/// that succeeded without output or console lines, is `|wallMs|heapBytes|hostCalls|steps|`
+/// followed by the value's JSON (nothing for `undefined`); anything else is JSON with
+/// `NativeRunResult`'s keys (a top-level `undefined` value left out). `lib/run.js` reads both.
 fn reply_text(o: &RunOutcome) -> Option<String> {
+    if o.ok && o.output.is_empty() && o.logs.is_empty() {
+        return brief_reply(o);
+    }
+    full_reply(o)
+}
+
+fn brief_reply(o: &RunOutcome) -> Option<String> {
+    use std::fmt::Write;
+    let mut text = String::with_capacity(64);
+    let s = &o.stats;
+    write!(
+        text,
+        "|{}|{}|{}|{}|",
+        s.wall_ms, s.heap_bytes, s.host_calls, s.steps
+    )
+    .ok()?;
+    match &o.value {
+        Some(Data::Undefined) | None => {}
+        Some(v) => {
+            let mut out = text.into_bytes();
+            serde_json::to_writer(&mut out, &JsonData(v)).ok()?;
+            text = String::from_utf8(out).ok()?;
+        }
+    }
+    Some(text)
+}
+
+fn full_reply(o: &RunOutcome) -> Option<String> {
     let value = match (&o.value, o.ok) {
         (Some(Data::Undefined) | None, _) | (_, false) => None,
         (Some(v), true) => Some(JsonData(v)),
