@@ -94,6 +94,42 @@ const SLICE: Duration = Duration::from_millis(4);
 /// and room for the run's own frames above the guest.
 const RUN_STACK_EXTRA: usize = stack::STACK_MARGIN + (256 << 10);
 
+/// Finished runs' stacks a thread keeps for the next runs: mapping a stack of megabytes and
+/// faulting its pages in again cost more than a short run.
+const KEPT_STACKS: usize = 2;
+
+thread_local! {
+    static STACKS: std::cell::RefCell<Vec<DefaultStack>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn stack_size(stack: &DefaultStack) -> usize {
+    stack.base().get() - stack.limit().get()
+}
+
+/// A kept stack of exactly `size` usable bytes, if there is one.
+fn reused_stack(size: usize) -> Option<DefaultStack> {
+    STACKS
+        .try_with(|kept| {
+            let mut kept = kept.try_borrow_mut().ok()?;
+            let i = kept
+                .iter()
+                .position(|s| stack_size(s) >= size && stack_size(s) < size + (64 << 10))?;
+            Some(kept.swap_remove(i))
+        })
+        .ok()
+        .flatten()
+}
+
+fn keep_stack(stack: DefaultStack) {
+    let _ = STACKS.try_with(|kept| {
+        if let Ok(mut kept) = kept.try_borrow_mut() {
+            if kept.len() < KEPT_STACKS {
+                kept.push(stack);
+            }
+        }
+    });
+}
+
 /// Where a time-sliced run stands after a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -254,7 +290,7 @@ impl SlicedRun {
     ) -> SlicedRun {
         let deadline = Instant::now() + Duration::from_millis(request.limits.timeout_ms);
         let size = request.limits.stack_bytes.min(MAX_STACK_BYTES) + RUN_STACK_EXTRA;
-        let stack = match DefaultStack::new(size) {
+        let stack = match reused_stack(size).map_or_else(|| DefaultStack::new(size), Ok) {
             Ok(stack) => stack,
             Err(e) => {
                 return SlicedRun::ended(RunOutcome::failed(ErrorInfo::internal(format!(
@@ -341,7 +377,9 @@ impl SlicedRun {
             CoroutineResult::Yield(step) => step,
             CoroutineResult::Return(outcome) => {
                 self.outcome = Some(outcome);
-                self.coroutine = None;
+                if let Some(done) = self.coroutine.take() {
+                    keep_stack(done.into_stack());
+                }
                 Step::Finished
             }
         }
@@ -518,6 +556,34 @@ mod tests {
                 Step::Waiting => panic!("nothing to wait for"),
             }
         }
+    }
+
+    #[test]
+    fn finished_runs_hand_their_stack_to_the_next_run_and_it_still_stops_deep_recursion() {
+        std::thread::spawn(|| {
+            let kept = || STACKS.with(|k| k.borrow().len());
+            assert_eq!(kept(), 0);
+            let (mut first, _, _) = start("return 1");
+            step_to_end(&mut first);
+            assert!(first.finish().ok);
+            assert_eq!(kept(), 1, "the finished run's stack is kept");
+            let (mut second, _, _) = start("const f = (n) => f(n + 1) + 1; return f(0)");
+            assert_eq!(kept(), 0, "the next run takes it");
+            step_to_end(&mut second);
+            let error = second.finish().error.expect("a stack overflow");
+            assert_eq!(error.name, "RangeError", "{error:?}");
+            assert_eq!(kept(), 1);
+            // A run with another stack size maps a stack of its own.
+            let mut small = RunRequest::new("return 2");
+            small.limits.stack_bytes = 256 << 10;
+            let (mut third, _, _) = start_with(small, Vec::new(), &CancelToken::new());
+            assert_eq!(kept(), 1);
+            step_to_end(&mut third);
+            assert!(third.finish().ok);
+            assert_eq!(kept(), 2);
+        })
+        .join()
+        .expect("the thread survives");
     }
 
     #[test]
