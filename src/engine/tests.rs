@@ -735,6 +735,22 @@ fn running_out_of_memory_while_an_object_grows_is_an_error_not_a_crash() {
     }
 }
 
+#[test]
+fn new_super_is_a_syntax_error() {
+    // Engine patch 0031: `new super()` was compiled, and failed when run with "InternalError:
+    // stack underflow"; the grammar makes it a SyntaxError, reported before anything runs.
+    let src = "class A {} class B extends A { constructor() { new super(); } } new B(); return 1";
+    let o = execute(&RunRequest::new(src), &CancelToken::new());
+    let e = o.error.expect("an error");
+    assert_eq!(e.name, "SyntaxError", "{e:?}");
+    // `super()` itself, and `new` of a super property, still compile and run.
+    let ok = "class A {} A.prototype.K = function () { this.x = 1 };
+        class B extends A { constructor() { super(); this.y = new super.K() } }
+        return new B().y.x";
+    let o = execute(&RunRequest::new(ok), &CancelToken::new());
+    assert_eq!(o.value, Some(Data::Number(1.0)), "{o:?}");
+}
+
 fn with_steps(src: &str, steps: Option<u64>) -> RunOutcome {
     let mut req = RunRequest::new(src);
     req.limits.steps = steps;

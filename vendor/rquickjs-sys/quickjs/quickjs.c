@@ -27879,6 +27879,10 @@ static __exception int js_parse_postfix_expr(JSParseState *s, int parse_flags)
         if (next_token(s))
             return -1;
         if (s->token.val == '(') {
+            /* `super(...)` is a call expression of its own: `new super()` is
+               not one (the operand of `new` is parsed without calls) */
+            if (!(parse_flags & PF_POSTFIX_CALL))
+                return js_parse_error(s, "invalid use of 'super'");
             if (!s->cur_func->super_call_allowed)
                 return js_parse_error(s, "super() is only valid in a derived class constructor");
             call_type = FUNC_CALL_SUPER_CTOR;
