@@ -157,6 +157,17 @@ describe('data as JSON text', () => {
   it('reports the same errors and limits either way', () => {
     const bad = { f: () => 1 };
     expect(runSync('return 1', { data: bad }).error).toEqual(errorViaBinding('return 1', bad));
+    // A revoked proxy throws on any inspection, Array.isArray included: still a failed result.
+    for (const make of [() => Proxy.revocable({}, {}), () => Proxy.revocable([], {})]) {
+      const { proxy, revoke } = make();
+      revoke();
+      expect(dataText(proxy)).toBeUndefined();
+      const r = runSync('return 1', { data: proxy });
+      expect(r.error?.code).toBe('INVALID_INPUT');
+      expect(r.error).toEqual(errorViaBinding('return 1', proxy));
+    }
+    expect(dataText([1, 2])).toBeUndefined();
+    expect(runSync('return 1', { data: [1, 2] }).error).toEqual(errorViaBinding('return 1', [1, 2]));
     const long = 'x'.repeat(40 << 20);
     const big = { a: long, b: long };
     expect(dataText(big)).toBeTypeOf('string');

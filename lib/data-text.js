@@ -28,10 +28,12 @@ const PLAIN_STRING = /^[^"\\\u0000-\u001f]*$/;
 
 /**
  * @param {unknown} data the `data` option
- * @returns {string | undefined} JSON text of the record, or undefined when it is not plain JSON
+ * @returns {string | undefined} JSON text of the record, or undefined when it is not a plain
+ * JSON object (an array is refused too: the native copy reports that `data` must be a record)
  */
 function dataText(data) {
-  if (data === null || typeof data !== 'object') return undefined;
+  // A proxy is refused before anything reads it: even Array.isArray throws on a revoked one.
+  if (data === null || typeof data !== 'object' || isProxy(data) || isArray(data)) return undefined;
   const state = { values: 0, seen: /** @type {object[]} */ ([]), seenSet: /** @type {Set<object> | null} */ (null) };
   const text = write(data, 0, state);
   return text === REFUSED ? undefined : text;

@@ -57,7 +57,7 @@ function fromNative(reply) {
  * @returns {[RunOptions | undefined, string | undefined]}
  */
 function toNative(options) {
-  if (options === null || typeof options !== 'object' || options.data == null || Array.isArray(options.data)) {
+  if (options === null || typeof options !== 'object' || options.data == null) {
     return [options, undefined];
   }
   const text = dataText(options.data);

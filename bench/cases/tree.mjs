@@ -16,7 +16,8 @@ export const about =
   'with the object as a global). SharedTree: per op fork a view of `{ title, items: number[] }`, build `context` ' +
   '(`root` accessor over the fork), run `' + TREE_CODE + '` with the editor, check the fork, dispose it ' +
   '(quickrealm: `createSandboxExecutor({ createContext })`; SES: the SES executor pattern, `lockdown()` once and a new ' +
-  'Compartment with `context` per edit).';
+  'Compartment with `context` per edit). Reference: the same SharedTree op with the edit as a plain host function (no sandbox), ' +
+  'timed before `lockdown()` like the quickrealm rows.';
 
 const freshObject = () => ({ root: { title: 'a', items: [1, 2] } });
 
@@ -86,6 +87,32 @@ export function rows() {
       },
     },
     {
+      // The floor any sandbox adds to: the same fork, context, edit and dispose with the edit
+      // written as a host function, so no realm, compile or membrane is involved.
+      impl: 'SharedTree edit without a sandbox (reference)',
+      run: async () => {
+        const { view, createContext, check } = await treeFixture();
+        const edit = (context) => {
+          context.root.title = 'b';
+          context.root.items.insertAtEnd(3);
+        };
+        const op = () => {
+          const fork = view.fork();
+          try {
+            edit(createContext(fork));
+            return fork.root.items.length;
+          } finally {
+            fork.dispose();
+          }
+        };
+        const fork = view.fork();
+        edit(createContext(fork));
+        check(fork);
+        fork.dispose();
+        return { stats: timeSync(op) };
+      },
+    },
+    {
       impl: 'SES, live object',
       ses: true,
       run: async () => {
@@ -125,5 +152,15 @@ export function rows() {
 }
 
 export function render(results) {
-  return timingTable(results);
+  const median = (impl) => results.find((r) => r.impl === impl && r.stats)?.stats.median;
+  const ses = median('SES executor, SharedTree edit');
+  const ratio = (impl) => {
+    const t = median(impl);
+    return t && ses ? `${(t / ses).toFixed(2)}×` : 'n/a';
+  };
+  return (
+    `${timingTable(results)}\n\nSharedTree edit as a share of the SES executor's time: quickrealm executor ` +
+    `${ratio('quickrealm executor, SharedTree edit')}, the edit without any sandbox ` +
+    `${ratio('SharedTree edit without a sandbox (reference)')} (what the tree's fork, edit and dispose cost by themselves).`
+  );
 }

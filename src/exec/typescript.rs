@@ -92,6 +92,9 @@ pub const MAX_NESTING: usize = 1_000;
 /// Stack of the thread that compiles one module.
 const COMPILE_STACK_BYTES: usize = 64 << 20;
 
+/// How many times larger than its source the printed JavaScript may be with indentation.
+const MAX_GROWTH: usize = 4;
+
 /// An over-approximation of the deepest `(`/`[`/`{` nesting, skipping strings, template text
 /// and comments.
 pub fn nesting_depth(source: &str) -> usize {
@@ -212,12 +215,22 @@ pub fn transpile(name: &str, source: &str) -> Result<Transpiled, CompileError> {
         let errors: Vec<_> = transformed.diagnostics.errors().cloned().collect();
         return Err(located(source, &errors));
     }
-    let printed = Codegen::new()
-        .with_options(CodegenOptions {
-            source_map_path: Some(PathBuf::from(name)),
-            ..CodegenOptions::default()
-        })
-        .build(&program);
+    let print = |indent_width: usize| {
+        Codegen::new()
+            .with_options(CodegenOptions {
+                source_map_path: Some(PathBuf::from(name)),
+                indent_width,
+                ..CodegenOptions::default()
+            })
+            .build(&program)
+    };
+    let mut printed = print(CodegenOptions::default().indent_width);
+    // Indentation grows with nesting, so deeply nested statements (`if (a) if (b) ...`, which
+    // no bracket limit catches) print quadratically: 35 KB of source became 25 MB. Such code
+    // is printed again without indentation, which keeps the output linear in the source.
+    if printed.code.len() > MAX_GROWTH * source.len() + 4096 {
+        printed = print(0);
+    }
     let mut tokens: Vec<(u32, u32, u32, u32)> = printed
         .map
         .as_ref()
@@ -244,6 +257,25 @@ pub fn transpile(name: &str, source: &str) -> Result<Transpiled, CompileError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deeply_nested_statements_print_in_linear_size() {
+        let src = format!("{}f();\nexport {{}};\n", "if (a) ".repeat(5000));
+        let out = transpile_guarded("~/a.ts", &src).unwrap();
+        assert!(
+            out.code.len() < MAX_GROWTH * src.len(),
+            "{} bytes",
+            out.code.len()
+        );
+        assert_eq!(out.code.matches("if (a)").count(), 5000);
+        // Ordinary code keeps its indentation.
+        let out = transpile(
+            "~/b.ts",
+            "export function f(x: number) {\n  if (x) {\n    return 1;\n  }\n}\n",
+        )
+        .unwrap();
+        assert!(out.code.contains("\n\t\treturn 1;"), "{:?}", out.code);
+    }
 
     #[test]
     fn types_are_stripped_and_enums_lowered() {
