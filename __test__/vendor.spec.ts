@@ -46,6 +46,16 @@ describe('vendor/rquickjs-sys', () => {
     });
   });
 
+  it("the vendor README's list names every patch with its title", () => {
+    const readme = readFileSync(join(VENDORED, 'README.md'), 'utf8');
+    const listed = [...readme.matchAll(/^\| \[\d{4}\]\(patches\/([^)]+)\) \| (.+?) \|/gm)];
+    expect(listed.map((m) => m[1])).toEqual(patchFiles());
+    for (const [, name, title] of listed) {
+      const first = readFileSync(join(PATCHES, name), 'utf8').split('\n')[0];
+      expect(title.startsWith(first.slice(2)), name).toBe(true);
+    }
+  });
+
   it('equals the pristine crate plus the patches, nothing else', () => {
     const work = mkdtempSync(join(tmpdir(), 'quickrealm-vendor-'));
     try {
