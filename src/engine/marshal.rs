@@ -235,23 +235,13 @@ impl CopyBudget {
     }
 
     pub fn node(&mut self, bytes: usize, depth: usize, path: &Path) -> Result<(), String> {
-        self.node_at(bytes, depth, || path.render())
-    }
-
-    /// `node`, with the value's path made only when it is reported.
-    pub fn node_at(
-        &mut self,
-        bytes: usize,
-        depth: usize,
-        path: impl FnOnce() -> String,
-    ) -> Result<(), String> {
         self.nodes += 1;
         self.bytes = self.bytes.saturating_add(bytes);
         if depth > self.limits.max_depth {
             return Err(format!(
                 "nesting deeper than {} levels at {}",
                 self.limits.max_depth,
-                path()
+                path.render()
             ));
         }
         if self.nodes > self.limits.max_nodes {

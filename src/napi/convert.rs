@@ -371,22 +371,15 @@ pub fn read_data_text(text: &str, limits: CopyLimits) -> Result<Vec<(String, Dat
     let JsonRecord(entries) =
         serde_json::from_str(text).map_err(|e| format!("data is not a JSON record: {e}"))?;
     let mut budget = CopyBudget::new(limits);
+    let root = Path::Root("data");
     for (key, value) in &entries {
-        charge(&mut budget, value, 0, &|| {
-            crate::engine::marshal::child_path("data", key)
-        })?;
+        charge(&mut budget, value, 0, &Path::Key(&root, key))?;
     }
     Ok(entries)
 }
 
-/// Charges one value and everything in it, in the order `HostReader` reads them; a path is made
-/// only for an error that names it.
-fn charge(
-    budget: &mut CopyBudget,
-    v: &Data,
-    depth: usize,
-    path: &dyn Fn() -> String,
-) -> Result<(), String> {
+/// Charges one value and everything in it, in the order `HostReader` reads them.
+fn charge(budget: &mut CopyBudget, v: &Data, depth: usize, path: &Path) -> Result<(), String> {
     let bytes = match v {
         Data::Bool(_) => 1,
         Data::Number(_) => 8,
@@ -394,18 +387,16 @@ fn charge(
         Data::Array(_) | Data::Object(_) => 16,
         _ => 0,
     };
-    budget.node_at(bytes, depth, path)?;
+    budget.node(bytes, depth, path)?;
     match v {
         Data::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                charge(budget, item, depth + 1, &|| format!("{}[{i}]", path()))?;
+                charge(budget, item, depth + 1, &Path::Index(path, i))?;
             }
         }
         Data::Object(entries) => {
             for (k, item) in entries {
-                charge(budget, item, depth + 1, &|| {
-                    crate::engine::marshal::child_path(&path(), k)
-                })?;
+                charge(budget, item, depth + 1, &Path::Key(path, k))?;
             }
         }
         _ => {}
