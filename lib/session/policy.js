@@ -179,7 +179,7 @@ function ruleRefusal(policy, operation, args, declared) {
         message: 'llm.complete is not allowed by the session policy (llmRules.allowComplete is false)',
       };
     const max = policy.llmRules.maxTokensPerCall;
-    const asked = requestedTokens(args);
+    const asked = max === null ? undefined : requestedTokens(args);
     if (max !== null && asked !== undefined && asked > max) {
       return {
         rule: 'llmRules.maxTokensPerCall',
@@ -203,19 +203,44 @@ function ruleRefusal(policy, operation, args, declared) {
 }
 
 /**
- * The largest `maxTokens` or `max_tokens` any object argument asks for (a value that is not a
- * finite number counts as unbounded), or undefined when none does.
+ * Token-count fields `maxTokensPerCall` reads, compared without case, `_` or `-`: the spellings
+ * of the common model APIs (`maxTokens`, `max_tokens`, `max_completion_tokens`, `maxOutputTokens`,
+ * `max_new_tokens`, `max_tokens_to_sample`).
+ */
+const TOKEN_FIELDS = new Set([
+  'maxtokens',
+  'maxcompletiontokens',
+  'maxoutputtokens',
+  'maxnewtokens',
+  'maxtokenstosample',
+]);
+
+/**
+ * The largest token count any argument asks for, at any depth (objects nested in objects and
+ * arrays, every own key, `__proto__` included), or undefined when none does. A value that is not
+ * a finite number counts as unbounded. The arguments are JSON data (parsed back from their text),
+ * so the walk is linear in their size.
  * @param {unknown[]} args
  */
 function requestedTokens(args) {
   let asked;
-  for (const arg of args) {
-    if (arg === null || typeof arg !== 'object') continue;
-    const o = /** @type {Record<string, unknown>} */ (arg);
-    for (const key of ['maxTokens', 'max_tokens']) {
-      if (!Object.hasOwn(o, key) || o[key] === undefined) continue;
+  /** @type {unknown[]} */
+  const pending = [...args];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+      continue;
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (!TOKEN_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) {
+        pending.push(v);
+        continue;
+      }
+      if (v === undefined) continue;
       // Anything but a finite number (null included: JSON turns Infinity into null) asks for no bound.
-      const n = typeof o[key] === 'number' && Number.isFinite(o[key]) ? o[key] : Number.POSITIVE_INFINITY;
+      const n = typeof v === 'number' && Number.isFinite(v) ? v : Number.POSITIVE_INFINITY;
       asked = asked === undefined ? n : Math.max(asked, n);
     }
   }

@@ -52,6 +52,39 @@ function holdsFunction(value, depth = 0) {
   return false;
 }
 
+/**
+ * Where JSON data holds a `__proto__` key, as a path (`args[1].options`), or null. Host code
+ * reads such a key as a prototype when it merges the data (`Object.assign`, spreads into a
+ * target, `for…in` copies), so an operation never receives one. Linear in the data's size.
+ * @param {unknown[]} args
+ * @returns {string | null}
+ */
+function protoKeyPath(args) {
+  // Each container remembers its parent and its key, so the path is spelled out only once found
+  // (building it for every container would cost the depth times over).
+  /** @type {{ parent: number, label: string }[]} */
+  const nodes = [];
+  /** @type {[unknown, number][]} */
+  const pending = [];
+  for (let i = args.length - 1; i >= 0; i--)
+    pending.push([args[i], nodes.push({ parent: -1, label: `args[${i}]` }) - 1]);
+  while (pending.length > 0) {
+    const [value, node] = /** @type {[unknown, number]} */ (pending.pop());
+    if (value === null || typeof value !== 'object') continue;
+    if (!Array.isArray(value) && Object.hasOwn(value, '__proto__')) {
+      const labels = [];
+      for (let n = node; n >= 0; n = nodes[n].parent) labels.push(nodes[n].label);
+      return labels.reverse().join('').slice(0, 200);
+    }
+    for (const [key, v] of Object.entries(value)) {
+      if (v === null || typeof v !== 'object') continue;
+      const label = Array.isArray(value) ? `[${key}]` : `.${key.slice(0, 40)}`;
+      pending.push([v, nodes.push({ parent: node, label }) - 1]);
+    }
+  }
+  return null;
+}
+
 /** Longest string argument kept in an audit entry before the ledger cuts the whole text. */
 const ARG_TEXT_LIMIT = 4096;
 
@@ -448,6 +481,15 @@ class Gate {
             ? `the resumed turn called ${name} with other arguments than the first time; the turn is not deterministic (it read something that changed), so nothing more was run`
             : `the resumed turn called ${name} where it had called ${replay.expected}; the turn is not deterministic (it read something that changed), so nothing more was run`,
       });
+    }
+    const protoAt = protoKeyPath(parsed);
+    if (protoAt !== null) {
+      // Refused like a failed call (journalled, so a re-run meets it at the same place): the
+      // guest may catch it; nothing ran.
+      const message = `${name}: ${protoAt} holds a __proto__ key, which host code would read as a prototype; operations take plain data without one`;
+      this.ledger.journalRecord(name, argsJson, undefined, journalError('TypeError', message));
+      this.audit(name, argsJson, { error: message });
+      throw guestError('TypeError', message);
     }
     const refused = this.refusal(name, parsed);
     if (refused) {
