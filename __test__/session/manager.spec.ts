@@ -74,9 +74,9 @@ async function rejection(p: Promise<unknown>): Promise<{ code?: string; message:
   throw new Error('expected the promise to reject');
 }
 
-/** Files in the store's folder that are not session files (temporary files, locks). */
+/** Files in the store's folder that are not session files or their version records (temporary files, locks). */
 function leftovers(dir: string): string[] {
-  return readdirSync(dir).filter((n) => !n.endsWith('.session'));
+  return readdirSync(dir).filter((n) => !n.endsWith('.session') && !n.endsWith('.version'));
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,9 +1,12 @@
 'use strict';
 // SessionManager: sessions kept in a store (a folder by default), saved after every turn and
 // every change of state with compare-and-set versions, so a crash loses at most the turn in
-// flight and two processes cannot both advance one session.
+// flight and two processes cannot both advance one session. Every stored snapshot is bound to
+// its session id, the store version it is saved as and the purpose `store`; a load refuses a
+// snapshot bound to anything else (SNAPSHOT_TAMPERED), so with `snapshotKey` a store cannot serve
+// an older snapshot, another session's, or an export.
 
-const { Session, attachStore } = require('./session.js');
+const { Session, attachStore, snapshotBound, restoreBound } = require('./session.js');
 const { FolderStore } = require('./store.js');
 const { sessionError } = require('./errors.js');
 
@@ -18,6 +21,13 @@ class SessionManager {
   /** @type {SessionStore} */ #store;
   /** @type {import('./index.js').SessionOptions['operations']} */ #operations;
   /** @type {Map<string, { session: Session, version: number, saving: number }>} */ #open = new Map();
+  /**
+   * The newest version of each session this manager has loaded or stored: a store that later
+   * answers an older one went back (restored from a backup, or rolled back by someone who can
+   * write all of it), and is refused.
+   * @type {Map<string, number>}
+   */
+  #newest = new Map();
   /** @type {Uint8Array | string | undefined} */ #snapshotKey;
 
   /**
@@ -49,10 +59,7 @@ class SessionManager {
       operations: options.operations ?? this.#operations,
       snapshotKey: options.snapshotKey ?? this.#snapshotKey,
     });
-    const version = await this.#store.put(session.id, session.snapshot(), {
-      expectedVersion: null,
-      meta: metaOf(session),
-    });
+    const version = await this.#put(session, (binding) => snapshotBound(session, binding), null);
     return this.#track(session, version);
   }
 
@@ -68,12 +75,18 @@ class SessionManager {
       this.#open.delete(id);
       return null;
     }
+    this.#notOlder(id, version);
     // While this process saves the session, the store is ahead of what it has acknowledged:
     // the copy here is the newest, not a stale one.
     if (open && (open.version === version || open.saving > 0)) return open.session;
     const stored = await this.#store.get(id);
     if (!stored) return null;
-    const session = Session.restore(stored.bytes, { operations: this.#operations, snapshotKey: this.#snapshotKey });
+    this.#notOlder(id, stored.version);
+    const session = restoreBound(
+      stored.bytes,
+      { operations: this.#operations, snapshotKey: this.#snapshotKey },
+      { id, version: stored.version, purpose: 'store' },
+    );
     return this.#track(session, stored.version);
   }
 
@@ -104,7 +117,11 @@ class SessionManager {
       }
       const stored = await this.#store.get(id);
       if (!stored) continue;
-      const session = Session.restore(stored.bytes, { snapshotKey: this.#snapshotKey });
+      const session = restoreBound(
+        stored.bytes,
+        { snapshotKey: this.#snapshotKey },
+        { id, version: stored.version, purpose: 'store' },
+      );
       out.push({ id, version: stored.version, status: session.status, turnNumber: session.turnNumber, updatedAt: 0 });
       session.workspace.dispose();
     }
@@ -164,7 +181,44 @@ class SessionManager {
   /** Removes a session from the store. @param {string} id */
   async delete(id) {
     this.#open.delete(id);
+    this.#newest.delete(id);
     await this.#store.delete(id);
+  }
+
+  /**
+   * Refuses a store version older than one this manager has seen for the session.
+   * @param {string} id
+   * @param {number} version
+   */
+  #notOlder(id, version) {
+    const newest = this.#newest.get(id) ?? 0;
+    if (version < newest) {
+      throw sessionError(
+        'SNAPSHOT_TAMPERED',
+        `the store holds version ${version} of session ${id}, older than version ${newest} this process saw: it was rolled back`,
+      );
+    }
+    this.#newest.set(id, version);
+  }
+
+  /**
+   * Stores the session's snapshot as the version after `expectedVersion`, bound to it.
+   * @param {Session} session
+   * @param {(binding: import('./snapshot.js').SnapshotBinding) => Uint8Array} encode
+   * @param {number | null} expectedVersion
+   */
+  async #put(session, encode, expectedVersion) {
+    const bound = (expectedVersion ?? 0) + 1;
+    const bytes = encode({ id: session.id, version: bound, purpose: 'store' });
+    const version = await this.#store.put(session.id, bytes, { expectedVersion, meta: metaOf(session) });
+    if (version !== bound) {
+      throw sessionError(
+        'INVALID_INPUT',
+        `the store saved session ${session.id} as version ${version}, not ${bound}: a store's versions must count its saves (1, 2, 3, …)`,
+      );
+    }
+    this.#notOlder(session.id, version);
+    return version;
   }
 
   /** @param {string} id */
@@ -202,25 +256,23 @@ class SessionManager {
       check: async () =>
         (await this.#versionOf(session.id)) === this.#open.get(session.id)?.version &&
         this.#open.get(session.id)?.session === session,
-      save: (bytes) => this.#save(session, bytes),
+      save: (encode) => this.#save(session, encode),
     });
     return session;
   }
 
   /**
    * @param {Session} session
-   * @param {Uint8Array} [bytes] the snapshot, when the session takes it itself (mid-turn)
+   * @param {(binding: import('./snapshot.js').SnapshotBinding) => Uint8Array} [encode] the session's
+   *   own encoder, when it saves itself (mid-turn)
    */
-  async #save(session, bytes) {
+  async #save(session, encode) {
     const open = this.#open.get(session.id);
     if (!open || open.session !== session)
       throw sessionError('SESSION_CONFLICT', `this copy of session ${session.id} is no longer current; load it again`);
     open.saving += 1;
     try {
-      open.version = await this.#store.put(session.id, bytes ?? session.snapshot(), {
-        expectedVersion: open.version,
-        meta: metaOf(session),
-      });
+      open.version = await this.#put(session, encode ?? ((binding) => snapshotBound(session, binding)), open.version);
     } catch (e) {
       if (/** @type {{ code?: string }} */ (e)?.code === 'SESSION_CONFLICT') this.#open.delete(session.id);
       throw e;

@@ -28,8 +28,24 @@ const MAX_ENV_CHARS = 16 << 20;
 /** Operation calls one turn may make (each adds an audit entry and a journal entry). */
 const DEFAULT_CALLS_PER_TURN = 10_000;
 
-/** Hooks a SessionManager attaches: a check before each turn and a save after it. */
+/**
+ * Hooks a SessionManager attaches: a check before each turn and a save after it.
+ * @type {WeakMap<Session, { check(): Promise<boolean>,
+ *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }>}
+ */
 const storeHooks = new WeakMap();
+
+/**
+ * A snapshot of `session` bound to `binding`, and a session from a snapshot that must be bound to
+ * `expected`: how a SessionManager stores and loads (set in Session's static block).
+ * @type {(session: Session, binding: import('./snapshot.js').SnapshotBinding) => Buffer}
+ */
+let snapshotBound;
+/**
+ * @type {(bytes: Uint8Array, options: { operations?: import('./index.js').SessionOptions['operations'],
+ *   snapshotKey?: Uint8Array | string }, expected: { id: string, version: number, purpose: 'store' }) => Session}
+ */
+let restoreBound;
 
 /**
  * @typedef {import('./turn.js').Operation} Operation
@@ -595,7 +611,7 @@ class Session {
     });
     const globals = {
       ...operationGlobals(this.#operations, (name) => gate.operation(name)),
-      world: worldFor(gate, () => work, { origin, now: turn.now }),
+      world: worldFor(gate, () => work, { origin, now: turn.now, seed: turn.seed }),
       env,
       needs: (/** @type {unknown} */ question) => {
         throw gate.halt({ kind: 'needs', question: plainCopy(question ?? null, 'the question') });
@@ -713,7 +729,7 @@ class Session {
   async #markStarted(request) {
     request.status = 'started';
     const hooks = storeHooks.get(this);
-    if (hooks) await hooks.save(this.#encode());
+    if (hooks) await hooks.save((binding) => this.#encode(binding));
   }
 
   /**
@@ -798,7 +814,7 @@ class Session {
     );
     if (!(await hooks.check())) return stale;
     try {
-      await hooks.save(this.#encode());
+      await hooks.save((binding) => this.#encode(binding));
       return null;
     } catch (e) {
       if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
@@ -815,7 +831,7 @@ class Session {
     const hooks = storeHooks.get(this);
     if (!hooks) return result;
     try {
-      await hooks.save(this.#encode());
+      await hooks.save((binding) => this.#encode(binding));
       return result;
     } catch (e) {
       if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
@@ -896,12 +912,14 @@ class Session {
    */
   snapshot() {
     this.#idle('snapshot');
-    return this.#encode();
+    return this.#encode({ id: this.#id, version: null, purpose: 'export' });
   }
 
-  #encode() {
+  /** @param {import('./snapshot.js').SnapshotBinding} binding what the snapshot is, signed with it */
+  #encode(binding) {
     return encodeSnapshot(
       {
+        binding,
         meta: {
           id: this.#id,
           status: this.#status,
@@ -933,7 +951,22 @@ class Session {
    *   snapshotKey?: Uint8Array | string }} [options]
    */
   static restore(bytes, options = {}) {
-    const snap = decodeSnapshot(bytes, snapshotKeyOf(options.snapshotKey));
+    return Session.#restore(bytes, options, { purpose: 'export' });
+  }
+
+  static {
+    snapshotBound = (session, binding) => session.#encode(binding);
+    restoreBound = (bytes, options, expected) => Session.#restore(bytes, options, expected);
+  }
+
+  /**
+   * @param {Uint8Array} bytes
+   * @param {{ operations?: import('./index.js').SessionOptions['operations'], limits?: import('../index.js').Limits,
+   *   snapshotKey?: Uint8Array | string }} options
+   * @param {{ id?: string, version?: number, purpose: 'store' | 'export' }} expected
+   */
+  static #restore(bytes, options, expected) {
+    const snap = decodeSnapshot(bytes, snapshotKeyOf(options.snapshotKey), expected);
     const meta = snap.meta;
     const session = new Session({
       id: meta.id,
@@ -967,12 +1000,14 @@ class Session {
 }
 
 /**
- * Lets a SessionManager check the store before each turn and save after it.
+ * Lets a SessionManager check the store before each turn and save after it. `save` is given the
+ * encoder, so the manager binds the snapshot to the version it is about to store it as.
  * @param {Session} session
- * @param {{ check(): Promise<boolean>, save(bytes: Uint8Array): Promise<void> }} hooks
+ * @param {{ check(): Promise<boolean>,
+ *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }} hooks
  */
 function attachStore(session, hooks) {
   storeHooks.set(session, hooks);
 }
 
-module.exports = { Session, attachStore, BUDGET_KINDS };
+module.exports = { Session, attachStore, snapshotBound, restoreBound, BUDGET_KINDS };

@@ -1,9 +1,13 @@
 'use strict';
 // A session snapshot is a zip archive of stored parts: `session.json` (id, status, turns, env,
 // policy, budget limits, pending approvals), `ledger.json` (budget use, audit log with its head,
-// journal), `world.zip` (the world with its history) and, with proposals, `staged.zip` and `staged-origin.zip`. With a key, `signature`
-// holds an HMAC-SHA256 over the digests of all of them: a store that is not trusted cannot
-// change the policy, the approvals, the budget or the world without the restore noticing.
+// journal), `world.zip` (the world with its history), with proposals `staged.zip` and
+// `staged-origin.zip`, and `binding.json`: what the snapshot is (the session id, the store version
+// it was saved as, and its purpose: `store` for a SessionManager's stored state, `export` for
+// `Session#snapshot()`). With a key, `signature` holds an HMAC-SHA256 over the digests of all of
+// them: a store that is not trusted cannot change the policy, the approvals, the budget or the
+// world, nor serve a snapshot as another session, as a later version or for another purpose,
+// without the restore noticing (SNAPSHOT_TAMPERED).
 
 const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
   /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
@@ -15,17 +19,24 @@ const { sessionError } = require('./errors.js');
 const FORMAT = 'quickrealm-session';
 const VERSION = 1;
 
-/** Six parts at most, and no more bytes than three worlds at their largest with history. */
-const MAX_PARTS = 6;
+/** Seven parts at most, and no more bytes than three worlds at their largest with history. */
+const MAX_PARTS = 7;
 const MAX_SNAPSHOT_BYTES = 4 * 1024 ** 3;
 /** A world (with its history) as large as a workspace's own quota lets it grow. */
 const WORLD_LIMITS = { maxEntryBytes: 256 * 1024 ** 2, maxTotalBytes: 1024 ** 3 };
 
+/** What a snapshot is for: a SessionManager's stored state, or `Session#snapshot()` handed to the host. */
+const PURPOSES = ['store', 'export'];
+
 /**
- * @typedef {{ meta: any, ledger: string, world: Buffer, staged: Buffer | null, stagedOrigin: Buffer | null }} SnapshotParts
+ * @typedef {{ id: string, version: number | null, purpose: 'store' | 'export' }} SnapshotBinding
+ * @typedef {{ meta: any, ledger: string, world: Buffer, staged: Buffer | null, stagedOrigin: Buffer | null,
+ *   binding?: SnapshotBinding }} SnapshotParts
  */
 
-const PARTS = ['session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged-origin.zip'];
+const PARTS = ['binding.json', 'session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged-origin.zip'];
+/** Names the signature scheme, so a signature of an older layout never verifies as this one. */
+const SIGNATURE_SCHEME = 'quickrealm-session-signature/2';
 
 /**
  * The HMAC of the snapshot's parts (absent ones included as absent).
@@ -34,6 +45,7 @@ const PARTS = ['session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged
  */
 function signature(key, part) {
   const mac = createHmac('sha256', key);
+  mac.update(`${SIGNATURE_SCHEME}\n`);
   for (const name of PARTS) {
     const bytes = part(name);
     mac.update(`${name}\n${bytes ? createHash('sha256').update(bytes).digest('hex') : '-'}\n`);
@@ -53,6 +65,9 @@ function encodeSnapshot(parts, key) {
     ['ledger.json', Buffer.from(parts.ledger)],
     ['world.zip', parts.world],
   ]);
+  // Sessions always bind their snapshots; a bare archive (as the benchmark packs) has none and
+  // is refused wherever a binding is checked with a key.
+  if (parts.binding) files.set('binding.json', Buffer.from(JSON.stringify(parts.binding)));
   if (parts.staged) files.set('staged.zip', parts.staged);
   if (parts.stagedOrigin) files.set('staged-origin.zip', parts.stagedOrigin);
   if (key !== undefined) files.set('signature', Buffer.from(signature(key, (name) => files.get(name) ?? null)));
@@ -65,10 +80,58 @@ function encodeSnapshot(parts, key) {
 }
 
 /**
+ * The snapshot's binding, refused (SNAPSHOT_TAMPERED) unless it is what the reader expects.
+ * Snapshots written before bindings existed have none; they are read without this check only
+ * when no key is given (with a key the signature covers the binding, so it must be there).
+ * @param {Buffer | null} bytes
+ * @param {{ id?: string, version?: number, purpose: 'store' | 'export' }} expected
+ * @param {string} metaId the id inside session.json
+ * @param {boolean} signed
+ */
+function checkBinding(bytes, expected, metaId, signed) {
+  if (!bytes) {
+    if (signed) throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot does not say which session it is for');
+    return;
+  }
+  /** @type {SnapshotBinding} */
+  let binding;
+  try {
+    binding = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is not JSON');
+  }
+  const { id, version, purpose } = binding ?? {};
+  if (typeof id !== 'string' || !PURPOSES.includes(purpose) || !(version === null || Number.isSafeInteger(version))) {
+    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is malformed');
+  }
+  if (id !== metaId)
+    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is bound to session ${id} but holds ${metaId}`);
+  if (expected.id !== undefined && id !== expected.id) {
+    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is of session ${id}, not of session ${expected.id}`);
+  }
+  if (purpose !== expected.purpose) {
+    throw sessionError(
+      'SNAPSHOT_TAMPERED',
+      purpose === 'export'
+        ? 'the snapshot is an export (Session#snapshot), not a stored state: a store serves only what it saved'
+        : 'the snapshot is a stored state of a SessionManager, not an export: load it through its manager',
+    );
+  }
+  if (expected.version !== undefined && version !== expected.version) {
+    throw sessionError(
+      'SNAPSHOT_TAMPERED',
+      `the snapshot was saved as version ${version} of session ${id} but the store serves it as version ${expected.version}: an older snapshot was written back`,
+    );
+  }
+}
+
+/**
  * @param {unknown} bytes
  * @param {Uint8Array | string} [key] the snapshot must carry a valid signature made with it
+ * @param {{ id?: string, version?: number, purpose: 'store' | 'export' }} [expected] what the
+ *   snapshot must be bound to (default: an export of any session)
  */
-function decodeSnapshot(bytes, key) {
+function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   if (!(bytes instanceof Uint8Array)) {
     throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
   }
@@ -121,6 +184,7 @@ function decodeSnapshot(bytes, key) {
       throw sessionError('INVALID_INPUT', `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
     }
   };
+  checkBinding(file('binding.json'), expected, meta.id, key !== undefined);
   return {
     meta,
     ledger: ledger.toString('utf8'),

@@ -4,12 +4,21 @@
 // A write takes a lock file (O_EXCL), compares versions, writes a temporary file, syncs it and
 // renames it over the old one, so a reader sees the old or the new snapshot, never a torn one,
 // and two processes cannot both advance one session (SESSION_CONFLICT).
+//
+// Beside each session file the store keeps a version record (`<id>.version`): the last version
+// it wrote, renamed into place after the session file. A session file older than its record was
+// rolled back (a backup or an attacker wrote an older snapshot over it) and is refused with
+// SNAPSHOT_TAMPERED; with a snapshot key, the version inside the signed snapshot must also be the
+// one the header claims, so editing the header does not help. The limit: whoever can write every
+// file of the folder can roll back the session file and its record together; keep the folder
+// where only the manager writes, or use a store whose versions live elsewhere.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { sessionError } = require('./errors.js');
 
 const MAGIC = 'quickrealm-session-store/1';
+const VERSION_MAGIC = 'quickrealm-session-version/1';
 const LOCK_WAIT_MS = 2000;
 /** The header line (magic, version, metadata) is at most this long. */
 const MAX_HEADER_BYTES = 64 * 1024;
@@ -54,6 +63,46 @@ class FolderStore {
     return path.join(this.dir, `${checkId(id)}.session`);
   }
 
+  /** @param {string} id */
+  versionFile(id) {
+    return path.join(this.dir, `${checkId(id)}.version`);
+  }
+
+  /**
+   * The last version this store wrote of the session, from its version record (0 when there is
+   * none: a store from before records, or a session never written).
+   * @param {string} id
+   */
+  async #recorded(id) {
+    let text;
+    try {
+      text = await fs.promises.readFile(this.versionFile(id), 'utf8');
+    } catch (e) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code === 'ENOENT') return 0;
+      throw e;
+    }
+    const [magic, version] = text.trim().split(' ');
+    if (magic !== VERSION_MAGIC || !/^\d+$/.test(version ?? ''))
+      throw sessionError('INVALID_INPUT', `${this.versionFile(id)} is not a session version record`);
+    return Number(version);
+  }
+
+  /**
+   * Refuses a session file older than the version the store last wrote.
+   * @param {string} id
+   * @param {number} version the version in the session file's header
+   */
+  async #current(id, version) {
+    const recorded = await this.#recorded(id);
+    if (version < recorded) {
+      throw sessionError(
+        'SNAPSHOT_TAMPERED',
+        `${this.file(id)} holds version ${version} but the store last wrote version ${recorded}: it was rolled back`,
+      );
+    }
+    return version;
+  }
+
   /**
    * The header of a stored session, or null.
    * @param {string} id
@@ -75,7 +124,8 @@ class FolderStore {
       const [magic, version, ...rest] = line.split(' ');
       if (magic !== MAGIC || !/^\d+$/.test(version ?? ''))
         throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
-      return { version: Number(version), meta: JSON.parse(rest.join(' ') || '{}'), offset: end + 1 };
+      const meta = JSON.parse(rest.join(' ') || '{}');
+      return { version: await this.#current(id, Number(version)), meta, offset: end + 1 };
     } finally {
       await handle.close();
     }
@@ -102,7 +152,7 @@ class FolderStore {
     const [magic, version] = data.subarray(0, Math.max(end, 0)).toString('utf8').split(' ');
     if (end < 0 || magic !== MAGIC || !/^\d+$/.test(version ?? ''))
       throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
-    return { bytes: data.subarray(end + 1), version: Number(version) };
+    return { bytes: data.subarray(end + 1), version: await this.#current(id, Number(version)) };
   }
 
   /**
@@ -125,6 +175,8 @@ class FolderStore {
             : `session ${id} is at version ${current} in the store, not ${options.expectedVersion}: another process advanced it`,
         );
       }
+      // A record left by a session file removed by hand would make the new session look rolled back.
+      if (current === null) await fs.promises.rm(this.versionFile(id), { force: true });
       const next = (current ?? 0) + 1;
       const header = Buffer.from(`${MAGIC} ${next} ${JSON.stringify(options.meta ?? {})}\n`);
       if (header.length > MAX_HEADER_BYTES) {
@@ -143,13 +195,21 @@ class FolderStore {
         await handle.close();
       }
       await fs.promises.rename(temp, target);
+      // After the session file: a crash in between leaves the record behind the file (read as
+      // current), never ahead of it (read as a rollback).
+      const record = `${this.versionFile(id)}.${process.pid}.tmp`;
+      await fs.promises.writeFile(record, `${VERSION_MAGIC} ${next}\n`);
+      await fs.promises.rename(record, this.versionFile(id));
       return next;
     });
   }
 
   /** @param {string} id */
   async delete(id) {
-    await this.#locked(id, () => fs.promises.rm(this.file(id), { force: true }));
+    await this.#locked(id, async () => {
+      await fs.promises.rm(this.file(id), { force: true });
+      await fs.promises.rm(this.versionFile(id), { force: true });
+    });
   }
 
   /** @returns {Promise<string[]>} */
