@@ -15,14 +15,29 @@ function text(path) {
 }
 
 /**
+ * The seed of the `index`th program a turn runs: derived from the turn's seed and the call's
+ * place in the turn, so a re-run draws the same numbers and two programs of one turn do not.
+ * @param {number} turnSeed
+ * @param {number} index
+ */
+function execSeed(turnSeed, index) {
+  const digest = createHash('sha256').update(`quickrealm-exec-seed\0${turnSeed}\0${index}`).digest();
+  // 48 bits: a safe integer, as `deterministic.seed` requires.
+  return digest.readUIntBE(0, 6);
+}
+
+/**
  * The `world` object of a turn over its working copy `work`. Answers are the same when a
  * paused turn is re-run: a file the turn changed reports the turn's fixed time as its `mtime`,
- * and program runs report no timings.
+ * program runs report no timings, and programs run deterministically on the turn's clock with
+ * a seed of their own derived from the turn's.
  * @param {import('./turn.js').Gate} gate
  * @param {() => import('../index.js').ZipWorkspace} work
- * @param {{ origin: import('../index.js').ZipWorkspace, now: number }} turn the world as the turn found it, and its time
+ * @param {{ origin: import('../index.js').ZipWorkspace, now: number, seed: number }} turn the world as the
+ *   turn found it, its time and its seed
  */
 function worldFor(gate, work, turn) {
+  let programs = 0;
   return {
     /** @param {string} path @param {{ encoding?: null | 'utf8' }} [options] */
     read: (path, options) =>
@@ -85,11 +100,14 @@ function worldFor(gate, work, turn) {
       gate.world('world.exec', [entry, options], async (fresh) => {
         const before = work().fork();
         const { argv, env } = options ?? {};
+        // Counted when the gate lets the call run, in call order: the same on a re-run.
+        const seed = execSeed(turn.seed, programs++);
         const result = await work().exec(text(entry), {
           argv,
           env,
           limits: gate.execLimits(),
           signal: gate.turnEnd.signal,
+          deterministic: { seed, now: turn.now },
         });
         let written = 0;
         for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
