@@ -22,7 +22,12 @@ export interface SessionPolicy {
   llmRules?: {
     /** Whether `llm.complete` may run. @defaultValue true */
     allowComplete?: boolean;
-    /** Refuses an `llm.complete` call whose options ask for more `maxTokens` / `max_tokens`. */
+    /**
+     * Refuses an `llm.complete` call whose arguments ask for more tokens: every `maxTokens`,
+     * `max_tokens`, `max_completion_tokens`, `maxOutputTokens`, `max_new_tokens` or
+     * `max_tokens_to_sample` field (any case, `_` or `-`), at any depth; a count that is not a
+     * finite number counts as unbounded.
+     */
     maxTokensPerCall?: number | null;
   };
   executionRules?: {
@@ -57,7 +62,8 @@ export type SessionBudget = Partial<Record<BudgetKind, number>>;
 export type OperationHandler = (...args: never[]) => unknown;
 export interface OperationDefinition {
   /**
-   * Runs the operation with the guest's arguments (copied as JSON data). May return
+   * Runs the operation with the guest's arguments, copied as JSON data (plain objects and arrays,
+   * no getters, never a `__proto__` key: a call carrying one is refused with a TypeError). May return
    * `{ value, usage: { tokens?, cost? } }` to report usage; the result reaches the guest as JSON data.
    */
   handler: OperationHandler;
@@ -84,8 +90,10 @@ export interface SessionOptions {
   env?: Record<string, unknown>;
   /**
    * Signs snapshots (HMAC-SHA256, at least 16 characters or bytes): `Session.restore` with the same key
-   * refuses any change to a snapshot (policy, approvals, budget, world) with SNAPSHOT_TAMPERED. Use it
-   * when snapshots are kept where others can write.
+   * refuses any change to a snapshot (policy, approvals, budget, world) with SNAPSHOT_TAMPERED. The
+   * signed bytes bind the session id, the store version and the purpose (`store` or `export`), so a
+   * SessionManager refuses an older snapshot, another session's or an export. Use it when snapshots
+   * are kept where others can write.
    */
   snapshotKey?: string | Uint8Array;
   /**
@@ -177,7 +185,11 @@ export interface WorldApi {
   delete(path: string, options?: { recursive?: boolean }): true;
   mkdir(path: string): true;
   fingerprint(glob?: string): string;
-  /** The `ZipWorkspace#exec` result, less its timings and history entry id (the writes land with the turn). */
+  /**
+   * The `ZipWorkspace#exec` result, less its timings and history entry id (the writes land with the turn).
+   * The program runs deterministically: the turn's clock, and a seed derived from the turn's and the
+   * program's place in the turn, so a resumed turn's programs print the same.
+   */
   exec(
     entry: string,
     options?: { argv?: string[]; env?: Record<string, string> },
@@ -186,7 +198,10 @@ export interface WorldApi {
 
 export declare class Session {
   constructor(options?: SessionOptions);
-  /** A session from `snapshot()` bytes; refuses a tampered audit log (AUDIT_TAMPERED). */
+  /**
+   * A session from `snapshot()` bytes; refuses a tampered audit log (AUDIT_TAMPERED), and with
+   * `snapshotKey` a changed snapshot or one a SessionManager stored (SNAPSHOT_TAMPERED).
+   */
   static restore(
     bytes: Uint8Array,
     options?: { operations?: SessionOptions['operations']; limits?: Limits; snapshotKey?: string | Uint8Array },
@@ -227,14 +242,25 @@ export declare class Session {
   abort(): void;
   complete(): void;
   pause(): void;
-  /** Zip bytes: world with history, proposals, env, turns, audit, budget, policy, status, approvals, journal. */
+  /**
+   * Zip bytes: world with history, proposals, env, turns, audit, budget, policy, status, approvals,
+   * journal; bound to this session's id with the purpose `export`.
+   */
   snapshot(): Buffer;
 }
 
-/** Where a SessionManager keeps snapshots: bytes by id, with compare-and-set versions. */
+/**
+ * Where a SessionManager keeps snapshots: bytes by id, with compare-and-set versions that count
+ * the saves of a session (1 for the first `put`, then one more for each). Each snapshot is signed
+ * with the version it is stored as, so a store must never answer an older version than it last
+ * wrote (keep the version apart from the bytes; the folder store keeps a version record).
+ */
 export interface SessionStore {
   get(id: string): Promise<{ bytes: Uint8Array; version: number } | null>;
-  /** Throws an error coded SESSION_CONFLICT when the stored version is not `expectedVersion`. */
+  /**
+   * Returns the new version, `expectedVersion + 1` (1 when null). Throws an error coded
+   * SESSION_CONFLICT when the stored version is not `expectedVersion`.
+   */
   put(
     id: string,
     bytes: Uint8Array,
@@ -248,10 +274,18 @@ export interface SessionStore {
   head?(id: string): Promise<{ version: number; meta: Record<string, unknown> } | null>;
 }
 
-/** One file per session in a folder, written atomically, locked for compare-and-set. */
+/**
+ * One file per session in a folder, written atomically, locked for compare-and-set, with a version
+ * record beside it (`<id>.version`): a session file older than its record is refused with
+ * SNAPSHOT_TAMPERED. Whoever can replace both files can still roll a session back.
+ */
 export declare class FolderStore implements SessionStore {
   constructor(dir: string);
   readonly dir: string;
+  /** The session's file. */
+  file(id: string): string;
+  /** The session's version record. */
+  versionFile(id: string): string;
   get(id: string): Promise<{ bytes: Buffer; version: number } | null>;
   put(
     id: string,
