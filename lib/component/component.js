@@ -10,7 +10,7 @@
 const { runSync } = require('../run.js');
 const { invalidInput } = require('../errors.js');
 const { limitationsOf, strictest, executeOnStates, COMPLETION_GLOBAL } = require('./execute.js');
-const { SPEC_GLOBAL } = require('./prelude.js');
+const { SPEC_GLOBAL, SCRIPT_FUNCTION } = require('./prelude.js');
 const { isContainer } = require('./diff.js');
 const { renderStates, renderScriptSection } = require('./render.js');
 const { componentTools } = require('./tools.js');
@@ -58,6 +58,7 @@ function takenNames() {
     realmGlobals = new Set(r.ok && Array.isArray(r.value) ? /** @type {string[]} */ (r.value) : []);
     realmGlobals.add(COMPLETION_GLOBAL);
     realmGlobals.add(SPEC_GLOBAL);
+    realmGlobals.add(SCRIPT_FUNCTION);
   }
   return realmGlobals;
 }

@@ -23,8 +23,8 @@ function isContainer(value) {
 }
 
 /**
- * A deep copy made of plain property reads, so it works on valtio proxies and other proxies
- * that structuredClone refuses. Shared references and cycles are kept.
+ * A deep copy made of plain property reads (Map and Set entries included), so it works on
+ * valtio proxies and other proxies that structuredClone refuses. Shared references and cycles are kept.
  * @template T
  * @param {T} value
  * @param {Map<object, unknown>} [seen]
@@ -34,6 +34,19 @@ function cloneValue(value, seen = new Map()) {
   if (value === null || typeof value !== 'object') return value;
   const known = seen.get(value);
   if (known !== undefined) return /** @type {T} */ (known);
+  // Maps and Sets are walked too, so a proxy inside one is read like any other.
+  if (value instanceof Map) {
+    const copy = new Map();
+    seen.set(value, copy);
+    for (const [k, v] of value) copy.set(cloneValue(k, seen), cloneValue(v, seen));
+    return /** @type {T} */ (copy);
+  }
+  if (value instanceof Set) {
+    const copy = new Set();
+    seen.set(value, copy);
+    for (const v of value) copy.add(cloneValue(v, seen));
+    return /** @type {T} */ (copy);
+  }
   if (!isContainer(value)) {
     const copy = structuredClone(value);
     seen.set(value, copy);

@@ -3,7 +3,8 @@
 // the drafts against each changed state's schema, and only when the script succeeded and every
 // schema passed are the changes applied to the real state objects, all together.
 
-const { run, runSync } = require('../run.js');
+const { isPromise } = require('node:util/types');
+const { run, runSync, copyOf } = require('../run.js');
 const { invalidInput } = require('../errors.js');
 const { SPEC_GLOBAL, wrapScript } = require('./prelude.js');
 const { locateInScript } = require('./locate.js');
@@ -227,25 +228,88 @@ async function validateState(state, schema, value) {
 }
 
 /**
- * Replays a write-only state's log (top-level sets, deletes, whole replacements) on a copy of its value.
+ * How much a script's writes may do to one write-only state: entries in its log, and elements
+ * an array may grow by in all. Replaying a log, and diffing what it made, costs at most these
+ * many steps on top of copying the state, whatever the script wrote.
+ */
+const WRITE_LIMITS = Object.freeze({ entries: 100_000, growth: 100_000 });
+
+/** @param {string} key */
+function arrayIndex(key) {
+  if (!/^(?:0|[1-9]\d{0,9})$/.test(key)) return undefined;
+  const index = Number(key);
+  return index < 2 ** 32 - 1 ? index : undefined;
+}
+
+/**
+ * Replays a write-only state's log (top-level sets, deletes, whole replacements) on a copy of
+ * its value. The log is guest data: each entry is checked, an array takes only its indexes and
+ * `length`, and the work is capped by WRITE_LIMITS, so a refused log costs little and changes
+ * nothing.
+ * @param {string} name
  * @param {unknown} before
  * @param {unknown} log
  * @returns {{ value: unknown } | { problem: string }}
  */
-function replayWrites(before, log) {
-  if (!Array.isArray(log)) return { problem: 'the write log is not a list' };
+function replayWrites(name, before, log) {
+  if (!Array.isArray(log)) return { problem: `${name}: the write log is not a list` };
+  if (log.length > WRITE_LIMITS.entries)
+    return {
+      problem: `the script wrote ${name} ${log.length} times; at most ${WRITE_LIMITS.entries} writes are kept per state`,
+    };
+  let growth = 0;
+  /**
+   * Grows `array` to `length`, charging the new elements.
+   * @param {unknown[]} array
+   * @param {number} length
+   */
+  const grow = (array, length) => {
+    if (length <= array.length) return undefined;
+    growth += length - array.length;
+    if (growth > WRITE_LIMITS.growth)
+      return `the writes would add more than ${WRITE_LIMITS.growth} elements to ${name} (it has ${array.length})`;
+    return undefined;
+  };
   /** @type {any} */
   let value = cloneValue(before);
   for (const entry of log) {
-    if (!Array.isArray(entry)) return { problem: 'a write log entry is not a list' };
+    if (!Array.isArray(entry)) return { problem: `${name}: a write log entry is not a list` };
     const [op, key, written] = entry;
-    if (op === 'replace') value = key;
-    else if (op === 'set' && typeof key === 'string' && isContainer(value))
-      Object.defineProperty(value, key, { value: written, writable: true, enumerable: true, configurable: true });
-    else if (op === 'delete' && typeof key === 'string' && isContainer(value)) {
-      if (Array.isArray(value) && key === String(value.length - 1)) value.length -= 1;
+    if (op === 'replace') {
+      value = key;
+      continue;
+    }
+    if ((op !== 'set' && op !== 'delete') || typeof key !== 'string')
+      return { problem: `${name}: a write log entry is malformed (${String(op)})` };
+    const at = `${name}${arrayIndex(key) === undefined ? `.${key}` : `[${key}]`}`;
+    if (!isContainer(value)) return { problem: `cannot ${op} ${at}: ${name} is ${kindOf(value)}` };
+    if (!Array.isArray(value)) {
+      // defineProperty, so a `__proto__` key stays data (and is refused as a key later).
+      if (op === 'set')
+        Object.defineProperty(value, key, { value: written, writable: true, enumerable: true, configurable: true });
       else delete value[key];
-    } else return { problem: `a write log entry is malformed (${String(op)})` };
+      continue;
+    }
+    if (key === 'length') {
+      if (op === 'delete') return { problem: `cannot delete ${name}.length` };
+      if (typeof written !== 'number' || !Number.isInteger(written) || written < 0 || written >= 2 ** 32)
+        return { problem: `${name}.length must be a whole number from 0 to 2^32-1, not ${String(written)}` };
+      const refused = grow(value, written);
+      if (refused) return { problem: refused };
+      value.length = written;
+      continue;
+    }
+    const index = arrayIndex(key);
+    if (index === undefined)
+      return { problem: `cannot ${op} ${at}: ${name} is an array, which takes only indexes and length` };
+    if (op === 'delete') {
+      if (index === value.length - 1) value.length -= 1;
+      else if (index < value.length) delete value[index];
+      continue;
+    }
+    const refused = grow(value, index + 1);
+    if (refused) return { problem: refused };
+    value[index] = written;
   }
   return { value };
 }
@@ -287,13 +351,53 @@ function resultOf(fields) {
 }
 
 /**
- * @param {import('../index.js').ErrorCode | 'SCRIPT_REFUSED'} code
+ * @param {import('./index.js').ComponentErrorCode} code
  * @param {string} name
  * @param {string} message
  * @returns {ComponentErrorInfo}
  */
 function errorInfo(code, name, message) {
   return { code, name, message };
+}
+
+/**
+ * A utility as the realm gets it: its arguments are copied before it sees them and its result
+ * (or what its promise resolves to) crosses as copied data with the marshaller's budgets, so a
+ * utility that returns part of a state hands the script a copy, never the live object, and a
+ * script cannot hand it a function to call later. Errors reach the script as name and message.
+ * @param {string} name
+ * @param {(...args: any[]) => unknown} call
+ */
+function copyingUtility(name, call) {
+  return (/** @type {unknown[]} */ ...args) => {
+    /** @type {unknown[]} */
+    let copied;
+    try {
+      copied = structuredClone(args);
+    } catch {
+      throw new TypeError(`${name}: arguments must be data; a function cannot be passed to a utility`);
+    }
+    const result = call(...copied);
+    return isPromise(result) ? result.then((value) => copiedResult(name, value)) : copiedResult(name, result);
+  };
+}
+
+/**
+ * A utility's result as the realm receives it. States are often proxies (valtio), which the
+ * marshaller would read as plain objects, so containers are first copied by property reads.
+ * @param {string} name
+ * @param {unknown} value
+ */
+function copiedResult(name, value) {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value;
+  /** @type {unknown} */
+  let plain;
+  try {
+    plain = cloneValue(value);
+  } catch (e) {
+    throw new TypeError(`${name}: its result cannot be copied (${e instanceof Error ? e.message : String(e)})`);
+  }
+  return copyOf(plain);
 }
 
 /**
@@ -333,18 +437,14 @@ async function executeOnStates(entries, utilities, limitations, script, options 
     if (def.permission !== 'w') values[name] = snapshot;
   }
 
-  /** @type {{ result: unknown }[]} */
-  const completions = [];
   /** @type {Record<string, unknown>} */
   const globals = {};
-  for (const [name, utility] of utilities) globals[name] = utility.call;
-  globals[COMPLETION_GLOBAL] = async (/** @type {unknown} */ result) => {
-    completions.push({ result });
-  };
+  for (const [name, utility] of utilities) globals[name] = copyingUtility(name, utility.call);
 
   const wrapped = wrapScript(script);
   /** @type {RunResult} */
   const ran = await run(wrapped.source, {
+    mode: 'script',
     data: { [SPEC_GLOBAL]: { ...byPermission, values } },
     globals,
     limits: runLimits(limitations),
@@ -353,26 +453,34 @@ async function executeOnStates(entries, utilities, limitations, script, options 
   });
   const base = { warnings, logs: ran.logs };
   const stats = { ...ran.stats, validationMs: 0 };
-  if (completions.length > 1)
-    warnings.push(`${COMPLETION_GLOBAL} was called ${completions.length} times; the last call counts`);
+  const outcome = /** @type {{ rw?: Record<string, unknown>, w?: Record<string, unknown>,
+   *   completion?: { calls?: unknown, result?: unknown } } | undefined} */ (ran.ok ? ran.value : undefined);
+  const completionCalls = typeof outcome?.completion?.calls === 'number' ? outcome.completion.calls : 0;
+  const completions = completionCalls > 0 ? [{ result: outcome?.completion?.result }] : [];
+  if (completionCalls > 1)
+    warnings.push(`${COMPLETION_GLOBAL} was called ${completionCalls} times; the last call counts`);
   if (!ran.ok) {
-    if (completions.length > 0)
-      warnings.push(`${COMPLETION_GLOBAL} was called, but the script failed: nothing was recorded`);
     return resultOf({ ...base, stats, error: locateInScript(ran.error, script, FILENAME, wrapped.offset) });
   }
 
-  const drafts = /** @type {{ rw?: Record<string, unknown>, w?: Record<string, unknown> }} */ (ran.value ?? {});
+  const drafts = outcome ?? {};
   /** @type {Map<string, unknown>} */
   const after = new Map();
   for (const { name, def } of entries) {
     if (def.permission === 'rw') after.set(name, drafts.rw?.[name]);
     else if (def.permission === 'w') {
-      const replayed = replayWrites(before.get(name), drafts.w?.[name]);
+      /** @type {ReturnType<typeof replayWrites>} */
+      let replayed;
+      try {
+        replayed = replayWrites(name, before.get(name), drafts.w?.[name]);
+      } catch (e) {
+        replayed = { problem: `${name}: ${e instanceof Error ? e.message : String(e)}` };
+      }
       if ('problem' in replayed)
         return resultOf({
           ...base,
           stats,
-          error: errorInfo('EVAL_ERROR', 'ResultError', `${name}: ${replayed.problem}`),
+          error: errorInfo('WRITE_REFUSED', 'WriteRefused', replayed.problem),
         });
       after.set(name, replayed.value);
     }
@@ -402,10 +510,11 @@ async function executeOnStates(entries, utilities, limitations, script, options 
       issues.push({ state: name, path: protoKey.path, message: "'__proto__' cannot be a key of a state" });
       continue;
     }
-    changes.push(...stateChanges);
+    // One at a time: spreading a long list into push overflows the stack.
+    for (const change of stateChanges) changes.push(change);
     pending.push(validateState(name, def.schema, next));
   }
-  for (const found of await Promise.all(pending)) issues.push(...found);
+  for (const found of await Promise.all(pending)) for (const issue of found) issues.push(issue);
   stats.validationMs = performance.now() - validationStart;
   if (issues.length > 0) {
     if (completions.length > 0)

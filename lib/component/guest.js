@@ -4,20 +4,26 @@
 
 /** The data global that carries the state values in; the prelude deletes it before the script runs. */
 const SPEC_GLOBAL = '__quickrealm_component_states';
+/** The name of the async function the script becomes. */
+const SCRIPT_FUNCTION = '__quickrealm_component_script';
 
 /**
- * Runs in the realm. `script` is the model's code as an async arrow function whose source text
- * must be `expectedLength` characters long: a script that closes the arrow early (to declare
- * functions next to the prelude and shadow the built-ins it uses) ends it sooner, and is refused
- * before anything else runs. The check reads only a parameter and frozen built-ins.
+ * Runs in the realm, as the first statement of the run's source; `script` is the model's code as
+ * a hoisted async function declared after it. Nothing of the script can run before this check:
+ * a declaration runs no code, and whatever a script writes after closing its function early
+ * (statements, a second declaration of the same name) comes later in the source. The function
+ * declared under the script's name must be exactly `expectedLength` characters long; any other
+ * function of that name is shorter, so a script that closes its function is refused here. The
+ * built-ins the check uses are non-configurable globals, which no declaration can replace.
  * No line comments inside: the function is joined onto one line.
  * @param {number} expectedLength
  * @param {() => Promise<unknown>} script
  */
 function componentPrelude(expectedLength, script) {
-  if (script.toString().length !== expectedLength) {
+  if (typeof script !== 'function' || script.toString().length !== expectedLength) {
     throw new SyntaxError('the script closes a block it did not open (check its braces)');
   }
+  Object.defineProperty(script, 'name', { value: '' });
   const spec = globalThis.__quickrealm_component_states;
   delete globalThis.__quickrealm_component_states;
   const drafts = spec.values;
@@ -147,11 +153,35 @@ function componentPrelude(expectedLength, script) {
       },
     );
   }
+  const completion = { calls: 0, result: undefined };
+  const { stringify, parse } = JSON;
+  const onlyData = (key, value) => {
+    if (typeof value === 'function' || typeof value === 'symbol') {
+      throw new TypeError(`${key === '' ? 'the result' : JSON.stringify(key)} is a ${typeof value}`);
+    }
+    return value;
+  };
+  const attemptCompletion = async (result) => {
+    let text;
+    try {
+      text = stringify(result, onlyData);
+    } catch (e) {
+      throw new TypeError(`attempt_completion takes JSON data: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    completion.calls += 1;
+    completion.result = text === undefined ? undefined : parse(text);
+  };
+  Object.defineProperty(globalThis, 'attempt_completion', {
+    value: attemptCompletion,
+    writable: false,
+    enumerable: true,
+    configurable: false,
+  });
   return script().then(() => {
     const rw = {};
     for (const name of spec.rw) rw[name] = drafts[name];
-    return { rw, w: logs };
+    return { rw, w: logs, completion };
   });
 }
 
-module.exports = { SPEC_GLOBAL, componentPrelude };
+module.exports = { SPEC_GLOBAL, SCRIPT_FUNCTION, componentPrelude };

@@ -90,7 +90,12 @@ export interface SecurityConfig {
   allowProcess?: false;
 }
 
-export type ComponentErrorCode = ErrorCode | 'SCRIPT_REFUSED' | 'STEP_LIMIT';
+/**
+ * `SCRIPT_REFUSED`: a customValidator refused the script. `WRITE_REFUSED`: a write-only state's
+ * writes went past what a script may write (100,000 writes, 100,000 added array elements per
+ * state) or could not apply (`list.length = -1`, a named key on an array); nothing changed.
+ */
+export type ComponentErrorCode = ErrorCode | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STEP_LIMIT';
 
 /** Why a script failed, located in the model's script. */
 export interface ComponentErrorInfo extends Omit<SandboxErrorInfo, 'code'> {
@@ -125,7 +130,10 @@ export interface ScriptExecutionResult {
   /** What was applied (empty unless `success`). */
   changes: StateChange[];
   patch: JsonPatchOp[];
-  /** Set when the script called attempt_completion and succeeded. */
+  /**
+   * Set when the script called attempt_completion and succeeded: the last call's result, as JSON
+   * data copied when it was called (a function, symbol, bigint or cycle is a TypeError at the call).
+   */
   completion?: { result: unknown };
   warnings: string[];
   logs: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }[];
@@ -138,7 +146,10 @@ export interface ExecuteScriptOptions {
   signal?: AbortSignal;
 }
 
-/** A utility with a description and a TypeScript signature (`(text: string) => string` is written `(text: string): string`). */
+/**
+ * A utility with a description and a TypeScript signature (`(text: string) => string` is written `(text: string): string`).
+ * Scripts call it with copied data (not functions) and receive a copy of its result (or of what its promise resolves to).
+ */
 export interface ScriptUtility {
   // biome-ignore lint/complexity/noBannedTypes: utilities are any host function, as in ported code
   fn: Function;
