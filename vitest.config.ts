@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['__test__/**/*.spec.ts'],
     // Native addon errors must keep their prototypes: forks, not vmThreads.
     pool: 'forks',
+    // `gc()` on demand, so tests of host memory growth measure what a call keeps, not garbage.
+    execArgv: ['--expose-gc'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -31,31 +31,93 @@ const BASE_HINTS = {
   INVALID_INPUT: 'Check the arguments against the tool definition.',
 };
 
-// One Ajv instance for the process. `strict: false` because tool schemas come from many
-// authors and may carry annotations (examples, titles) Ajv's strict mode would refuse.
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Ajv instances for the process. `strict: false` because tool schemas come from many authors
+// and may carry annotations (examples, titles) Ajv's strict mode would refuse. Every call is
+// checked by a validator that stops at the first error, whose cost and error list do not grow
+// with the number of mistakes; the one that collects every error runs only on small arguments,
+// so that a model's call with a million bad items cannot make a million error objects.
+// `verbose` puts the value at fault on each error, so no message walks the arguments for it.
+const firstErrorAjv = new Ajv({ allErrors: false, verbose: true, strict: false });
+const allErrorsAjv = new Ajv({ allErrors: true, verbose: true, strict: false });
+
+/**
+ * Arguments with at most this many values (object members and array items) and characters of
+ * member names get every problem reported; each problem's path is at most that long.
+ */
+const MAX_NODES_FOR_ALL_ERRORS = 2000;
+const MAX_NAME_CHARS_FOR_ALL_ERRORS = 8192;
+/** Distinct problems written out in a validation message; the rest are counted. */
+const MAX_PROBLEMS_LISTED = 10;
+/** Characters of a name or value quoted in a validation message. */
+const MAX_QUOTED = 80;
+
+/**
+ * @typedef {{ first: import('ajv').ValidateFunction, all: import('ajv').ValidateFunction }} Validators
+ */
 
 /**
  * Compiled validators keyed by the schema's JSON text: a schema is compiled once however many
  * tool sets are built from it. Bounded, since hosts may build schemas at run time.
- * @type {Map<string, import('ajv').ValidateFunction>}
+ * @type {Map<string, Validators>}
  */
 const validators = new Map();
 const MAX_VALIDATORS = 512;
 
-/** @param {JsonSchema} schema */
+/**
+ * @param {JsonSchema} schema
+ * @returns {Validators}
+ */
 function validatorFor(schema) {
   const key = JSON.stringify(schema);
-  let validate = validators.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
+  let pair = validators.get(key);
+  if (!pair) {
+    pair = { first: firstErrorAjv.compile(schema), all: allErrorsAjv.compile(schema) };
     if (validators.size >= MAX_VALIDATORS) {
       const oldest = validators.keys().next().value;
       if (oldest !== undefined) validators.delete(oldest);
     }
-    validators.set(key, validate);
+    validators.set(key, pair);
   }
-  return validate;
+  return pair;
+}
+
+/**
+ * Whether `value` is small enough for every problem to be reported: at most
+ * MAX_NODES_FOR_ALL_ERRORS values and MAX_NAME_CHARS_FOR_ALL_ERRORS characters of member names,
+ * at any depth. Stops counting past either limit, so the cost is bounded whatever its size.
+ * @param {unknown} value
+ */
+function isSmallArgument(value) {
+  /** @type {unknown[]} */
+  const pending = [value];
+  let nodes = 0;
+  let nameChars = 0;
+  while (pending.length) {
+    const v = pending.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      nodes += v.length;
+      if (nodes > MAX_NODES_FOR_ALL_ERRORS) return false;
+      for (const child of v) pending.push(child);
+      continue;
+    }
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) continue;
+      nodes += 1;
+      nameChars += key.length;
+      if (nodes > MAX_NODES_FOR_ALL_ERRORS || nameChars > MAX_NAME_CHARS_FOR_ALL_ERRORS) return false;
+      pending.push(/** @type {Record<string, unknown>} */ (v)[key]);
+    }
+  }
+  return true;
+}
+
+/**
+ * At most MAX_QUOTED characters of `text`, with a note of how long it was.
+ * @param {string} text
+ */
+function shorten(text) {
+  return text.length <= MAX_QUOTED ? text : `${text.slice(0, MAX_QUOTED)}… (${text.length} characters)`;
 }
 
 /**
@@ -74,6 +136,17 @@ function typeName(v) {
   if (typeof v === 'number') return `the number ${v}`;
   if (typeof v === 'object') return 'an object';
   return `a ${typeof v}`;
+}
+
+/**
+ * A value as a validation message quotes it: short JSON for strings and scalars, the kind of
+ * value for anything else (an argument may be megabytes long).
+ * @param {unknown} v
+ */
+function quoted(v) {
+  if (typeof v === 'string') return JSON.stringify(shorten(v));
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  return typeName(v);
 }
 
 /**
@@ -199,12 +272,15 @@ function dropNullOptionals(schema, value) {
  * @param {string} pointer
  */
 function fieldName(pointer) {
+  // Only the start of a long path is read: a member name may be megabytes long.
+  const head = pointer.length > 4 * MAX_QUOTED ? `${pointer.slice(0, 4 * MAX_QUOTED)}…` : pointer;
+  const cut = (/** @type {string} */ text) => (text.length <= MAX_QUOTED ? text : `${text.slice(0, MAX_QUOTED)}…`);
   let name = '';
-  for (const raw of pointer.split('/').slice(1)) {
-    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const raw of head.split('/').slice(1)) {
+    const part = cut(raw.replace(/~1/g, '/').replace(/~0/g, '~'));
     name += /^\d+$/.test(part) ? `[${part}]` : name ? `.${part}` : part;
   }
-  return name;
+  return cut(name);
 }
 
 /**
@@ -228,20 +304,19 @@ const article = (word) => (/^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`);
 /**
  * One Ajv error in words a model can act on, naming the field.
  * @param {import('ajv').ErrorObject} e
- * @param {unknown} args
  * @param {JsonSchema} schema the tool's input schema
  * @returns {string | null} null for errors another message already covers
  */
-function describeError(e, args, schema) {
+function describeError(e, schema) {
   const field = fieldName(e.instancePath);
-  const value = valueAt(args, e.instancePath);
+  const value = e.data;
   const p = /** @type {Record<string, any>} */ (e.params);
   const prefix = field ? `${field}.` : '';
   switch (e.keyword) {
     case 'required':
-      return `${prefix}${p.missingProperty} is required`;
+      return `${prefix}${shorten(String(p.missingProperty))} is required`;
     case 'additionalProperties': {
-      const name = `${prefix}${p.additionalProperty}`;
+      const name = `${prefix}${shorten(String(p.additionalProperty))}`;
       const at = /** @type {JsonSchema | undefined} */ (valueAtSchema(schema, e.schemaPath));
       const known = at && isPlainObject(at.properties) ? Object.keys(at.properties) : [];
       return `unknown argument '${name}'${known.length ? `; expected: ${known.join(', ')}` : ''}`;
@@ -251,19 +326,19 @@ function describeError(e, args, schema) {
       return `${field || 'the arguments'} must be ${types.map(article).join(' or ')}, got ${typeName(value)}`;
     }
     case 'minimum':
-      return `${field} must be at least ${p.limit}, got ${value}`;
+      return `${field} must be at least ${p.limit}, got ${quoted(value)}`;
     case 'maximum':
-      return `${field} must be at most ${p.limit}, got ${value}`;
+      return `${field} must be at most ${p.limit}, got ${quoted(value)}`;
     case 'exclusiveMinimum':
-      return `${field} must be more than ${p.limit}, got ${value}`;
+      return `${field} must be more than ${p.limit}, got ${quoted(value)}`;
     case 'exclusiveMaximum':
-      return `${field} must be less than ${p.limit}, got ${value}`;
+      return `${field} must be less than ${p.limit}, got ${quoted(value)}`;
     case 'minLength':
       return p.limit === 1 ? `${field} must not be empty` : `${field} must be at least ${p.limit} characters long`;
     case 'maxLength':
       return `${field} must be at most ${p.limit} characters long`;
     case 'enum':
-      return `${field} must be one of ${p.allowedValues.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(value)}`;
+      return `${field} must be one of ${p.allowedValues.map((/** @type {unknown} */ v) => JSON.stringify(v)).join(', ')}, got ${quoted(value)}`;
     case 'const':
       return `${field} must be ${JSON.stringify(p.allowedValue)}`;
     case 'minItems':
@@ -293,19 +368,26 @@ function valueAtSchema(schema, schemaPath) {
 }
 
 /**
- * Validation messages for `args`, or null when they are valid.
- * @param {import('ajv').ValidateFunction} validate
+ * Validation messages for `args`, or null when they are valid: at most MAX_PROBLEMS_LISTED
+ * distinct problems, then how many more there are. Every call is checked by the validator that
+ * stops at its first error; only small arguments are checked again for every problem, so both
+ * the work and the message stay bounded however many mistakes the arguments hold.
+ * @param {Validators} validate
  * @param {unknown} args
  * @param {JsonSchema} schema
+ * @returns {string[] | null}
  */
 function problems(validate, args, schema) {
-  if (validate(args)) return null;
+  if (validate.first(args)) return null;
+  const complete = isSmallArgument(args);
+  if (complete) validate.all(args);
+  const found = (complete ? validate.all.errors : validate.first.errors) ?? [];
   // Branches of an anyOf each report their own type: one message per field names them all.
   /** @type {Map<string, import('ajv').ErrorObject>} */
   const typeErrors = new Map();
   /** @type {import('ajv').ErrorObject[]} */
   const errors = [];
-  for (const e of validate.errors ?? []) {
+  for (const e of found) {
     const seen = e.keyword === 'type' ? typeErrors.get(e.instancePath) : undefined;
     if (seen) {
       const types = new Set([...String(seen.params.type).split(','), ...String(e.params.type).split(',')]);
@@ -316,12 +398,18 @@ function problems(validate, args, schema) {
     if (e.keyword === 'type') typeErrors.set(e.instancePath, copy);
     errors.push(copy);
   }
-  /** @type {string[]} */
-  const messages = [];
+  /** @type {Set<string>} */
+  const distinct = new Set();
   for (const e of errors) {
-    const m = describeError(e, args, schema);
-    if (m && !messages.includes(m)) messages.push(m);
+    const m = describeError(e, schema);
+    if (m) distinct.add(m);
   }
+  const messages = [...distinct].slice(0, MAX_PROBLEMS_LISTED);
+  if (distinct.size > messages.length) {
+    const more = distinct.size - messages.length;
+    messages.push(`and ${more} more problem${more === 1 ? '' : 's'}`);
+  }
+  if (!complete) messages.push('(only the first problem is reported for arguments this large)');
   return messages.length ? messages : ['the arguments do not match the schema'];
 }
 
@@ -412,7 +500,7 @@ function createToolSet(definitions, options = {}) {
     };
     const name = def.name;
     const inputSchema = def.inputSchema;
-    /** @type {import('ajv').ValidateFunction} */
+    /** @type {Validators} */
     let validate;
     try {
       validate = validatorFor(inputSchema);
