@@ -8,6 +8,7 @@
 
 mod bindings;
 mod intl;
+mod intl_text;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
