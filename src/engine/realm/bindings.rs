@@ -162,6 +162,26 @@ fn install_extras<'js>(
 
 const EXTRAS: &str = include_str!("console_extras.js");
 
+/// Globals QuickJS-ng defines as a host would (Web and HTML APIs, in no ECMAScript edition): the
+/// deny-by-default profile has none of them.
+const ENGINE_HOST_GLOBALS: [&str; 5] = [
+    "performance",
+    "queueMicrotask",
+    "atob",
+    "btoa",
+    "DOMException",
+];
+
+/// Shapes the deny-by-default profile's global object: the language's built-ins, `emit` and
+/// `read_input`, nothing a host adds.
+pub(crate) fn remove_host_globals(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+    let global = ctx.globals();
+    for name in ENGINE_HOST_GLOBALS {
+        global.remove(name)?;
+    }
+    Ok(())
+}
+
 /// Node's and the browsers' names for the global object: UMD bundles and libraries such as
 /// lodash look for them before falling back to `Function('return this')`. Defined after
 /// lockdown, writable and configurable as in Node, so a script may still declare its own

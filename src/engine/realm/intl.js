@@ -1,6 +1,7 @@
 // Intl's public shape: the constructors, prototypes and methods of NumberFormat, DateTimeFormat,
-// Collator, PluralRules, RelativeTimeFormat, ListFormat and Locale, getCanonicalLocales, and the
-// locale-aware Number/BigInt/Date toLocale*String and String.prototype.localeCompare. They are
+// Collator, PluralRules, RelativeTimeFormat, ListFormat, Locale and Segmenter,
+// getCanonicalLocales, and the locale-aware Number/BigInt/Date toLocale*String and
+// String.prototype.localeCompare/toLocaleUpperCase/toLocaleLowerCase. They are
 // frozen with the other built-ins. What they do lives in intl_impl.js, which `load` (a native
 // helper) evaluates the first time a script uses any of them: a realm that never formats pays
 // only for this file. With `eager` (a realm that serves many runs) it is loaded and frozen at
@@ -155,7 +156,59 @@
   }
   setTag(Locale.prototype, 'Intl.Locale');
 
-  const P = { NumberFormat, DateTimeFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, Locale };
+  class Segmenter {
+    constructor(locales = undefined, options = undefined) {
+      I().inits.Segmenter(this, locales, options);
+    }
+    segment(string) {
+      return call('Segmenter', 'segment', this, [string]);
+    }
+    resolvedOptions() {
+      return call('Segmenter', 'resolvedOptions', this, []);
+    }
+  }
+  defineMethods(Segmenter, supported());
+  setTag(Segmenter.prototype, 'Intl.Segmenter');
+
+  // %SegmentsPrototype% and %SegmentIteratorPrototype%: only instances lead to them, so they and
+  // their methods are handed back to be frozen with the intrinsics (`hidden`).
+  const SegmentsPrototype = {};
+  defineMethods(SegmentsPrototype, {
+    containing(index) {
+      return call('Segments', 'containing', this, [index]);
+    },
+    [Symbol.iterator]() {
+      return call('Segments', 'iterator', this, []);
+    },
+  });
+  const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+  const SegmentIteratorPrototype = Object.create(IteratorPrototype);
+  defineMethods(SegmentIteratorPrototype, {
+    next() {
+      return call('SegmentIterator', 'next', this, []);
+    },
+  });
+  setTag(SegmentIteratorPrototype, 'Segmenter String Iterator');
+  const hidden = [
+    SegmentsPrototype,
+    SegmentsPrototype.containing,
+    SegmentsPrototype[Symbol.iterator],
+    SegmentIteratorPrototype,
+    SegmentIteratorPrototype.next,
+  ];
+
+  const P = {
+    NumberFormat,
+    DateTimeFormat,
+    Collator,
+    PluralRules,
+    RelativeTimeFormat,
+    ListFormat,
+    Locale,
+    Segmenter,
+    SegmentsPrototype,
+    SegmentIteratorPrototype,
+  };
 
   const Intl = {};
   defineMethods(Intl, {
@@ -163,7 +216,7 @@
       return I().canonicalizeLocaleList(locales);
     },
   });
-  for (const name of ['Collator', 'DateTimeFormat', 'ListFormat', 'Locale', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat']) {
+  for (const name of ['Collator', 'DateTimeFormat', 'ListFormat', 'Locale', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat', 'Segmenter']) {
     defineProperty(Intl, name, { value: P[name], writable: true, configurable: true });
   }
   setTag(Intl, 'Intl');
@@ -194,6 +247,14 @@
       if (this === undefined || this === null) throw new TypeError('String.prototype.localeCompare called on null or undefined');
       return I().localeCompare(`${this}`, `${that}`, locales, options);
     },
+    toLocaleUpperCase(locales = undefined) {
+      if (this === undefined || this === null) throw new TypeError('String.prototype.toLocaleUpperCase called on null or undefined');
+      return I().transformCase(`${this}`, locales, true);
+    },
+    toLocaleLowerCase(locales = undefined) {
+      if (this === undefined || this === null) throw new TypeError('String.prototype.toLocaleLowerCase called on null or undefined');
+      return I().transformCase(`${this}`, locales, false);
+    },
   });
   if (eager) {
     // The formatters that toLocaleString and friends make on first use, made now.
@@ -215,5 +276,5 @@
     };
     harden(I());
   }
-  return Intl;
+  return [Intl, hidden];
 });

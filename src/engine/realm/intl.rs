@@ -6,7 +6,8 @@
 //! formatters are built once per thread and key and kept in a small cache.
 
 use super::super::marshal::text_of;
-use super::super::raw;
+use super::super::{ffi, raw};
+use super::intl_text;
 use fixed_decimal::{
     Decimal, FloatPrecision, SignDisplay, SignedRoundingMode, UnsignedRoundingMode,
 };
@@ -47,7 +48,16 @@ const CACHE_ENTRIES: usize = 128;
 pub(crate) fn install<'js>(ctx: &Ctx<'js>, eager: bool) -> rquickjs::Result<()> {
     let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:intl")?.get()?;
     let load = Function::new(ctx.clone(), load_implementation)?;
-    let intl: Value = make.call((load, eager))?;
+    let made: Array = make.call((load, eager))?;
+    let intl: Value = made.get(0)?;
+    let hidden: Vec<Object> = made.get(1)?;
+    // Objects only instances lead to, which lockdown's walk from the global object misses.
+    for obj in &hidden {
+        if !raw::freeze(ctx, obj) {
+            return Err(ctx.throw(ctx.catch()));
+        }
+        ffi::mark_hardened(ctx, obj);
+    }
     ctx.globals().set("Intl", intl)?;
     Ok(())
 }
@@ -70,6 +80,14 @@ fn load_implementation<'js>(ctx: Ctx<'js>, publics: Value<'js>) -> rquickjs::Res
         Function::new(ctx.clone(), format_relative)?,
     )?;
     natives.set("formatDate", Function::new(ctx.clone(), format_date)?)?;
+    natives.set(
+        "segmentBreaks",
+        Function::new(ctx.clone(), intl_text::segment_breaks)?,
+    )?;
+    natives.set(
+        "transformCase",
+        Function::new(ctx.clone(), intl_text::transform_case)?,
+    )?;
     make.call((natives, publics))
 }
 

@@ -1,7 +1,8 @@
 // What Intl does (intl.js defines its public shape): the implementation of NumberFormat,
-// DateTimeFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, Locale,
+// DateTimeFormat, Collator, PluralRules, RelativeTimeFormat, ListFormat, Locale, Segmenter,
 // getCanonicalLocales and the locale-aware Number/BigInt/Date toLocale*String and
-// String.prototype.localeCompare. Loaded on first use. `P` holds the public constructors.
+// String.prototype.localeCompare/toLocaleUpperCase/toLocaleLowerCase. Loaded on first use. `P`
+// holds the public constructors and the prototypes of Segments objects and their iterators.
 // Options are read and checked here in ECMA-402's order; the host's native helpers (ICU4X) do
 // the formatting for an already resolved locale and a compact key of resolved options. Time
 // zones: only UTC, which is also the default.
@@ -144,6 +145,7 @@
 
   function canonicalizeLocaleList(locales) {
     if (locales === undefined) return [];
+    if (locales === null) throw new TypeError('Cannot convert undefined or null to object');
     const seen = [];
     const list = typeof locales === 'string' || locales instanceof P.Locale ? [locales] : Object(locales);
     const len = typeof locales === 'string' || locales instanceof P.Locale ? 1 : Math.min(Number(list.length) || 0, 2 ** 32);
@@ -703,7 +705,99 @@
     },
   };
 
+  // ---- Segmenter ------------------------------------------------------------------------------
+
+  const segmenters = new WeakMap();
+  const segmenterState = stateGetter(segmenters, 'Intl.Segmenter');
+  const segmentsObjects = new WeakMap();
+  const segmentsState = stateGetter(segmentsObjects, 'Intl.Segmenter Segments object');
+  const segmentIterators = new WeakMap();
+  const segmentIteratorState = stateGetter(segmentIterators, 'Intl.Segmenter String Iterator');
+  const Uint32ArrayCtor = Uint32Array;
+  const allocateBreaks = (count) => new Uint32ArrayCtor(count);
+  // segmentBreaks gives each segment's end index; the top bit marks a word-like word.
+  const END_MASK = 0x7fffffff;
+  const WORD_LIKE = 0x80000000;
+
+  function getOptionsObject(options) {
+    if (options === undefined) return Object.create(null);
+    if ((typeof options === 'object' && options !== null) || typeof options === 'function') return options;
+    throw new TypeError('Options must be an object');
+  }
+
+  inits.Segmenter = (obj, locales, options) => {
+    const requested = canonicalizeLocaleList(locales);
+    options = getOptionsObject(options);
+    const locale = resolveLocale(requested, options);
+    const granularity = getOption(options, 'granularity', 'string', ['grapheme', 'word', 'sentence'], 'grapheme');
+    segmenters.set(obj, { locale, granularity });
+  };
+  protos.Segmenter = {
+    segment(string) {
+      const segmenter = segmenterState(this);
+      const segments = Object.create(P.SegmentsPrototype);
+      segmentsObjects.set(segments, { segmenter, input: `${string}`, ends: undefined });
+      return segments;
+    },
+    resolvedOptions() {
+      const s = segmenterState(this);
+      return { locale: s.locale, granularity: s.granularity };
+    },
+  };
+
+  // The breaks are found once per Segments object, at its first use, and kept in the run's heap
+  // (four bytes a segment).
+  function segmentEnds(st) {
+    st.ends ??= N.segmentBreaks(st.segmenter.locale, st.segmenter.granularity, st.input, allocateBreaks);
+    return st.ends;
+  }
+
+  function segmentData(st, start, packedEnd) {
+    const end = packedEnd & END_MASK;
+    const data = { segment: st.input.slice(start, end), index: start, input: st.input };
+    if (st.segmenter.granularity === 'word') data.isWordLike = packedEnd >= WORD_LIKE;
+    return data;
+  }
+
+  protos.Segments = {
+    containing(index) {
+      const st = segmentsState(this);
+      const n = Math.trunc(+index) || 0;
+      if (n < 0 || n >= st.input.length) return undefined;
+      const ends = segmentEnds(st);
+      // The first segment that ends after n.
+      let lo = 0;
+      let hi = ends.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((ends[mid] & END_MASK) > n) hi = mid;
+        else lo = mid + 1;
+      }
+      return segmentData(st, lo === 0 ? 0 : ends[lo - 1] & END_MASK, ends[lo]);
+    },
+    iterator() {
+      const st = segmentsState(this);
+      const iterator = Object.create(P.SegmentIteratorPrototype);
+      segmentIterators.set(iterator, { st, position: 0, next: 0 });
+      return iterator;
+    },
+  };
+  protos.SegmentIterator = {
+    next() {
+      const it = segmentIteratorState(this);
+      if (it.position >= it.st.input.length) return { value: undefined, done: true };
+      const packed = segmentEnds(it.st)[it.next++];
+      const value = segmentData(it.st, it.position, packed);
+      it.position = packed & END_MASK;
+      return { value, done: false };
+    },
+  };
+
   // ---- locale-aware methods of the built-ins ---------------------------------------------------
+
+  // Languages whose case mapping has rules of its own (ECMA-402 asks at least for az, lt and tr;
+  // Greek as ICU4C and V8 have it). ICU4X's Armenian rule is left out, as ICU4C has none.
+  const CASE_LANGUAGES = new Set(['az', 'el', 'lt', 'tr']);
 
   // Formatters for calls without locales and options, made on first use.
   const defaults = {};
@@ -742,6 +836,12 @@
     },
     dateToLocaleTimeString(date, locales, options) {
       return dateToLocale(date, 'time', locales, options, 'time', 'time');
+    },
+    // ECMA-402 TransformCase: the first requested locale's language, if it has rules of its own.
+    transformCase(s, locales, upper) {
+      const requested = canonicalizeLocaleList(locales);
+      const language = withoutUnicodeExtension(requested[0] ?? DEFAULT_LOCALE).split('-')[0];
+      return N.transformCase(CASE_LANGUAGES.has(language) ? language : 'und', upper, s);
     },
     localeCompare(s, that, locales, options) {
       const c = collatorState(defaultOr('collator', locales, options, () => new P.Collator(locales, options)));

@@ -8,6 +8,7 @@
 
 mod bindings;
 mod intl;
+mod intl_text;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
 pub(crate) mod output;
@@ -252,6 +253,8 @@ impl Realm {
                     web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
                     url_api::install(&ctx)?;
                     intl::install(&ctx, template)?;
+                } else {
+                    bindings::remove_host_globals(&ctx)?;
                 }
                 if let Some(ext) = spec.extension {
                     ext.0.install(&ctx)?;
@@ -271,7 +274,9 @@ impl Realm {
                     live: guest.is_some(),
                 });
                 lockdown::lockdown(&ctx, shape)?;
-                bindings::alias_global(&ctx)?;
+                if spec.with_console {
+                    bindings::alias_global(&ctx)?;
+                }
                 if template {
                     if !raw::prevent_extensions(&ctx, &ctx.globals()) {
                         return Err(SetupError::Js(ctx.throw(ctx.catch())));
