@@ -120,48 +120,199 @@ function pathKey(container, key) {
   return Array.isArray(container) && /^(0|[1-9]\d*)$/.test(key) ? Number(key) : key;
 }
 
+/** Changes reported for one state before its diff is given more coarsely (see diffState). */
+const MAX_CHANGES = 1000;
+
 /**
- * The changes that turn `before` into `after`, deepest first where both sides are containers of
- * the same kind. Array tails are removed from the end backwards and added in order, so the list
- * applies (and converts to JSON Patch) step by step.
+ * The changes that turn `before` into `after`, or undefined once there would be more than
+ * `maxChanges`. Containers of the same kind are walked down to `maxDepth` levels below the
+ * state; deeper, a difference is one replace of the whole value there. Array tails are removed
+ * from the end backwards and added in order, so the list applies (and converts to JSON Patch)
+ * step by step. The path is one array pushed and popped as the walk goes, copied only into a
+ * change, so the walk costs one step per value it reaches.
  * @param {string} state
  * @param {unknown} before
  * @param {unknown} after
- * @returns {StateChange[]}
+ * @param {{ maxDepth: number, maxChanges: number }} bounds
+ * @returns {StateChange[] | undefined}
  */
-function diffState(state, before, after) {
+function collectChanges(state, before, after, { maxDepth, maxChanges }) {
   /** @type {StateChange[]} */
   const out = [];
+  /** @type {PathKey[]} */
+  const path = [];
   /**
-   * @param {PathKey[]} path
+   * @param {PathKey | undefined} key the last path key, or undefined for the change at `path` itself
+   * @param {unknown} was
+   * @param {unknown} now
+   * @param {StateChange['op']} op
+   */
+  const record = (key, was, now, op) => {
+    out.push({ state, path: key === undefined ? [...path] : [...path, key], before: was, after: now, op });
+    return out.length <= maxChanges;
+  };
+  /**
    * @param {unknown} a
    * @param {unknown} b
+   * @returns {boolean} false once the list is over `maxChanges`
    */
-  const walk = (path, a, b) => {
-    if (isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b)) {
-      if (Array.isArray(a) && Array.isArray(b)) {
-        const common = Math.min(a.length, b.length);
-        for (let i = 0; i < common; i++) walk([...path, i], a[i], b[i]);
-        for (let i = a.length - 1; i >= b.length; i--)
-          out.push({ state, path: [...path, i], before: a[i], after: undefined, op: 'remove' });
-        for (let i = a.length; i < b.length; i++)
-          out.push({ state, path: [...path, i], before: undefined, after: b[i], op: 'add' });
-        return;
+  const walk = (a, b) => {
+    const walkable =
+      path.length < maxDepth && isContainer(a) && isContainer(b) && Array.isArray(a) === Array.isArray(b);
+    if (!walkable) return sameValue(a, b) || record(undefined, a, b, 'replace');
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const common = Math.min(a.length, b.length);
+      for (let i = 0; i < common; i++) {
+        path.push(i);
+        const going = walk(a[i], b[i]);
+        path.pop();
+        if (!going) return false;
       }
-      for (const key of Object.keys(a)) {
-        if (Object.hasOwn(b, key)) walk([...path, pathKey(a, key)], a[key], b[key]);
-        else out.push({ state, path: [...path, key], before: a[key], after: undefined, op: 'remove' });
-      }
-      for (const key of Object.keys(b)) {
-        if (!Object.hasOwn(a, key))
-          out.push({ state, path: [...path, key], before: undefined, after: b[key], op: 'add' });
-      }
-      return;
+      for (let i = a.length - 1; i >= b.length; i--) if (!record(i, a[i], undefined, 'remove')) return false;
+      for (let i = a.length; i < b.length; i++) if (!record(i, undefined, b[i], 'add')) return false;
+      return true;
     }
-    if (!sameValue(a, b)) out.push({ state, path, before: a, after: b, op: 'replace' });
+    const ra = /** @type {Record<string, unknown>} */ (a);
+    const rb = /** @type {Record<string, unknown>} */ (b);
+    for (const key of Object.keys(ra)) {
+      if (Object.hasOwn(rb, key)) {
+        path.push(pathKey(ra, key));
+        const going = walk(ra[key], rb[key]);
+        path.pop();
+        if (!going) return false;
+      } else if (!record(key, ra[key], undefined, 'remove')) return false;
+    }
+    for (const key of Object.keys(rb)) {
+      if (!Object.hasOwn(ra, key) && !record(key, undefined, rb[key], 'add')) return false;
+    }
+    return true;
   };
-  walk([], before, after);
+  return walk(before, after) ? out : undefined;
+}
+
+/**
+ * The changes that turn `before` into `after`, at most MAX_CHANGES of them: deepest first where
+ * that fits; past it, one change per top-level key or index that differs; past that again, one
+ * `replace` of the whole state (path `[]`). Each list is exact, only coarser, and the walks
+ * together cost a few steps per value of the two states (whose sizes `measureState` bounds).
+ * @param {string} state
+ * @param {unknown} before
+ * @param {unknown} after
+ * @param {number} [maxChanges]
+ * @returns {StateChange[]}
+ */
+function diffState(state, before, after, maxChanges = MAX_CHANGES) {
+  return (
+    collectChanges(state, before, after, { maxDepth: Number.POSITIVE_INFINITY, maxChanges }) ??
+    collectChanges(state, before, after, { maxDepth: 1, maxChanges }) ?? [
+      { state, path: [], before, after, op: 'replace' },
+    ]
+  );
+}
+
+/**
+ * The changes to apply for a list of reported changes: a replace of a whole state becomes one
+ * change per top-level key or index, since the live state object itself is kept.
+ * @param {StateChange[]} changes
+ * @returns {StateChange[]}
+ */
+function applicableChanges(changes) {
+  /** @type {StateChange[]} */
+  const out = [];
+  for (const change of changes) {
+    if (change.path.length > 0) out.push(change);
+    else {
+      const unbounded = { maxDepth: 1, maxChanges: Number.POSITIVE_INFINITY };
+      for (const c of collectChanges(change.state, change.before, change.after, unbounded) ?? []) out.push(c);
+    }
+  }
   return out;
+}
+
+/**
+ * How large a state may be after a script, counted as the tree every later walk (diff, schema,
+ * copy, render, JSON) goes through: `values` (the state itself, each array index, property value,
+ * Map key and value, Set item), `bytes` (two per UTF-16 unit of strings and keys, binary data at
+ * its length) and `depth` (the marshaller's nesting cap).
+ */
+const STATE_LIMITS = Object.freeze({ values: 100_000, bytes: 16 * 2 ** 20, depth: 256 });
+
+/**
+ * @typedef {{ values: number, bytes: number, depth: number }} StateLimits
+ * @typedef {{ values: number, bytes: number, shared: boolean, protoKey?: PathKey[] }} StateSize
+ */
+
+/**
+ * Measures a value as a tree, stopping as soon as it is past `limits`: an object reached by
+ * several paths (shared references, which copies keep) counts at each, so a value that would
+ * expand exponentially, or without end (a cycle), is over the limits after at most
+ * `limits.values` steps. Also finds the first `__proto__` key, which no state may have.
+ * @param {unknown} value
+ * @param {StateLimits} limits
+ * @returns {StateSize | { over: string, at: PathKey[], shared: boolean }}
+ */
+function measureState(value, limits) {
+  let values = 0;
+  let bytes = 0;
+  let shared = false;
+  /** @type {PathKey[] | undefined} */
+  let protoKey;
+  /** @type {string | undefined} */
+  let over;
+  /** @type {PathKey[]} */
+  const path = [];
+  /** @type {Set<object>} */
+  const seen = new Set();
+  /**
+   * @param {PathKey} key
+   * @param {unknown} v
+   */
+  const child = (key, v) => {
+    path.push(key);
+    const going = visit(v);
+    if (going) path.pop();
+    return going;
+  };
+  /** @param {unknown} v */
+  const visit = (v) => {
+    values += 1;
+    if (values > limits.values) over = `more than ${limits.values} values`;
+    else if (path.length > limits.depth) over = `nesting deeper than ${limits.depth} levels`;
+    if (over) return false;
+    if (typeof v === 'string') bytes += v.length * 2;
+    else if (typeof v === 'bigint') bytes += Math.ceil(v.toString(16).length / 2);
+    else if (v !== null && typeof v === 'object') {
+      if (seen.has(v)) shared = true;
+      else seen.add(v);
+      if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+      else if (v instanceof ArrayBuffer) bytes += v.byteLength;
+      else if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!child(i, v[i])) return false;
+      } else if (v instanceof Map) {
+        let i = 0;
+        for (const [k, item] of v) {
+          if (!child(`<entry ${i}>`, k) || !child(`<entry ${i}>`, item)) return false;
+          i++;
+        }
+      } else if (v instanceof Set) {
+        let i = 0;
+        for (const item of v) if (!child(`<item ${i++}>`, item)) return false;
+      } else if (isContainer(v)) {
+        for (const key of Object.keys(v)) {
+          bytes += key.length * 2;
+          if (key === '__proto__' && protoKey === undefined) protoKey = [...path, key];
+          if (!child(key, v[key])) return false;
+        }
+      }
+    }
+    if (bytes > limits.bytes) {
+      over = `more than ${limits.bytes} bytes of text and binary data`;
+      return false;
+    }
+    return true;
+  };
+  if (visit(value)) return { values, bytes, shared, ...(protoKey ? { protoKey } : {}) };
+  return { over: /** @type {string} */ (over), at: path, shared };
 }
 
 /**
@@ -268,10 +419,14 @@ function applyChanges(live, changes) {
 }
 
 module.exports = {
+  MAX_CHANGES,
+  STATE_LIMITS,
   isContainer,
   cloneValue,
   sameValue,
   diffState,
+  applicableChanges,
+  measureState,
   toJsonPatch,
   applyChanges,
   liveRefusal,

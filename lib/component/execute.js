@@ -8,7 +8,17 @@ const { run, runSync, copyOf } = require('../run.js');
 const { invalidInput } = require('../errors.js');
 const { SPEC_GLOBAL, wrapScript } = require('./prelude.js');
 const { locateInScript } = require('./locate.js');
-const { isContainer, cloneValue, diffState, toJsonPatch, applyChanges, liveRefusal } = require('./diff.js');
+const {
+  STATE_LIMITS,
+  isContainer,
+  cloneValue,
+  diffState,
+  applicableChanges,
+  measureState,
+  toJsonPatch,
+  applyChanges,
+  liveRefusal,
+} = require('./diff.js');
 
 /**
  * @typedef {import('./index.js').PublicState} PublicState
@@ -21,8 +31,8 @@ const { isContainer, cloneValue, diffState, toJsonPatch, applyChanges, liveRefus
  * @typedef {import('../index.js').RunResult} RunResult
  * @typedef {{ name: string, def: PublicState }} StateEntry
  * @typedef {{ call: (...args: any[]) => unknown }} UtilityEntry
- * @typedef {{ timeoutMs: number, memoryBytes: number, steps: number, blockedPatterns: (RegExp | string)[],
- *   customValidators: ((script: string) => unknown)[] }} Limitations
+ * @typedef {{ timeoutMs: number, memoryBytes: number, steps: number, stateValues: number, stateBytes: number,
+ *   blockedPatterns: (RegExp | string)[], customValidators: ((script: string) => unknown)[] }} Limitations
  */
 
 /** What the model's script is called in stacks and frames. */
@@ -41,6 +51,8 @@ const SECURITY_KEYS = [
   'maxExecutionTime',
   'maxMemoryUsage',
   'maxIterations',
+  'maxStateValues',
+  'maxStateBytes',
   'blockedPatterns',
   'customValidator',
   'allowNetwork',
@@ -89,6 +101,8 @@ function limitationsOf(config) {
       positiveNumber(c.maxMemoryUsage ?? DEFAULT_SECURITY.maxMemoryUsage, 'maxMemoryUsage') * 1024 * 1024,
     ),
     steps: Math.floor(steps),
+    stateValues: Math.floor(positiveNumber(c.maxStateValues ?? STATE_LIMITS.values, 'maxStateValues')),
+    stateBytes: Math.floor(positiveNumber(c.maxStateBytes ?? STATE_LIMITS.bytes, 'maxStateBytes')),
     blockedPatterns: patterns,
     customValidators: c.customValidator ? [c.customValidator] : [],
   };
@@ -104,6 +118,8 @@ function strictest(list) {
     timeoutMs: Math.min(...list.map((l) => l.timeoutMs)),
     memoryBytes: Math.min(...list.map((l) => l.memoryBytes)),
     steps: Math.min(...list.map((l) => l.steps)),
+    stateValues: Math.min(...list.map((l) => l.stateValues)),
+    stateBytes: Math.min(...list.map((l) => l.stateBytes)),
     blockedPatterns: list.flatMap((l) => l.blockedPatterns),
     customValidators: list.flatMap((l) => l.customValidators),
   };
@@ -210,8 +226,20 @@ function issuePath(path) {
   });
 }
 
+/** Issues kept per state, and characters per issue message; the rest are counted in one last issue. */
+const ISSUE_LIMITS = Object.freeze({ perState: 100, messageChars: 1000 });
+
+/** @param {unknown} message */
+function issueMessage(message) {
+  const text = typeof message === 'string' ? message : String(message);
+  return text.length > ISSUE_LIMITS.messageChars
+    ? `${text.slice(0, ISSUE_LIMITS.messageChars)}… (${text.length - ISSUE_LIMITS.messageChars} more characters)`
+    : text;
+}
+
 /**
- * Validates one state value with its Standard Schema v1 validator.
+ * Validates one state value with its Standard Schema v1 validator. The first
+ * ISSUE_LIMITS.perState issues are kept, with shortened messages; one more issue counts the rest.
  * @param {string} state
  * @param {PublicState['schema']} schema
  * @param {unknown} value
@@ -221,10 +249,69 @@ async function validateState(state, schema, value) {
   try {
     const outcome = await schema['~standard'].validate(value);
     if (!outcome.issues) return [];
-    return outcome.issues.map((issue) => ({ state, path: issuePath(issue.path), message: String(issue.message) }));
+    const all = outcome.issues;
+    const kept = Math.min(all.length, ISSUE_LIMITS.perState);
+    /** @type {ValidationIssue[]} */
+    const issues = [];
+    for (let i = 0; i < kept; i++)
+      issues.push({ state, path: issuePath(all[i].path), message: issueMessage(all[i].message) });
+    if (all.length > kept)
+      issues.push({ state, path: [], message: `${all.length - kept} more issues in ${state} are not listed` });
+    return issues;
   } catch (e) {
-    return [{ state, path: [], message: `the schema failed: ${e instanceof Error ? e.message : String(e)}` }];
+    return [
+      { state, path: [], message: issueMessage(`the schema failed: ${e instanceof Error ? e.message : String(e)}`) },
+    ];
   }
+}
+
+/**
+ * Why a state's value after the script is refused for its size, if it is: past the
+ * component's caps, unless the state was already that large before the script (a host may
+ * keep a state larger than the caps; a script may still edit it without growing it).
+ * @param {string} name
+ * @param {unknown} prev
+ * @param {unknown} next
+ * @param {Limitations} limitations
+ * @returns {{ problem: string } | { protoKey?: (string | number)[] }}
+ */
+function sizeCheck(name, prev, next, limitations) {
+  const limits = { values: limitations.stateValues, bytes: limitations.stateBytes, depth: STATE_LIMITS.depth };
+  let size = measureState(next, limits);
+  if ('over' in size) {
+    // The marshaller's own caps bound how far a state that was larger already may go.
+    const previous = measureState(prev, { values: 1_000_000, bytes: 64 * 2 ** 20, depth: STATE_LIMITS.depth });
+    if (!('over' in previous) && (previous.values > limits.values || previous.bytes > limits.bytes)) {
+      size = measureState(next, {
+        values: Math.max(limits.values, previous.values),
+        bytes: Math.max(limits.bytes, previous.bytes),
+        depth: limits.depth,
+      });
+    }
+  }
+  if (!('over' in size)) return size.protoKey ? { protoKey: size.protoKey } : {};
+  const at = showPath(name, size.at);
+  const sharing = size.shared
+    ? ' (an object or array reached through several references, or a cycle, counts at each place it is reached)'
+    : '';
+  return { problem: `${name} is larger than a state may be: ${size.over} at ${at}${sharing}` };
+}
+
+/**
+ * A path for a message: at most about 200 characters, however long or deep the keys.
+ * @param {string} name
+ * @param {(string | number)[]} path
+ */
+function showPath(name, path) {
+  let text = name;
+  for (const key of path) {
+    if (text.length > 200) return `${text.slice(0, 200)}…`;
+    if (typeof key === 'number') text += `[${key}]`;
+    else if (key.startsWith('<')) text += key;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) text += `.${key}`;
+    else text += `[${JSON.stringify(key.slice(0, 200))}]`;
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /**
@@ -486,6 +573,17 @@ async function executeOnStates(entries, utilities, limitations, script, options 
     }
   }
 
+  // Each value is measured before anything else walks it, so the diff, the schemas, the copies
+  // and later renders only ever see states within the caps.
+  /** @type {Map<string, (string | number)[]>} */
+  const protoKeys = new Map();
+  for (const [name, next] of after) {
+    const checked = sizeCheck(name, before.get(name), next, limitations);
+    if ('problem' in checked)
+      return resultOf({ ...base, stats, error: errorInfo('STATE_TOO_LARGE', 'StateTooLarge', checked.problem) });
+    if (checked.protoKey) protoKeys.set(name, checked.protoKey);
+  }
+
   /** @type {StateChange[]} */
   const changes = [];
   /** @type {ValidationIssue[]} */
@@ -505,9 +603,9 @@ async function executeOnStates(entries, utilities, limitations, script, options 
     }
     // A `__proto__` key could only be applied with a plain set, which would change the live
     // object's prototype instead of adding a key.
-    const protoKey = stateChanges.find((c) => c.path.includes('__proto__'));
+    const protoKey = protoKeys.get(name);
     if (protoKey) {
-      issues.push({ state: name, path: protoKey.path, message: "'__proto__' cannot be a key of a state" });
+      issues.push({ state: name, path: protoKey, message: "'__proto__' cannot be a key of a state" });
       continue;
     }
     // One at a time: spreading a long list into push overflows the stack.
@@ -522,10 +620,15 @@ async function executeOnStates(entries, utilities, limitations, script, options 
     return resultOf({ ...base, stats, validationErrors: issues });
   }
 
+  // What is written to each live state: the reported changes, with a replace of a whole state
+  // spelled out per top-level key (the live object itself is kept).
+  /** @type {Map<string, StateChange[]>} */
+  const toApply = new Map();
+  for (const { name } of entries) toApply.set(name, applicableChanges(changes.filter((c) => c.state === name)));
   // Refusals the live objects make known without a write come first, so a refused commit
   // usually changes nothing at all, not even for a moment.
   for (const { name, def } of entries) {
-    for (const change of changes.filter((c) => c.state === name)) {
+    for (const change of toApply.get(name) ?? []) {
       const reason = liveRefusal(/** @type {Record<string, unknown>} */ (def.state), change);
       if (reason) {
         const issue = { state: name, path: change.path, message: `the state refused the change: ${reason}` };
@@ -536,7 +639,7 @@ async function executeOnStates(entries, utilities, limitations, script, options 
   /** @type {{ state: Record<string, unknown>, changes: StateChange[] }[]} */
   const committed = [];
   for (const { name, def } of entries) {
-    const own = changes.filter((c) => c.state === name);
+    const own = toApply.get(name) ?? [];
     if (own.length === 0) continue;
     const live = /** @type {Record<string, unknown>} */ (def.state);
     const refused = applyChanges(live, own);

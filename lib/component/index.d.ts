@@ -74,6 +74,19 @@ export interface SecurityConfig {
    */
   maxIterations?: number;
   /**
+   * The most values a state may hold after a script (`STATE_TOO_LARGE` past it): the state itself,
+   * each array index, property value, Map key and value and Set item, counted as a tree, so an
+   * object reached through several references counts at each place it is reached and a cycle
+   * never fits. A state the host made larger may be edited but not grown. Default 100,000.
+   */
+  maxStateValues?: number;
+  /**
+   * The most bytes of text and binary data a state may hold after a script, counted like
+   * `maxStateValues` (strings and keys at two bytes per UTF-16 unit, binary data at its length).
+   * Default 16 MiB. Nesting is capped at 256 levels, the copy's own cap.
+   */
+  maxStateBytes?: number;
+  /**
    * Text patterns (RegExp, or strings matched literally) that add a warning naming the pattern
    * when a script contains them. Text matching is not a boundary: the script still runs.
    */
@@ -94,8 +107,11 @@ export interface SecurityConfig {
  * `SCRIPT_REFUSED`: a customValidator refused the script. `WRITE_REFUSED`: a write-only state's
  * writes went past what a script may write (100,000 writes, 100,000 added array elements per
  * state) or could not apply (`list.length = -1`, a named key on an array); nothing changed.
+ * `STATE_TOO_LARGE`: a state after the script went past `maxStateValues` or `maxStateBytes`
+ * (shared references and cycles counted at each place they are reached) or 256 levels of
+ * nesting; it is refused before any schema or diff walks it, and nothing changed.
  */
-export type ComponentErrorCode = ErrorCode | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STEP_LIMIT';
+export type ComponentErrorCode = ErrorCode | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STATE_TOO_LARGE' | 'STEP_LIMIT';
 
 /** Why a script failed, located in the model's script. */
 export interface ComponentErrorInfo extends Omit<SandboxErrorInfo, 'code'> {
@@ -125,10 +141,21 @@ export interface ScriptExecutionResult {
   /** The script finished, every changed state passed its schema, and the changes were applied. */
   success: boolean;
   error?: ComponentErrorInfo;
-  /** Present when the script finished but a changed state failed its schema; nothing was applied. */
+  /**
+   * Present when the script finished but a changed state failed its schema; nothing was applied.
+   * At most 100 issues per state, each message at most 1,000 characters (longer ones end with
+   * `… (n more characters)`); past that, one more issue with path `[]` says how many were not
+   * listed (`"49900 more issues in tags_state are not listed"`).
+   */
   validationErrors?: ValidationIssue[];
-  /** What was applied (empty unless `success`). */
+  /**
+   * What was applied (empty unless `success`): at most 1,000 changes per state. A script that
+   * changes more places is reported as one change per top-level key or index that differs, and
+   * past that as one `replace` of the whole state with path `[]` (applied key by key to the
+   * same live object). Either way the list is exact, only coarser.
+   */
   changes: StateChange[];
+  /** `changes` as RFC 6902 operations (a whole-state replace is `{ op: 'replace', path: '/<state>' }`). */
   patch: JsonPatchOp[];
   /**
    * Set when the script called attempt_completion and succeeded: the last call's result, as JSON

@@ -65,6 +65,23 @@ function cap(text) {
 function describeResult(result, writeOnly) {
   /** @type {string[]} */
   const lines = [];
+  let length = 0;
+  /**
+   * Adds one line of a list while it fits in MAX_CONTENT, less room for the lines that follow
+   * the list; false once it does not, so a long list is described as far as it is shown.
+   * @param {string} line
+   */
+  const listed = (line) => {
+    if (length + line.length > MAX_CONTENT - 2048) return false;
+    lines.push(line);
+    length += line.length + 1;
+    return true;
+  };
+  /**
+   * @param {string} what
+   * @param {number} left
+   */
+  const unlisted = (what, left) => lines.push(`… and ${left} more ${what}`);
   if (result.error) {
     lines.push(
       `ERROR ${result.error.code}: ${formatForModel(/** @type {import('../index.js').SandboxErrorInfo} */ (result.error))}`,
@@ -72,18 +89,28 @@ function describeResult(result, writeOnly) {
     );
   } else if (result.validationErrors) {
     lines.push('ERROR VALIDATION_FAILED: the changes break the state types; nothing was changed.');
-    for (const issue of result.validationErrors) lines.push(`- ${showPath(issue)}: ${issue.message}`);
+    const issues = result.validationErrors;
+    for (let i = 0; i < issues.length; i++) {
+      if (!listed(`- ${showPath(issues[i])}: ${issues[i].message}`)) {
+        unlisted('issues', issues.length - i);
+        break;
+      }
+    }
   } else if (result.changes.length === 0) {
     lines.push('The script ran; no state changed.');
   } else {
     lines.push('The script ran. Changes:');
-    for (const c of result.changes) {
+    for (let i = 0; i < result.changes.length; i++) {
+      const c = result.changes[i];
       const after = c.op === 'remove' ? '(removed)' : shortValue(c.after);
-      lines.push(
+      const line =
         writeOnly.has(c.state) || c.op === 'add'
           ? `- ${showPath(c)} = ${after}`
-          : `- ${showPath(c)}: ${shortValue(c.before)} -> ${after}`,
-      );
+          : `- ${showPath(c)}: ${shortValue(c.before)} -> ${after}`;
+      if (!listed(line)) {
+        unlisted('changes', result.changes.length - i);
+        break;
+      }
     }
   }
   if (result.completion) lines.push(`Completion recorded: ${shortValue(result.completion.result)}`);
