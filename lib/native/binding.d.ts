@@ -32,11 +32,10 @@ export declare class GlobMatcher {
 }
 
 /**
- * A text's lines (split at `
-`, as `split('
-')` does), indexed to find lines and blocks of
- * lines in linear time. Leniency: `'exact'`, `'trailing'` (trailing whitespace ignored) or
- * `'surrounding'` (surrounding whitespace ignored); left out, each in turn.
+ * A text's lines (split at every line feed, as JavaScript's `split` does, so a final line feed
+ * leaves an empty last line), indexed to find lines and blocks of lines in linear time.
+ * Leniency: `'exact'`, `'trailing'` (trailing whitespace ignored) or `'surrounding'`
+ * (surrounding whitespace ignored); left out, each in turn.
  */
 export declare class LineIndex {
   constructor(text: string)
