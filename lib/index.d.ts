@@ -289,6 +289,8 @@ export type WorkspaceErrorCode =
   | 'NOT_TEXT'
   | 'IO'
   | 'POLICY_VIOLATION'
+  /** Text matching (an `apply_patch` diff's context) would cost more than its work budget. */
+  | 'TOO_COMPLEX'
   | 'INTERNAL';
 
 /** What ZipWorkspace methods throw. */
@@ -372,7 +374,10 @@ export interface WorkspaceSearchMatch {
 
 export interface WorkspaceSearchResult {
   matches: WorkspaceSearchMatch[];
-  /** Whether more hits existed than `maxResults`. */
+  /**
+   * Whether the answer was cut: more hits existed than `maxResults`, or the hits and their
+   * context did not fit in `maxBytes` (the last hit may then have less context).
+   */
   truncated: boolean;
   /** Text files searched (binary files are skipped). */
   filesSearched: number;
@@ -394,6 +399,13 @@ export interface WorkspaceSearchOptions {
    * @defaultValue 100
    */
   maxResults?: number;
+  /**
+   * Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts
+   * its UTF-8 length plus 32. The search stops at the first that does not fit, without
+   * copying anything past it, so its cost is the files' size plus this budget.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  maxBytes?: number;
 }
 
 /** What `setAccessRules` takes: pattern lists as arrays or Sets. */

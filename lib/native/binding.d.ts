@@ -17,6 +17,46 @@ export declare class CancelHandle {
 }
 
 /**
+ * Glob patterns compiled once and matched against many relative paths (minimatch's rules with
+ * `dot: true`; see the workspace's `glob` module). Throws `INVALID_INPUT` for a pattern that is
+ * not a glob or is longer than 1024 bytes, or for more than 256 patterns.
+ */
+export declare class GlobMatcher {
+  /**
+   * With `bareNamesAnyDepth`, a pattern without `*` also matches a name at any depth and
+   * everything below it.
+   */
+  constructor(patterns: Array<string>, bareNamesAnyDepth?: boolean | undefined | null)
+  /** Whether `path` (relative, `/`-separated) matches one of the patterns. */
+  isMatch(path: string): boolean
+}
+
+/**
+ * A text's lines (split at every line feed, as JavaScript's `split` does, so a final line feed
+ * leaves an empty last line), indexed to find lines and blocks of lines in linear time.
+ * Leniency: `'exact'`, `'trailing'` (trailing whitespace ignored) or `'surrounding'`
+ * (surrounding whitespace ignored); left out, each in turn.
+ */
+export declare class LineIndex {
+  constructor(text: string)
+  /** Number of lines. */
+  get length(): number
+  /**
+   * The first line number `i >= from` where `wanted` is lines `i..i + wanted.length` and
+   * ends by `end` (default: the last line); -1 if none. `TOO_COMPLEX` once the index's work
+   * budget is spent.
+   */
+  findBlock(wanted: string[], from: number, end?: number | null, leniency?: 'exact' | 'trailing' | 'surrounding' | null): number
+  /**
+   * How many leading lines of `wanted` occur together (surrounding whitespace ignored) at
+   * or after `from`.
+   */
+  matchingPrefix(wanted: Array<string>, from: number): number
+  /** The first line number `>= from` equal to `line` under `leniency`; -1 if none. */
+  findLine(line: string, from: number, leniency: 'exact' | 'trailing' | 'surrounding'): number
+}
+
+/**
  * A run with live host values, driven from JavaScript in time slices on the main thread:
  * `pump()` until it reports `finished` (again at once after `paused`, when `wake` fires after
  * `waiting`), then `finish()`.
@@ -152,9 +192,10 @@ export declare class ZipWorkspace {
   /**
    * Literal, case-sensitive search of the text files at or below `options.path` (default:
    * everything). At most one hit per line; `context` lines (default 0) around each hit;
-   * at most `maxResults` hits (default 100), `truncated` tells whether more exist.
+   * at most `maxResults` hits (default 100) and `maxBytes` of answer (default 1 MiB);
+   * `truncated` tells whether the answer was cut.
    */
-  search(query: string, options?: { path?: string, context?: number, maxResults?: number } | null): WorkspaceSearchResult
+  search(query: string, options?: { path?: string, context?: number, maxResults?: number, maxBytes?: number } | null): WorkspaceSearchResult
   /**
    * Restricts which paths may be read and written, for every method, every tool built on
    * the workspace and every program `exec` runs; `null` lifts the rules. Refusals throw
@@ -218,6 +259,13 @@ export declare class ZipWorkspace {
 export interface ArchiveEntry {
   name: string
   data: Buffer
+}
+
+/** A diff cut at a byte limit. */
+export interface CappedText {
+  text: string
+  /** Whether lines were left out for want of room. */
+  truncated: boolean
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
@@ -363,6 +411,20 @@ export interface NativeRunResult {
   stats: RunStats
 }
 
+/**
+ * The lines where the occurrences of `needle` in `text` start (left to right, without
+ * overlap): the first `keep` of them and the count of all.
+ */
+export declare function occurrenceLines(text: string, needle: string, keep: number): Occurrences
+
+/** Where the occurrences of a literal string start. */
+export interface Occurrences {
+  /** 1-based lines of the first occurrences (at most the number asked for). */
+  lines: Array<number>
+  /** How many occurrences there are in all. */
+  count: number
+}
+
 /** Writes entries as an archive of stored entries (a session snapshot's container). */
 export declare function packArchive(entries: Array<ArchiveEntry>): Buffer
 
@@ -438,6 +500,13 @@ export interface Settings {
   /** Realms kept prepared for plain runs. */
   poolSize: number
 }
+
+/**
+ * A file patch as the `diff` package's `createTwoFilesPatch(name, name, before, after,
+ * 'original', 'modified')` prints it, with four lines of context, at most `maxBytes` long
+ * (whole lines; `truncated` tells whether lines were left out).
+ */
+export declare function twoFilesPatch(name: string, before: string, after: string, maxBytes: number): CappedText
 
 /** Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
 export declare function unpackArchive(bytes: Buffer, maxEntries: number, maxTotalBytes: number): Array<ArchiveEntry>

@@ -5,8 +5,12 @@
 
 const { formatForModel, invalidInput } = require('../errors.js');
 const { clip, createToolSet, fail, isPlainObject, restrictToolSet } = require('./toolset.js');
+
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
 const { ZipWorkspace: NativeWorkspace } = require('../native/load.js');
+
+/** Bytes of hits and context one fs_search answer is built from (the size of a tool result). */
+const SEARCH_ANSWER_BYTES = 64 * 1024;
 
 /**
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
@@ -367,7 +371,8 @@ const handlers = {
    * @param {{ query: string, path?: string, context?: number, maxResults?: number }} args
    */
   fs_search(ws, { query, path = '~', context = 1, maxResults = 50 }) {
-    const r = ws.search(query, { path, context, maxResults });
+    // The answer's byte budget is the tool result's size: hits and context past it are never built.
+    const r = ws.search(query, { path, context, maxResults, maxBytes: SEARCH_ANSWER_BYTES });
     if (r.matches.length === 0) {
       return `no matches for ${JSON.stringify(query)} in ${NativeWorkspace.displayPath(path)} (${r.filesSearched} text files searched)`;
     }
@@ -382,7 +387,7 @@ const handlers = {
     });
     const n = r.matches.length;
     const summary = r.truncated
-      ? `${n} matches shown; there are more: narrow the path or raise maxResults`
+      ? `${n} matches shown; there are more: narrow the path or the query, use less context or raise maxResults`
       : `${n} match${n === 1 ? '' : 'es'}`;
     return clip(`${blocks.join(context > 0 ? '\n--\n' : '\n')}\n[${summary}]`, 'narrow the search');
   },

@@ -7,6 +7,7 @@ pub(crate) mod options;
 pub(crate) mod raw;
 pub(crate) mod results;
 pub mod session;
+pub mod text;
 pub(crate) mod workspace;
 
 use crate::engine::errors::ErrorInfo;

@@ -39,7 +39,7 @@ use results::{
     WorkspaceLineRange, WorkspacePatchResult, WorkspaceSearchResult, WorkspaceStat,
 };
 
-type Res<T> = std::result::Result<T, WsError>;
+pub(crate) type Res<T> = std::result::Result<T, WsError>;
 
 /// Throws `e` as a JS error with a `code` property (a `TypeError` for `INVALID_INPUT`) and
 /// returns the matching napi error, which tells the caller that an exception is pending.
@@ -57,7 +57,7 @@ fn throw(env: Env, e: WsError) -> Error {
 }
 
 /// Runs `body` and throws its failure, if any.
-fn run<T>(env: Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
+pub(crate) fn run<T>(env: Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
     body(Host::of(&env)).map_err(|e| throw(env, e))
 }
 
@@ -331,10 +331,11 @@ impl ZipWorkspace {
 
     /// Literal, case-sensitive search of the text files at or below `options.path` (default:
     /// everything). At most one hit per line; `context` lines (default 0) around each hit;
-    /// at most `maxResults` hits (default 100), `truncated` tells whether more exist.
+    /// at most `maxResults` hits (default 100) and `maxBytes` of answer (default 1 MiB);
+    /// `truncated` tells whether the answer was cut.
     #[napi(
         catch_unwind,
-        ts_args_type = "query: string, options?: { path?: string, context?: number, maxResults?: number } | null"
+        ts_args_type = "query: string, options?: { path?: string, context?: number, maxResults?: number, maxBytes?: number } | null"
     )]
     pub fn search(
         &self,
@@ -348,16 +349,23 @@ impl ZipWorkspace {
                 h,
                 options.as_ref(),
                 "options",
-                &["path", "context", "maxResults"],
+                &["path", "context", "maxResults", "maxBytes"],
             )?;
             let path = o.string("path")?.unwrap_or_else(|| "~".into());
             let context = o.integer("context", bounds::SEARCH_CONTEXT)?.unwrap_or(0);
             let max = o
                 .integer("maxResults", bounds::SEARCH_RESULTS)?
                 .unwrap_or(bounds::DEFAULT_SEARCH_RESULTS);
-            let found = self
-                .ws()
-                .search(&query, &path, to_usize(context), to_usize(max))?;
+            let max_bytes = o
+                .integer("maxBytes", bounds::SEARCH_BYTES)?
+                .unwrap_or(bounds::DEFAULT_SEARCH_BYTES);
+            let found = self.ws().search(
+                &query,
+                &path,
+                to_usize(context),
+                to_usize(max),
+                to_usize(max_bytes),
+            )?;
             Ok(found.into())
         })
     }

@@ -57,6 +57,11 @@ pub const SEARCH_CONTEXT: Bounds = Bounds::new(0, 100);
 pub const SEARCH_RESULTS: Bounds = Bounds::new(1, 10_000);
 /// Hits a search returns when not told.
 pub const DEFAULT_SEARCH_RESULTS: u64 = 100;
+/// Bytes one search answer may hold (hits and context together, each string charged its
+/// length plus a little for the JavaScript string it becomes).
+pub const SEARCH_BYTES: Bounds = Bounds::new(1024, 8 << 20);
+/// Bytes a search answer holds when not told: 1 MiB.
+pub const DEFAULT_SEARCH_BYTES: u64 = 1 << 20;
 
 /// `n` as a `usize`, saturating on targets where it does not fit.
 pub fn to_usize(n: u64) -> usize {

@@ -49,6 +49,8 @@ pub enum WsCode {
     Io,
     /// The workspace's access rules (`setAccessRules`) refuse the path.
     PolicyViolation,
+    /// Text matching (a patch's context lines) would cost more than its work budget.
+    TooComplex,
     /// A failure of quickrealm itself (should not happen).
     Internal,
 }
@@ -74,6 +76,7 @@ impl WsCode {
             WsCode::NotText => "NOT_TEXT",
             WsCode::Io => "IO",
             WsCode::PolicyViolation => "POLICY_VIOLATION",
+            WsCode::TooComplex => "TOO_COMPLEX",
             WsCode::Internal => "INTERNAL",
         }
     }
@@ -172,6 +175,10 @@ impl WsError {
 
     pub(crate) fn io(message: impl Into<String>) -> Self {
         Self::new(WsCode::Io, message)
+    }
+
+    pub(crate) fn too_complex(message: impl Into<String>) -> Self {
+        Self::new(WsCode::TooComplex, message)
     }
 
     pub(crate) fn internal(message: impl Into<String>) -> Self {

@@ -26,7 +26,9 @@ pub(crate) mod archive_file;
 pub mod bounds;
 pub(crate) mod changes;
 pub(crate) mod error;
+pub mod glob;
 pub(crate) mod history;
+pub mod line_match;
 pub(crate) mod overlay;
 pub(crate) mod path;
 pub mod rules;
@@ -306,15 +308,20 @@ impl Workspace {
         path_prefix: &str,
         context_lines: usize,
         max_results: usize,
+        max_bytes: usize,
     ) -> WsResult<SearchResult> {
         let p = self.resolve(AccessOp::Traverse, path_prefix)?;
         if self.vfs.stat(&p).is_ok_and(|s| s.kind == EntryKind::File) {
             self.resolve(AccessOp::Read, path_prefix)?;
         }
-        self.vfs
-            .search(query.as_str(), &p, context_lines, max_results, &|f| {
-                self.access.visible(f, false)
-            })
+        self.vfs.search(
+            query.as_str(),
+            &p,
+            context_lines,
+            max_results,
+            max_bytes,
+            &|f| self.access.visible(f, false),
+        )
     }
 
     // ----- recorded mutations -----
@@ -736,7 +743,7 @@ mod tests {
         );
         assert!(!w.exists("secret") && w.exists("ro/a.txt"));
         assert_eq!(
-            w.search(&Query::new("s")?, "secret", 0, 10)
+            w.search(&Query::new("s")?, "secret", 0, 10, usize::MAX)
                 .map_err(|e| e.code),
             Err(WsCode::PathInvalid)
         );
@@ -1015,14 +1022,15 @@ mod tests {
                 Err(WsCode::PathInvalid)
             );
             assert_eq!(
-                back.search(&Query::new("x")?, p, 0, 1).map_err(|e| e.code),
+                back.search(&Query::new("x")?, p, 0, 1, usize::MAX)
+                    .map_err(|e| e.code),
                 Err(WsCode::PathInvalid)
             );
         }
-        let r = back.search(&Query::new("\"op\"")?, "", 0, 10)?;
+        let r = back.search(&Query::new("\"op\"")?, "", 0, 10, usize::MAX)?;
         assert!(r.matches.is_empty(), "history contents are not searchable");
         assert_eq!(
-            back.search(&Query::new("needle")?, "", 0, 10)?
+            back.search(&Query::new("needle")?, "", 0, 10, usize::MAX)?
                 .matches
                 .len(),
             1

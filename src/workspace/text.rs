@@ -6,6 +6,8 @@
 //! - a final newline does not start an extra empty line: `"a\nb\n"` has two lines, and so
 //!   has `"a\nb"`; the empty file has none.
 
+use std::collections::VecDeque;
+
 use imara_diff::{Algorithm, Diff, Hunk, InternedInput, Token};
 
 use super::error::{WsError, WsResult};
@@ -23,12 +25,6 @@ pub fn text_lines(text: &str) -> Vec<&str> {
     body.split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect()
-}
-
-/// Indices `first..=last` of a sequence of `len` items widened by `context` on each side and
-/// clamped to the sequence: the window shown around a search hit or a diff hunk.
-pub fn around(first: usize, last: usize, context: usize, len: usize) -> std::ops::Range<usize> {
-    first.saturating_sub(context)..(last + context + 1).min(len)
 }
 
 /// Whether `data` looks binary: it has a NUL byte in its first [`BINARY_SNIFF_LEN`] bytes.
@@ -329,20 +325,57 @@ pub struct SearchMatch {
     pub after: Vec<String>,
 }
 
+/// What one string of a search answer is charged on top of its bytes: the answer's strings
+/// become JavaScript strings and array slots, which cost memory of their own, so many short
+/// lines cannot take more memory than their bytes suggest.
+pub const SEARCH_STRING_COST: usize = 32;
+
 /// Result of a search.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchResult {
     /// Hits in path order, then line order.
     pub matches: Vec<SearchMatch>,
-    /// Whether more hits existed than were returned.
+    /// Whether the answer was cut: more hits existed than were asked for, or the hits and
+    /// their context did not fit in the byte budget.
     pub truncated: bool,
     /// Number of text files searched (binary files are skipped).
     pub files_searched: usize,
+    /// What is left of the byte budget (see [`SearchResult::new`]).
+    bytes_left: usize,
+}
+
+impl SearchResult {
+    /// An empty result that may hold `max_bytes` of answer: every path, hit line and context
+    /// line is charged its length plus [`SEARCH_STRING_COST`] before it is copied, and the
+    /// search stops (with `truncated`) at the first that does not fit.
+    pub fn new(max_bytes: usize) -> Self {
+        SearchResult {
+            matches: Vec::new(),
+            truncated: false,
+            files_searched: 0,
+            bytes_left: max_bytes,
+        }
+    }
+
+    /// Takes `text`'s cost from the budget; false (and `truncated` set) when it does not fit.
+    fn charge(&mut self, text: &str) -> bool {
+        let cost = text.len().saturating_add(SEARCH_STRING_COST);
+        if cost > self.bytes_left {
+            self.truncated = true;
+            return false;
+        }
+        self.bytes_left -= cost;
+        true
+    }
 }
 
 /// Searches one file's text for the literal `query` and appends hits to `result`
-/// (at most one hit per line). Returns `false` once `max_results` is reached and another
-/// hit was found, so the caller can stop.
+/// (at most one hit per line). Returns `false` once the search has to stop (`max_results`
+/// reached and another hit found, or the byte budget spent), so the caller can stop.
+///
+/// One pass over the lines: the `context_lines` before a hit come from a ring of the last
+/// lines seen, the lines after it are added as they are read, and nothing is copied before
+/// it is charged to the budget, so time and memory are linear in the file plus the budget.
 pub fn search_text(
     path: &str,
     data: &[u8],
@@ -362,30 +395,59 @@ pub fn search_text(
     if !text.contains(query) {
         return true;
     }
-    let lines = text_lines(&text);
-    for (i, line) in lines.iter().enumerate() {
-        let Some(byte_col) = line.find(query) else {
-            continue;
-        };
-        if result.matches.len() >= max_results {
-            result.truncated = true;
-            return false;
+    let mut recent: VecDeque<&str> = VecDeque::new();
+    // Hits still collecting lines after them: (index in `result.matches`, lines still wanted).
+    let mut waiting: VecDeque<(usize, usize)> = VecDeque::new();
+    for (i, line) in lines_of(&text).enumerate() {
+        for entry in waiting.iter_mut() {
+            if !result.charge(line) {
+                return false;
+            }
+            result.matches[entry.0].after.push(line.to_string());
+            entry.1 -= 1;
         }
-        let window = around(i, i, context_lines, lines.len());
-        result.matches.push(SearchMatch {
-            path: path.to_string(),
-            line: i + 1,
-            column: line[..byte_col].chars().count() + 1,
-            before: lines[window.start..i]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            line_text: line.to_string(),
-            after: lines[i + 1..window.end]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        });
+        while waiting.front().is_some_and(|&(_, left)| left == 0) {
+            waiting.pop_front();
+        }
+        if let Some(byte_col) = line.find(query) {
+            if result.matches.len() >= max_results {
+                result.truncated = true;
+                return false;
+            }
+            if !result.charge(path) || !result.charge(line) {
+                return false;
+            }
+            let mut before = Vec::new();
+            let mut complete = true;
+            for l in recent.iter().rev() {
+                if !result.charge(l) {
+                    complete = false;
+                    break;
+                }
+                before.push(l.to_string());
+            }
+            before.reverse();
+            result.matches.push(SearchMatch {
+                path: path.to_string(),
+                line: i + 1,
+                column: line[..byte_col].chars().count() + 1,
+                before,
+                line_text: line.to_string(),
+                after: Vec::new(),
+            });
+            if !complete {
+                return false;
+            }
+            if context_lines > 0 {
+                waiting.push_back((result.matches.len() - 1, context_lines));
+            }
+        }
+        if context_lines > 0 {
+            if recent.len() == context_lines {
+                recent.pop_front();
+            }
+            recent.push_back(line);
+        }
     }
     true
 }
@@ -705,6 +767,111 @@ pub fn write_unified_diff(
     }
 }
 
+/// A file patch as the `diff` npm package's `createTwoFilesPatch(name, name, old, new,
+/// 'original', 'modified')` prints it (what the MCP filesystem server's `edit_file` returns):
+/// an `Index:` line and a rule, headers with a tab and a label, hunks with `context` lines
+/// around changes whose headers always give both counts, and `\ No newline at end of file`
+/// after a last line without one. Unlike [`write_unified_diff`], lines keep their terminators:
+/// a changed line ending or final newline is a change.
+///
+/// Lines both texts share at their start and end are skipped before matching; the changed
+/// middle goes through imara-diff's Myers algorithm while it fits in `out`'s matching budget
+/// and is written as one block (old lines removed, new lines added) otherwise. Output stops at
+/// `out`'s byte limit.
+pub fn write_two_files_patch(out: &mut DiffText, name: &str, old: &str, new: &str, context: usize) {
+    const RULE: &str = "===================================================================";
+    if !out.line(&["Index: ", name])
+        || !out.line(&[RULE])
+        || !out.line(&["--- ", name, "\toriginal"])
+        || !out.line(&["+++ ", name, "\tmodified"])
+    {
+        return;
+    }
+    let before: Vec<&str> = old.split_inclusive('\n').collect();
+    let after: Vec<&str> = new.split_inclusive('\n').collect();
+    let prefix = before
+        .iter()
+        .zip(&after)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let suffix = before[prefix..]
+        .iter()
+        .rev()
+        .zip(after[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old_end, new_end) = (before.len() - suffix, after.len() - suffix);
+    // Changed regions as (old range, new range), in order.
+    let mut changes: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+    let middle = (old_end - prefix) + (new_end - prefix);
+    if middle == 0 {
+        return;
+    }
+    if middle > out.match_budget {
+        changes.push((prefix..old_end, prefix..new_end));
+    } else {
+        out.match_budget -= middle;
+        let mut input: InternedInput<&str> = InternedInput::default();
+        input.update_before(before[prefix..old_end].iter().copied());
+        input.update_after(after[prefix..new_end].iter().copied());
+        let mut diff = Diff::compute(Algorithm::Myers, &input);
+        diff.postprocess_lines(&input);
+        changes.extend(diff.hunks().map(|h| {
+            let at = |r: std::ops::Range<u32>| prefix + r.start as usize..prefix + r.end as usize;
+            (at(h.before), at(h.after))
+        }));
+    }
+    let write = |out: &mut DiffText, mark: &str, line: &str| -> bool {
+        match line.strip_suffix('\n') {
+            Some(text) => out.line(&[mark, text]),
+            None => out.line(&[mark, line]) && out.line(&["\\ No newline at end of file"]),
+        }
+    };
+    let mut k = 0;
+    while k < changes.len() {
+        let first = k;
+        while k + 1 < changes.len() && changes[k + 1].0.start - changes[k].0.end <= 2 * context {
+            k += 1;
+        }
+        let (a, b) = (&changes[first], &changes[k]);
+        k += 1;
+        let lead = a.0.start.min(context);
+        let trail = (before.len() - b.0.end).min(context);
+        let old_range = a.0.start - lead..b.0.end + trail;
+        let new_range = a.1.start - lead..b.1.end + trail;
+        let start = |r: &std::ops::Range<usize>| if r.is_empty() { r.start } else { r.start + 1 };
+        let header = format!(
+            "@@ -{},{} +{},{} @@",
+            start(&old_range),
+            old_range.len(),
+            start(&new_range),
+            new_range.len()
+        );
+        if !out.line(&[&header]) {
+            return;
+        }
+        let mut at = old_range.start;
+        for (removed, added) in &changes[first..k] {
+            let lines = before[at..removed.start]
+                .iter()
+                .map(|l| (" ", *l))
+                .chain(before[removed.clone()].iter().map(|l| ("-", *l)))
+                .chain(after[added.clone()].iter().map(|l| ("+", *l)));
+            for (mark, l) in lines {
+                if !write(out, mark, l) {
+                    return;
+                }
+            }
+            at = removed.end;
+        }
+        for l in &before[at..old_range.end] {
+            if !write(out, " ", l) {
+                return;
+            }
+        }
+    }
+}
+
 /// A unified diff of two texts with `context` lines around each change (see
 /// [`write_unified_diff`]), whole.
 #[cfg(test)]
@@ -774,10 +941,6 @@ mod tests {
         assert_eq!(text_lines("a\n"), vec!["a"]);
         assert_eq!(text_lines("\n"), vec![""]);
         assert_eq!(text_lines("a\r\nb\n\nc"), vec!["a", "b", "", "c"]);
-        assert_eq!(around(5, 5, 2, 10), 3..8);
-        assert_eq!(around(0, 1, 3, 10), 0..5);
-        assert_eq!(around(8, 9, 3, 10), 5..10);
-        assert_eq!(around(4, 4, 0, 10), 4..5);
     }
 
     #[test]
@@ -920,7 +1083,7 @@ mod tests {
     }
 
     fn search(data: &str, query: &str, ctx: usize, max: usize) -> SearchResult {
-        let mut r = SearchResult::default();
+        let mut r = SearchResult::new(usize::MAX);
         search_text("f.txt", data.as_bytes(), query, ctx, max, &mut r);
         r
     }
@@ -962,6 +1125,65 @@ mod tests {
         let r = search("a\r\nneedle\r\n", "needle", 1, 10);
         assert_eq!(r.matches[0].before, vec!["a"]);
         assert_eq!(r.matches[0].line_text, "needle");
+    }
+
+    #[test]
+    fn search_answers_stay_within_their_byte_budget() {
+        // Every line holds a hit: with 100 lines of context each hit would copy 201 lines.
+        let data = format!("{}\n", "a".repeat(99)).repeat(40_000);
+        for budget in [0, 100, 4096, 64 << 10, 1 << 20] {
+            let mut r = SearchResult::new(budget);
+            let more = search_text("f", data.as_bytes(), "a", 100, 10_000, &mut r);
+            assert!(!more && r.truncated, "budget {budget}");
+            let used: usize = r
+                .matches
+                .iter()
+                .map(|m| {
+                    let strings = m
+                        .before
+                        .iter()
+                        .chain(&m.after)
+                        .chain([&m.line_text, &m.path]);
+                    strings.map(|s| s.len() + SEARCH_STRING_COST).sum::<usize>()
+                })
+                .sum();
+            assert!(used <= budget, "{used} > {budget}");
+            assert!(budget < 1 << 20 || r.matches.len() > 10);
+        }
+        // Hits keep their context in order; the last one may lose some when the budget ends.
+        let mut r = SearchResult::new(1 << 20);
+        search_text("f", data.as_bytes(), "a", 2, 10_000, &mut r);
+        assert_eq!(r.matches[5].before.len(), 2);
+        assert_eq!(r.matches[5].after.len(), 2);
+        assert_eq!(r.matches[0].before.len(), 0);
+        // A search that fits is not marked cut.
+        let mut r = SearchResult::new(1 << 20);
+        assert!(search_text("f", b"x\na\ny\n", "a", 5, 10, &mut r));
+        assert!(!r.truncated);
+        assert_eq!(
+            (r.matches[0].before.clone(), r.matches[0].after.clone()),
+            (vec!["x".to_string()], vec!["y".to_string()])
+        );
+    }
+
+    #[test]
+    fn search_context_overlapping_hits_matches_the_window() {
+        let data = "h1\nx\nh2\ny\nz\nh3\n";
+        let r = search(data, "h", 2, 10);
+        let windows: Vec<(Vec<String>, Vec<String>)> = r
+            .matches
+            .iter()
+            .map(|m| (m.before.clone(), m.after.clone()))
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            windows,
+            vec![
+                (s(&[]), s(&["x", "h2"])),
+                (s(&["h1", "x"]), s(&["y", "z"])),
+                (s(&["y", "z"]), s(&[])),
+            ]
+        );
     }
 
     #[test]
@@ -1173,6 +1395,71 @@ mod tests {
         assert!(text.len() <= 1000);
         assert!(text.starts_with("--- /dev/null\n+++ b/big\n@@ -0,0 +1,16777216 @@\n+\n"));
         assert!(text.ends_with("+\n"));
+    }
+
+    fn two_files_patch(old: &str, new: &str) -> String {
+        let mut out = DiffText::new(usize::MAX);
+        write_two_files_patch(&mut out, "/f.txt", old, new, 4);
+        out.into_string()
+    }
+
+    const PATCH_HEAD: &str = "Index: /f.txt\n===================================================================\n--- /f.txt\toriginal\n+++ /f.txt\tmodified\n";
+
+    #[test]
+    fn two_files_patch_prints_like_the_diff_package() {
+        let lines: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+        let mut changed = lines.clone();
+        changed[1] = "X".into();
+        changed[18] = "Y".into();
+        assert_eq!(
+            two_files_patch(&(lines.join("\n") + "\n"), &(changed.join("\n") + "\n")),
+            format!("{PATCH_HEAD}@@ -1,6 +1,6 @@\n 1\n-2\n+X\n 3\n 4\n 5\n 6\n@@ -15,6 +15,6 @@\n 15\n 16\n 17\n 18\n-19\n+Y\n 20\n")
+        );
+        assert_eq!(
+            two_files_patch("a\nb", "a\nc"),
+            format!("{PATCH_HEAD}@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n")
+        );
+        assert_eq!(
+            two_files_patch("a\nb\n", "a\nb"),
+            format!("{PATCH_HEAD}@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n")
+        );
+        assert_eq!(
+            two_files_patch("a\nb\nc\nd\ne\nf\ng\n", "A\nb\nc\nd\ne\nf\ng\n"),
+            format!("{PATCH_HEAD}@@ -1,5 +1,5 @@\n-a\n+A\n b\n c\n d\n e\n")
+        );
+        assert_eq!(
+            two_files_patch("", "x\n"),
+            format!("{PATCH_HEAD}@@ -0,0 +1,1 @@\n+x\n")
+        );
+        assert_eq!(
+            two_files_patch("keep\nold1\nold2\nkeep2\n", "keep\nnew\nkeep2\nadded\n"),
+            format!("{PATCH_HEAD}@@ -1,4 +1,4 @@\n keep\n-old1\n-old2\n+new\n keep2\n+added\n")
+        );
+        assert_eq!(two_files_patch("same\n", "same\n"), PATCH_HEAD);
+    }
+
+    #[test]
+    fn a_large_two_files_patch_is_capped_and_streamed() {
+        let old: String = (0..30_000).map(|i| format!("o{i}\n")).collect();
+        let new: String = (0..30_000).map(|i| format!("n{i}\n")).collect();
+        let mut out = DiffText::new(64 << 10);
+        let started = std::time::Instant::now();
+        write_two_files_patch(&mut out, "/f", &old, &new, 4);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert!(out.is_cut());
+        let text = out.into_string();
+        assert!(text.len() <= 64 << 10);
+        assert!(
+            text.contains("@@ -1,30000 +1,30000 @@\n-o0\n-o1\n"),
+            "{}",
+            &text[..300]
+        );
+        // Uncapped, the block holds every old line then every new line.
+        let mut out = DiffText::new(usize::MAX);
+        write_two_files_patch(&mut out, "/f", &old, &new, 4);
+        let text = out.into_string();
+        assert_eq!(text.lines().filter(|l| l.starts_with("-o")).count(), 30_000);
+        assert_eq!(text.lines().filter(|l| l.starts_with("+n")).count(), 30_000);
     }
 
     #[test]

@@ -531,7 +531,8 @@ impl Vfs {
 
     /// Literal, case-sensitive search of every text file at or below `path_prefix` (a
     /// directory or a single file; `""` or `~/` for everything). Returns at most
-    /// `max_results` hits, each with up to `context_lines` lines around it. Files with a NUL
+    /// `max_results` hits, each with up to `context_lines` lines around it, and at most
+    /// `max_bytes` of answer (see [`SearchResult::new`]). Files with a NUL
     /// byte in their first 8 KiB are treated as binary and skipped.
     pub fn search(
         &self,
@@ -539,10 +540,11 @@ impl Vfs {
         path_prefix: &str,
         context_lines: usize,
         max_results: usize,
+        max_bytes: usize,
         searchable: &dyn Fn(&str) -> bool,
     ) -> WsResult<SearchResult> {
         let p = access::normalize(path_prefix)?;
-        let mut result = SearchResult::default();
+        let mut result = SearchResult::new(max_bytes);
         if !p.is_empty() {
             if let Node::File { data, .. } = self.node(&p)? {
                 text::search_text(&p, data, query, context_lines, max_results, &mut result);
@@ -841,7 +843,7 @@ mod tests {
         v.write_file("src/b.js", b"needle\n", true)?;
         v.write_file("docs/n.md", b"a needle here\n", true)?;
         v.write_file("bin.dat", b"needle\0needle", false)?;
-        let r = v.search("needle", "", 1, 10, &|_| true)?;
+        let r = v.search("needle", "", 1, 10, usize::MAX, &|_| true)?;
         let hits: Vec<(&str, usize)> = r
             .matches
             .iter()
@@ -854,19 +856,19 @@ mod tests {
         assert_eq!(r.files_searched, 3);
         assert_eq!(r.matches[1].before, vec!["const x = 1;"]);
         assert_eq!(r.matches[1].after, vec!["end"]);
-        let r = v.search("needle", "~/src", 0, 10, &|_| true)?;
+        let r = v.search("needle", "~/src", 0, 10, usize::MAX, &|_| true)?;
         assert_eq!(r.matches.len(), 2);
-        let r = v.search("needle", "src/b.js", 0, 10, &|_| true)?;
+        let r = v.search("needle", "src/b.js", 0, 10, usize::MAX, &|_| true)?;
         assert_eq!(r.matches.len(), 1);
-        let r = v.search("needle", "", 0, 2, &|_| true)?;
+        let r = v.search("needle", "", 0, 2, usize::MAX, &|_| true)?;
         assert_eq!(r.matches.len(), 2);
         assert!(r.truncated);
         assert_eq!(
-            code(v.search("x", "nope", 0, 1, &|_| true)),
+            code(v.search("x", "nope", 0, 1, usize::MAX, &|_| true)),
             WsCode::NotFound
         );
         assert_eq!(
-            code(v.search("x", ".time", 0, 1, &|_| true)),
+            code(v.search("x", ".time", 0, 1, usize::MAX, &|_| true)),
             WsCode::PathInvalid
         );
         Ok(())

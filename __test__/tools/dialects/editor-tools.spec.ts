@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../../lib/index.js';
 import { DIALECTS, type EditorDialect, editorTools } from '../../../lib/tools/dialects/index.js';
-import { unifiedDiff } from '../../../lib/tools/dialects/text.js';
+import { twoFilesPatch } from '../../../lib/native/load.js';
+
+const unifiedDiff = (name: string, before: string, after: string) => twoFilesPatch(name, before, after, 1 << 20).text;
 
 const ALL: EditorDialect[] = ['anthropic-text-editor', 'anthropic-memory', 'openai-apply-patch', 'mcp-filesystem'];
 

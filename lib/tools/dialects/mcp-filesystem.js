@@ -14,7 +14,7 @@
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail } = require('../toolset.js');
-const { unifiedDiff, globToRegExp } = require('./text.js');
+const { GlobMatcher, LineIndex, twoFilesPatch } = require('../../native/load.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
 
@@ -62,19 +62,8 @@ function formatSize(bytes) {
   return `${(bytes / 1024 ** unit).toFixed(2)} ${units[unit]}`;
 }
 
-/**
- * Whether `rel` is excluded by one of `patterns`, with the server's rule for `directory_tree`: a
- * pattern without `*` also matches the entry's name anywhere and everything below it.
- * @param {string} rel
- * @param {string[]} patterns
- */
-function treeExcluded(rel, patterns) {
-  return patterns.some((p) =>
-    p.includes('*')
-      ? globToRegExp(p).test(rel)
-      : globToRegExp(p).test(rel) || globToRegExp(`**/${p}`).test(rel) || globToRegExp(`**/${p}/**`).test(rel),
-  );
-}
+/** Most bytes of the diff edit_file answers with; a longer one is cut after whole lines. */
+const MAX_DIFF_BYTES = 64 * 1024;
 
 /**
  * @param {Workspace} ws
@@ -180,9 +169,9 @@ function filesystemTools(ws) {
       // new lines from the first matched line's indentation.
       const oldLines = oldText.split('\n');
       const lines = text.split('\n');
-      let matched = false;
-      for (let i = 0; i + oldLines.length <= lines.length && !matched; i++) {
-        if (!oldLines.every((line, j) => line.trim() === lines[i + j].trim())) continue;
+      const i = new LineIndex(text).findBlock(oldLines, 0, null, 'surrounding');
+      const matched = i !== -1;
+      if (matched) {
         const indent = lines[i].match(/^\s*/)?.[0] ?? '';
         const replacement = newText.split('\n').map((line, j) => {
           if (j === 0) return indent + line.trimStart();
@@ -193,14 +182,14 @@ function filesystemTools(ws) {
         });
         lines.splice(i, oldLines.length, ...replacement);
         text = lines.join('\n');
-        matched = true;
       }
       if (!matched) throw fail('NO_MATCH', `Could not find exact match for edit:\n${edit.oldText}`);
     }
-    const diff = unifiedDiff(abs, original, text);
+    const diff = twoFilesPatch(abs, original, text, MAX_DIFF_BYTES);
     let fence = '```';
-    while (diff.includes(fence)) fence += '`';
-    const content = `${fence}diff\n${diff}${fence}\n\n`;
+    while (diff.text.includes(fence)) fence += '`';
+    const cut = diff.truncated ? `[diff cut off after ${MAX_DIFF_BYTES} bytes]\n` : '';
+    const content = `${fence}diff\n${diff.text}${fence}\n${cut}\n`;
     if (args.dryRun) return { ok: true, content };
     return changed(content, ws.writeFile(abs, text));
   }
@@ -212,6 +201,9 @@ function filesystemTools(ws) {
    */
   function tree(abs, excludePatterns) {
     requireDir(abs, 'scandir');
+    // The server's rule for directory_tree: a pattern without `*` also matches the entry's
+    // name anywhere and everything below it.
+    const excluded = new GlobMatcher(excludePatterns, true);
     /** @typedef {{ name: string, type: 'file' | 'directory', children?: TreeEntry[] }} TreeEntry */
     /** @type {TreeEntry[]} */
     const root = [];
@@ -221,7 +213,7 @@ function filesystemTools(ws) {
       const parent = entry.rel.includes('/') ? entry.rel.slice(0, entry.rel.lastIndexOf('/')) : '';
       const siblings = childrenOf.get(parent);
       // A folder left out takes its contents with it.
-      if (!siblings || treeExcluded(entry.rel, excludePatterns)) continue;
+      if (!siblings || excluded.isMatch(entry.rel)) continue;
       /** @type {TreeEntry} */
       const node = { name: entry.name, type: entry.kind === 'dir' ? 'directory' : 'file' };
       if (entry.kind === 'dir') {
@@ -240,19 +232,19 @@ function filesystemTools(ws) {
   function searchFiles(args) {
     const abs = validate(args.path);
     requireDir(abs, 'scandir');
-    const match = globToRegExp(args.pattern);
-    const excluded = (args.excludePatterns ?? []).map(globToRegExp);
+    const match = new GlobMatcher([args.pattern]);
+    const excluded = new GlobMatcher(args.excludePatterns ?? []);
     /** @type {string[]} */
     const results = [];
     /** @type {string[]} folders left out, whose contents are skipped too */
     const skipped = [];
     for (const entry of walk(ws, abs)) {
       if (skipped.some((dir) => entry.rel.startsWith(`${dir}/`))) continue;
-      if (excluded.some((re) => re.test(entry.rel))) {
+      if (excluded.isMatch(entry.rel)) {
         if (entry.kind === 'dir') skipped.push(entry.rel);
         continue;
       }
-      if (match.test(entry.rel)) results.push(path.join(abs, entry.rel));
+      if (match.isMatch(entry.rel)) results.push(path.join(abs, entry.rel));
     }
     return results.length > 0 ? results.join('\n') : 'No matches found';
   }

@@ -22,6 +22,7 @@
 
 const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail, ToolFailure } = require('../toolset.js');
+const { LineIndex } = require('../../native/load.js');
 const { lineEnding } = require('./text.js');
 const { asOneEntry } = require('./history.js');
 
@@ -68,44 +69,6 @@ function createdContent(path, diff) {
   return out.join('\n');
 }
 
-/** How a line may be compared: exactly, then more and more leniently. */
-const MATCHERS = [
-  /** @param {string} s */ (s) => s,
-  /** @param {string} s */ (s) => s.trimEnd(),
-  /** @param {string} s */ (s) => s.trim(),
-];
-
-/**
- * Where `wanted` occurs in `lines` at or after `from`, trying each matcher in turn; -1 if nowhere.
- * @param {string[]} lines
- * @param {string[]} wanted
- * @param {number} from
- */
-function findLines(lines, wanted, from) {
-  if (wanted.length === 0) return from;
-  for (const norm of MATCHERS) {
-    for (let i = from; i + wanted.length <= lines.length; i++) {
-      let same = true;
-      for (let j = 0; j < wanted.length && same; j++) same = norm(lines[i + j]) === norm(wanted[j]);
-      if (same) return i;
-    }
-  }
-  return -1;
-}
-
-/**
- * The first of `wanted` that cannot be matched: the line after the longest leading run of
- * `wanted` that occurs anywhere at or after `from` (leniently).
- * @param {string[]} lines
- * @param {string[]} wanted
- * @param {number} from
- */
-function firstMismatch(lines, wanted, from) {
-  let matched = 0;
-  while (matched < wanted.length && findLines(lines, wanted.slice(0, matched + 1), from) !== -1) matched++;
-  return wanted[Math.min(matched, wanted.length - 1)];
-}
-
 /**
  * Applies an update_file diff to `text`.
  * @param {string} path shown in errors
@@ -117,6 +80,9 @@ function updatedContent(path, text, diff) {
   const input = eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text;
   // The split keeps an empty last element after a final newline, so edits keep it.
   const lines = input.split('\n');
+  // Lines are found through an index of the file (linear in the lines scanned; exact, then
+  // ignoring trailing whitespace, then surrounding whitespace).
+  const index = new LineIndex(input);
   const patch = diffLines(diff);
   /** @type {Change[]} */
   const changes = [];
@@ -147,16 +113,17 @@ function updatedContent(path, text, diff) {
     }
     for (const [i, anchor] of anchors.entries()) {
       let found = -1;
-      for (const norm of [MATCHERS[0], MATCHERS[2]]) {
+      for (const how of /** @type {const} */ (['exact', 'surrounding'])) {
         // An anchor already passed still counts (the section searches on from the cursor),
         // except for the inner anchors of a nested `@@ class` / `@@ method` pair.
-        if (i === 0 && lines.slice(0, cursor).some((l) => norm(l) === norm(anchor))) {
+        const first = index.findLine(anchor, 0, how);
+        if (i === 0 && first !== -1 && first < cursor) {
           found = cursor;
           break;
         }
-        const index = lines.findIndex((l, n) => n >= cursor && norm(l) === norm(anchor));
-        if (index !== -1) {
-          found = index + 1;
+        const next = index.findLine(anchor, cursor, how);
+        if (next !== -1) {
+          found = next + 1;
           break;
         }
       }
@@ -209,24 +176,25 @@ function updatedContent(path, text, diff) {
       throw fail('PATCH_INVALID', `Invalid diff for ${path}: section ${section} has no lines`);
     }
     // Find the section's context in the file.
-    let index = -1;
+    let matchAt = -1;
     if (atEnd) {
-      const searchable = lines.length > 1 && lines[lines.length - 1] === '' ? lines.slice(0, -1) : lines;
-      index = findLines(searchable, expected, Math.max(0, searchable.length - expected.length));
-      if (index === -1) index = findLines(searchable, expected, Math.min(cursor, searchable.length));
+      // The empty line after a final newline is not part of the text the section must end.
+      const end = lines.length > 1 && lines[lines.length - 1] === '' ? lines.length - 1 : lines.length;
+      matchAt = index.findBlock(expected, Math.max(0, end - expected.length), end);
+      if (matchAt === -1) matchAt = index.findBlock(expected, Math.min(cursor, end), end);
     } else {
-      index = findLines(lines, expected, cursor);
+      matchAt = index.findBlock(expected, cursor);
     }
-    if (index === -1) {
+    if (matchAt === -1) {
       throw fail(
         'PATCH_MISMATCH',
         `Could not apply the update to ${path}: section ${section} does not match the file.\n` +
-          `First line that does not match: ${firstMismatch(lines, expected, cursor)}\n` +
+          `First line that does not match: ${expected[Math.min(index.matchingPrefix(expected, cursor), expected.length - 1)]}\n` +
           `Expected these lines (context and removed lines), in order, at or after line ${cursor + 1}:\n${expected.join('\n')}`,
       );
     }
-    for (const change of sectionChanges) changes.push({ ...change, at: change.at + index });
-    cursor = index + expected.length;
+    for (const change of sectionChanges) changes.push({ ...change, at: change.at + matchAt });
+    cursor = matchAt + expected.length;
   }
   // Apply the changes from the top; they cannot overlap, as each section starts past the last.
   /** @type {string[]} */
