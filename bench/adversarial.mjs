@@ -157,7 +157,7 @@ const CASES = {
   'world.search': (n, q) =>
     turn(q, { 'f.txt': manyLines(n) }, "return world.search('a', { context: 100, maxResults: 10000 }).matches.length;"),
   'world.read': (n, q) => turn(q, { 'f.txt': manyLines(n) }, "return world.read('f.txt').length;"),
-  'world.write': (n, q) => turn(q, {}, `return world.write('f.txt', 'a\\n'.repeat(${Math.floor(n / 2)}));`),
+  'world.write': (n, q) => turn(q, {}, `return world.write('f.txt', 'a\\n'.repeat(${Math.floor(n / 2)}));`, n),
   'world.list': (n, q) => turn(q, manyFiles(n), "return world.list('**/*a*a*a*b').length;"),
   // Code mode
   run_js: (n, q) => {
@@ -167,11 +167,18 @@ const CASES = {
   },
 };
 
-/** Files of `name` + index under d/, `n` bytes of names and contents together. */
+/** The most files a case makes: a workspace holds at most 9,000 entries. */
+const MAX_FILES = 8000;
+
+/**
+ * Files named `name` + index under d/, about `n` bytes of names and contents together: more
+ * files up to MAX_FILES, then longer names (up to 200 characters).
+ */
 function manyFiles(n, name = 'file') {
   const files = {};
-  const each = name.length + 16;
-  for (let i = 0; i < Math.max(1, Math.floor(n / each)); i++) files[`d/${name}${i}.txt`] = `${i}\n`;
+  const count = Math.max(1, Math.min(MAX_FILES, Math.floor(n / (name.length + 16))));
+  const padded = name.padEnd(Math.min(200, Math.max(name.length, Math.floor(n / count) - 16)), name.at(-1));
+  for (let i = 0; i < count; i++) files[`d/${padded}${i}.txt`] = `${i}\n`;
   return files;
 }
 
@@ -213,10 +220,11 @@ function component(q, script, n) {
   return { call: () => c.executeScript(script), bytes: Math.max(n, script.length) };
 }
 
-function turn(q, files, code) {
+/** A turn running `code`; `made` counts bytes the code makes and hands to the host (world.write). */
+function turn(q, files, code, made = 0) {
   const { ws, bytes } = workspace(q, files);
   const session = new q.Session({ workspace: ws, policy: { worldRules: { readOnly: false } } });
-  return { call: () => session.executeTurn(code), bytes: bytes + code.length };
+  return { call: () => session.executeTurn(code), bytes: bytes + code.length + made };
 }
 
 /** Bytes of an answer as the caller would hand it on. */
