@@ -4,6 +4,7 @@
 
 const { createToolSet } = require('../tools/toolset.js');
 const { formatForModel } = require('../errors.js');
+const { boundedInspect, boundedJson } = require('../tools/show.js');
 
 const VALUE_TEXT_LIMIT = 8000;
 
@@ -11,13 +12,25 @@ const VALUE_TEXT_LIMIT = 8000;
  * @param {unknown} value
  */
 function show(value) {
-  let text;
+  if (value === undefined) return 'undefined';
+  // Built with a budget: a value that repeats shared parts is not expanded past it.
+  let shown;
   try {
-    text = value === undefined ? 'undefined' : JSON.stringify(value, null, 1);
+    const json = boundedJson(value, VALUE_TEXT_LIMIT, 1);
+    shown = { text: json.text ?? 'undefined', complete: json.complete };
   } catch {
-    text = String(value);
+    // A cycle: shown as inspect shows it.
+    const text = boundedInspect(
+      value,
+      { depth: 6, maxArrayLength: 100, maxStringLength: VALUE_TEXT_LIMIT },
+      4 * VALUE_TEXT_LIMIT,
+    );
+    shown = { text, complete: true };
   }
-  return text.length > VALUE_TEXT_LIMIT ? `${text.slice(0, VALUE_TEXT_LIMIT)}… (${text.length} chars)` : text;
+  const { text, complete } = shown;
+  if (text.length > VALUE_TEXT_LIMIT)
+    return `${text.slice(0, VALUE_TEXT_LIMIT)}… (${complete ? `${text.length} chars` : 'cut'})`;
+  return complete ? text : `${text}… (cut)`;
 }
 
 /**

@@ -3,10 +3,10 @@
 // way a model can act on it: the value, what it emitted and logged, or the error with its code,
 // line and source frame.
 
-const { inspect } = require('node:util');
 const { formatForModel, invalidInput } = require('../errors.js');
 const { run } = require('../run.js');
-const { checkToolSet, clip, createToolSet, isPlainObject } = require('./toolset.js');
+const { checkToolSet, clip, createToolSet, isPlainObject, MAX_CONTENT } = require('./toolset.js');
+const { boundedInspect } = require('./show.js');
 
 /**
  * @typedef {import('./index.js').ToolSet} ToolSet
@@ -76,14 +76,13 @@ const HINTS = {
  * @param {unknown} value
  */
 function showValue(value) {
-  return inspect(value, {
-    depth: 6,
-    maxArrayLength: 200,
-    maxStringLength: 20_000,
-    breakLength: 100,
-    compact: 3,
-    sorted: false,
-  });
+  // Shown less deep when the value repeats shared parts so often that its full view would cost
+  // more than a few answers' worth of work.
+  return boundedInspect(
+    value,
+    { depth: 6, maxArrayLength: 200, maxStringLength: 20_000, breakLength: 100, compact: 3, sorted: false },
+    4 * MAX_CONTENT,
+  );
 }
 
 /**

@@ -1,0 +1,112 @@
+// Host work a model drives through the tools, dialects and session turns stays bounded: values
+// that share parts are shown without expanding them, listings walk each entry once, and
+// failures and multi-file reads do not echo or gather unbounded text. Each reproducer runs in
+// a child process started with --expose-gc, which reports the call's wall time and how far its
+// peak RSS rose above the collected heap before the call; a child that hangs is killed.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { codeTool, describeTurn, Session } from '../../lib/index.js';
+
+const ROOT = path.resolve(__dirname, '../..');
+const MB = 2 ** 20;
+
+interface Measured {
+  ms: number;
+  /** Peak RSS growth during the call, in MiB. */
+  grew: number;
+  result: any;
+}
+
+/**
+ * Runs `body` (an async function body that prepares the scenario and returns the call to
+ * measure) in a child process; `q` (quickrealm), `tools` (lib/tools), `editorTools` and `ws`
+ * (an empty workspace) are in scope.
+ */
+function measure(body: string, timeoutMs = 20_000): Measured {
+  const script = `
+    const q = require(${JSON.stringify(path.join(ROOT, 'lib/index.js'))});
+    const tools = require(${JSON.stringify(path.join(ROOT, 'lib/tools/index.js'))});
+    const { editorTools } = require(${JSON.stringify(path.join(ROOT, 'lib/tools/dialects/index.js'))});
+    (async () => {
+      const ws = new q.ZipWorkspace();
+      const act = await (async () => { ${body} })();
+      global.gc();
+      const rss0 = process.memoryUsage().rss;
+      const t0 = performance.now();
+      const result = await act();
+      const ms = performance.now() - t0;
+      const grew = (process.resourceUsage().maxRSS * 1024 - rss0) / ${MB};
+      process.stdout.write(JSON.stringify({ ms, grew, result }));
+    })().catch((e) => { process.stdout.write(JSON.stringify({ error: String((e && e.stack) || e) })); });`;
+  const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], {
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * MB,
+  });
+  const parsed = JSON.parse(out);
+  if (parsed.error) throw new Error(parsed.error);
+  return parsed;
+}
+
+/** Guest code that builds `levels` nested arrays of `width` times the same array. */
+const shared = (levels: number, width: number) =>
+  `let x = 1; for (let i = 0; i < ${levels}; i++) x = Array(${width}).fill(x);`;
+
+describe('values that repeat shared parts are shown without expanding them', () => {
+  it('run_js returning 6 levels of 200 shared arrays answers fast and small', () => {
+    const m = measure(`
+      const set = tools.codeTool();
+      return async () => {
+        const r = await set.dispatch('run_js', { code: ${JSON.stringify(`${shared(6, 200)} return x;`)} });
+        return { ok: r.ok, length: r.content.length, head: r.content.slice(0, 40) };
+      };`);
+    expect(m.result.ok).toBe(true);
+    expect(m.result.head).toMatch(/^value: \[/);
+    expect(m.result.length).toBeLessThanOrEqual(70 * 1024);
+    expect(m.ms).toBeLessThan(3000);
+    expect(m.grew).toBeLessThan(200);
+  });
+
+  it('run_js shows a shared value less deep but still shows a small one whole', async () => {
+    const set = codeTool();
+    const small = await set.dispatch('run_js', { code: 'return { a: [1, 2, { b: "c" }], d: new Map([[1, 2]]) };' });
+    expect(small.content).toBe("value: { a: [ 1, 2, { b: 'c' } ], d: Map(1) { 1 => 2 } }");
+    const wide = await set.dispatch('run_js', { code: `${shared(4, 100)} return x;` });
+    expect(wide.ok).toBe(true);
+    expect(wide.content).toContain('[Array]');
+    // A cycle still reads as inspect writes it.
+    const cyclic = await set.dispatch('run_js', { code: 'const o = { n: 1 }; o.self = o; return o;' });
+    expect(cyclic.content).toContain('[Circular *1]');
+    // The next call works.
+    expect((await set.dispatch('run_js', { code: 'return 1 + 1;' })).content).toBe('value: 2');
+  });
+
+  it('execute_turn and describeTurn of a turn returning 5 levels of 100 shared arrays stay small', () => {
+    const m = measure(`
+      const s = new q.Session({ policy: q.policies.SAFE_EDIT });
+      const set = q.sessionTools(s);
+      return async () => {
+        const r = await set.dispatch('execute_turn', { code: ${JSON.stringify(`${shared(5, 100)} return x;`)} });
+        return { ok: r.ok, length: r.content.length, head: r.content.slice(0, 30) };
+      };`);
+    expect(m.result.ok).toBe(true);
+    expect(m.result.head).toMatch(/^Turn 1 finished. Value: \[\n \[\n/);
+    expect(m.result.length).toBeLessThanOrEqual(8100);
+    expect(m.ms).toBeLessThan(3000);
+    expect(m.grew).toBeLessThan(200);
+  });
+
+  it('describeTurn shows small values as JSON, cycles as inspect does, and marks a cut value', async () => {
+    const s = new Session({});
+    expect(describeTurn(await s.executeTurn('return { a: [1, 2n] };'))).toBe(
+      'Turn 1 finished. Value: {\n "a": [\n  1,\n  "2n"\n ]\n}',
+    );
+    const cyclic = describeTurn(await s.executeTurn('const o = { n: 1 }; o.self = o; return o;'));
+    expect(cyclic).toContain('[Circular *1]');
+    const wide = describeTurn(await s.executeTurn(`${shared(3, 100)} return x;`));
+    expect(wide.length).toBeLessThanOrEqual(8100);
+    expect(wide).toMatch(/… \((cut|\d+ chars)\)$/);
+    expect(describeTurn(await s.executeTurn('return 3;'))).toBe('Turn 4 finished. Value: 3');
+  });
+});
