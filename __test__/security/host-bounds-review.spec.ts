@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { codeTool, describeTurn, Session } from '../../lib/index.js';
+import { codeTool, describeTurn, Session, ZipWorkspace } from '../../lib/index.js';
+import { editorTools } from '../../lib/tools/dialects/index.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const MB = 2 ** 20;
@@ -108,5 +109,62 @@ describe('values that repeat shared parts are shown without expanding them', () 
     expect(wide.length).toBeLessThanOrEqual(8100);
     expect(wide).toMatch(/… \((cut|\d+ chars)\)$/);
     expect(describeTurn(await s.executeTurn('return 3;'))).toBe('Turn 4 finished. Value: 3');
+  });
+});
+
+/** A workspace with `n` empty folders at its root, or below `memories/`. */
+const folders = (n: number, under = '') =>
+  `for (let i = 0; i < ${n}; i++) ws.mkdir('${under}d' + i, { recursive: true });`;
+
+describe('listings look at each entry once', () => {
+  it('search_files excluding each of 8,900 folders answers in linear time', () => {
+    const m = measure(`${folders(8900)}
+      const set = editorTools(ws, { dialect: 'mcp-filesystem' });
+      return async () => {
+        const r = await set.dispatch('search_files', { path: '/', pattern: '**/*.js', excludePatterns: ['d*'] });
+        return { ok: r.ok, content: r.content };
+      };`);
+    expect(m.result).toEqual({ ok: true, content: 'No matches found' });
+    // Every excluded folder was compared with every earlier one: 0.9 s here.
+    expect(m.ms).toBeLessThan(400);
+  });
+
+  it('search_files skips exactly the contents of an excluded folder', async () => {
+    const ws = new ZipWorkspace();
+    for (const p of ['d1/a.js', 'd1/sub/b.js', 'd10/c.js', 'd2/d.js', 'e.js']) ws.writeFile(p, '');
+    const set = editorTools(ws, { dialect: 'mcp-filesystem' });
+    const r = await set.dispatch('search_files', { path: '/', pattern: '**/*.js', excludePatterns: ['d1'] });
+    expect(r.content.split('\n')).toEqual(['/d10/c.js', '/d2/d.js', '/e.js']);
+    const all = await set.dispatch('search_files', { path: '/', pattern: '**/*.js' });
+    expect(all.content.split('\n')).toHaveLength(5);
+  });
+
+  it('memory view of 8,900 folders answers in linear time', () => {
+    const m = measure(`${folders(8900, 'memories/')}
+      const set = editorTools(ws, { dialect: 'anthropic-memory' });
+      return async () => {
+        const r = await set.dispatch('memory', { command: 'view', path: '/memories' });
+        return { ok: r.ok, length: r.content.length };
+      };`);
+    expect(m.result.ok).toBe(true);
+    expect(m.result.length).toBeLessThanOrEqual(70 * 1024);
+    // Each folder's size summed over every entry: 0.37 s here.
+    expect(m.ms).toBeLessThan(200);
+  });
+
+  it('memory view gives each shown folder the size of everything below it', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('memories/a/b/c/d.txt', 'x'.repeat(3000));
+    ws.writeFile('memories/a/e.txt', 'yy');
+    ws.mkdir('memories/g', { recursive: true });
+    const set = editorTools(ws, { dialect: 'anthropic-memory' });
+    const r = await set.dispatch('memory', { command: 'view', path: '/memories' });
+    expect(r.content.split('\n').slice(1)).toEqual([
+      '2.9K\t/memories',
+      '2.9K\t/memories/a/',
+      '2.9K\t/memories/a/b/',
+      '2B\t/memories/a/e.txt',
+      '0B\t/memories/g/',
+    ]);
   });
 });

@@ -97,15 +97,26 @@ function memoryTool(ws) {
     if (kind !== 'file') {
       const entries = kind === null ? [] : walk(ws, wsPath, 2);
       const visible = entries.filter((e) => !e.rel.split('/').some((p) => p.startsWith('.') || p === 'node_modules'));
-      /** @param {string} rel */
-      const sizeBelow = (rel) =>
-        entries.filter((e) => e.kind === 'file' && e.rel.startsWith(`${rel}/`)).reduce((sum, e) => sum + e.size, 0);
-      const all = kind === null ? 0 : ws.list(wsPath, { recursive: true }).reduce((sum, e) => sum + e.size, 0);
+      // Sizes of the shown folders in one pass over everything below: each file adds its size
+      // to its folders of the first two levels.
+      /** @type {Map<string, number>} */
+      const sizeBelow = new Map();
+      let all = 0;
+      const prefix = `${wsPath}/`;
+      for (const e of kind === null ? [] : ws.list(wsPath, { recursive: true })) {
+        if (e.kind !== 'file') continue;
+        all += e.size;
+        const parts = e.path.slice(prefix.length).split('/', 3);
+        for (let depth = 1; depth < parts.length && depth <= 2; depth++) {
+          const folder = parts.slice(0, depth).join('/');
+          sizeBelow.set(folder, (sizeBelow.get(folder) ?? 0) + e.size);
+        }
+      }
       const lines = [
         `${humanSize(all)}\t${memoryPath}`,
         ...visible.map((e) =>
           e.kind === 'dir'
-            ? `${humanSize(sizeBelow(e.rel))}\t${memoryPath}/${e.rel}/`
+            ? `${humanSize(sizeBelow.get(e.rel) ?? 0)}\t${memoryPath}/${e.rel}/`
             : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`,
         ),
       ];

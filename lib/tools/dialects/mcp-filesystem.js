@@ -236,12 +236,15 @@ function filesystemTools(ws) {
     const excluded = new GlobMatcher(args.excludePatterns ?? []);
     /** @type {string[]} */
     const results = [];
-    /** @type {string[]} folders left out, whose contents are skipped too */
-    const skipped = [];
+    // A folder left out takes its contents with it; the walk lists them right after it, so one
+    // prefix is enough and each entry is looked at once.
+    /** @type {string | null} */
+    let skippedBelow = null;
     for (const entry of walk(ws, abs)) {
-      if (skipped.some((dir) => entry.rel.startsWith(`${dir}/`))) continue;
+      if (skippedBelow !== null && entry.rel.startsWith(skippedBelow)) continue;
+      skippedBelow = null;
       if (excluded.isMatch(entry.rel)) {
-        if (entry.kind === 'dir') skipped.push(entry.rel);
+        if (entry.kind === 'dir') skippedBelow = `${entry.rel}/`;
         continue;
       }
       if (match.isMatch(entry.rel)) results.push(path.join(abs, entry.rel));
