@@ -168,3 +168,37 @@ describe('listings look at each entry once', () => {
     ]);
   });
 });
+
+describe('read_multiple_files builds its answer within the tool result size', () => {
+  it('the same 50 MB file asked for 16 times is decoded once, up to the answer size', () => {
+    const m = measure(`
+      ws.writeFile('big.txt', ('abcdefghij'.repeat(7) + '\\n').repeat(Math.floor(${50 * MB} / 71)));
+      const set = editorTools(ws, { dialect: 'mcp-filesystem' });
+      return async () => {
+        const r = await set.dispatch('read_multiple_files', { paths: Array(16).fill('/big.txt') });
+        return { ok: r.ok, length: r.content.length, tail: r.content.slice(-200) };
+      };`);
+    // Every copy was decoded and held (1.6 GB here) until the join failed with INTERNAL.
+    expect(m.result.ok).toBe(true);
+    expect(m.result.length).toBeLessThanOrEqual(68 * 1024);
+    expect(m.result.tail).toContain('[15 more files not read: the answer is full; read them in another call]');
+    expect(m.ms).toBeLessThan(1000);
+    expect(m.grew).toBeLessThan(200);
+  });
+
+  it('small files read whole, errors stay short and the next call works', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('a.txt', 'alpha\n');
+    ws.writeFile('b.txt', 'beta');
+    const set = editorTools(ws, { dialect: 'mcp-filesystem' });
+    const r = await set.dispatch('read_multiple_files', { paths: ['/a.txt', '/missing.txt', '/b.txt'] });
+    expect(r.content).toBe(
+      "/a.txt:\nalpha\n\n\n---\n/missing.txt: Error - ENOENT: no such file or directory, open '/missing.txt'\n---\n/b.txt:\nbeta\n",
+    );
+    const long = `/${'x'.repeat(5 * MB)}`;
+    const bad = await set.dispatch('read_multiple_files', { paths: Array(50).fill(long) });
+    expect(bad.ok).toBe(true);
+    expect(bad.content.length).toBeLessThanOrEqual(68 * 1024);
+    expect((await set.dispatch('read_multiple_files', { paths: ['/b.txt'] })).content).toBe('/b.txt:\nbeta\n');
+  });
+});

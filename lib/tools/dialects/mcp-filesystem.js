@@ -13,7 +13,7 @@
 
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
-const { changed, fail } = require('../toolset.js');
+const { changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { GlobMatcher, LineIndex, twoFilesPatch } = require('../../native/load.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
@@ -61,6 +61,9 @@ function formatSize(bytes) {
   const unit = Math.min(i, units.length - 1);
   return `${(bytes / 1024 ** unit).toFixed(2)} ${units[unit]}`;
 }
+
+/** Longest path read_multiple_files repeats before a file's text or error. */
+const MAX_SHOWN_PATH = 1024;
 
 /** Most bytes of the diff edit_file answers with; a longer one is cut after whole lines. */
 const MAX_DIFF_BYTES = 64 * 1024;
@@ -119,14 +122,52 @@ function filesystemTools(ws) {
   }
 
   /** @param {string} abs */
-  function readFileText(abs) {
+  function readFileBytes(abs) {
     const kind = kindOf(abs);
     if (kind === null) {
       if (kindOf(path.dirname(abs)) === 'file') throw fsError('ENOTDIR', 'open', `'${abs}'`);
       throw fsError('ENOENT', 'open', `'${abs}'`);
     }
     if (kind === 'dir') throw fsError('EISDIR', 'read');
-    return ws.readFile(abs).toString('utf8');
+    return ws.readFile(abs);
+  }
+
+  /** @param {string} abs */
+  const readFileText = (abs) => readFileBytes(abs).toString('utf8');
+
+  /**
+   * read_multiple_files' answer, built within MAX_CONTENT characters: a file is decoded only as
+   * far as the room left, and once the answer is full the remaining paths are not read (the
+   * same large file asked for a hundred times was decoded and held a hundred times).
+   * @param {string[]} paths
+   */
+  function readMultiple(paths) {
+    /** @type {string[]} */
+    const parts = [];
+    let room = MAX_CONTENT;
+    for (const [i, requested] of paths.entries()) {
+      if (room <= 0) {
+        parts.push(`[${paths.length - i} more files not read: the answer is full; read them in another call]`);
+        break;
+      }
+      const shown = requested.length > MAX_SHOWN_PATH ? `${requested.slice(0, MAX_SHOWN_PATH)}…` : requested;
+      let part;
+      try {
+        const bytes = readFileBytes(validate(requested));
+        const text = bytes.toString('utf8', 0, Math.min(bytes.length, room));
+        const cut =
+          bytes.length > room
+            ? `\n[... cut off after ${room} of ${bytes.length} bytes; read it with read_text_file]`
+            : '';
+        part = `${shown}:\n${text}${cut}\n`;
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        part = `${shown}: Error - ${message.length > MAX_SHOWN_PATH * 2 ? `${message.slice(0, MAX_SHOWN_PATH * 2)}…` : message}`;
+      }
+      parts.push(part);
+      room -= part.length;
+    }
+    return parts.join('\n---\n');
   }
 
   /**
@@ -348,15 +389,7 @@ function filesystemTools(ws) {
       annotations: READ_ONLY,
       /** @param {{ paths: string[] }} args */
       handler(args) {
-        return args.paths
-          .map((requested) => {
-            try {
-              return `${requested}:\n${readFileText(validate(requested))}\n`;
-            } catch (e) {
-              return `${requested}: Error - ${e instanceof Error ? e.message : String(e)}`;
-            }
-          })
-          .join('\n---\n');
+        return readMultiple(args.paths);
       },
     },
     {
