@@ -202,3 +202,51 @@ describe('read_multiple_files builds its answer within the tool result size', ()
     expect((await set.dispatch('read_multiple_files', { paths: ['/b.txt'] })).content).toBe('/b.txt:\nbeta\n');
   });
 });
+
+describe('failures quote what the model sent at a bounded length', () => {
+  const huge = 'Z'.repeat(5 * MB);
+
+  it('a 5 MB old_str or oldText that does not match is quoted short; the file is unchanged', async () => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('a.txt', 'hello\n');
+    ws.writeFile('memories/a.txt', 'hello\n');
+    const editor = editorTools(ws, { dialect: 'anthropic-text-editor' });
+    const memory = editorTools(ws, { dialect: 'anthropic-memory' });
+    const mcp = editorTools(ws, { dialect: 'mcp-filesystem' });
+    const results = [
+      await editor.dispatch('str_replace_based_edit_tool', { command: 'str_replace', path: '/a.txt', old_str: huge }),
+      await memory.dispatch('memory', { command: 'str_replace', path: '/memories/a.txt', old_str: huge, new_str: '' }),
+      await mcp.dispatch('edit_file', { path: '/a.txt', edits: [{ oldText: huge, newText: 'x' }] }),
+    ];
+    for (const r of results) {
+      expect(r.code).toBe('NO_MATCH');
+      expect(r.content.length).toBeLessThan(1200);
+    }
+    expect(results[0].content).toContain(`${'Z'.repeat(1000)}… (${5 * MB} characters)`);
+    expect(ws.readText('a.txt')).toBe('hello\n');
+    const next = await editor.dispatch('str_replace_based_edit_tool', {
+      command: 'str_replace',
+      path: '/a.txt',
+      old_str: 'hello',
+      new_str: 'bye',
+    });
+    expect(next.ok).toBe(true);
+    expect(ws.readText('a.txt')).toBe('bye\n');
+  });
+
+  it('a 5 MB path or tool name comes back within the tool result size, with its code', async () => {
+    const ws = new ZipWorkspace();
+    const editor = editorTools(ws, { dialect: 'anthropic-text-editor' });
+    const view = await editor.dispatch('str_replace_based_edit_tool', { command: 'view', path: `/${huge}` });
+    expect(view.code).toBe('PATH_INVALID');
+    expect(view.content.length).toBeLessThanOrEqual(68 * 1024);
+    const unknown = await editor.dispatch(huge, {});
+    expect(unknown.code).toBe('UNKNOWN_TOOL');
+    expect(unknown.content.length).toBeLessThanOrEqual(68 * 1024);
+    const memory = editorTools(ws, { dialect: 'anthropic-memory' });
+    const bad = await memory.dispatch('memory', { command: 'view', path: `/memories/${huge}` });
+    expect(bad.code).toBe('PATH_INVALID');
+    expect(bad.content.length).toBeLessThanOrEqual(68 * 1024);
+    expect((await memory.dispatch('memory', { command: 'view', path: '/memories' })).ok).toBe(true);
+  });
+});

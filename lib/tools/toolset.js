@@ -178,7 +178,8 @@ function errorLine(code, message, hint) {
  * @returns {ToolResult}
  */
 function toolFailure(code, message, hint, format = errorLine) {
-  return { ok: false, code, content: format(code, message, hint ?? null) };
+  // Messages may quote what the model sent (a path, a pattern, an old_str of megabytes).
+  return { ok: false, code, content: format(code, clip(message, 'the message was cut'), hint ?? null) };
 }
 
 /**

@@ -16,6 +16,7 @@ const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { GlobMatcher, LineIndex, twoFilesPatch } = require('../../native/load.js');
 const { walk } = require('./listing.js');
+const { quoted } = require('./text.js');
 const { asOneEntry } = require('./history.js');
 
 /**
@@ -224,7 +225,7 @@ function filesystemTools(ws) {
         lines.splice(i, oldLines.length, ...replacement);
         text = lines.join('\n');
       }
-      if (!matched) throw fail('NO_MATCH', `Could not find exact match for edit:\n${edit.oldText}`);
+      if (!matched) throw fail('NO_MATCH', `Could not find exact match for edit:\n${quoted(edit.oldText)}`);
     }
     const diff = twoFilesPatch(abs, original, text, MAX_DIFF_BYTES);
     let fence = '```';

@@ -31,6 +31,16 @@ function catN(lines, first) {
 /** Most occurrences whose lines an AMBIGUOUS_MATCH failure lists. */
 const LISTED_OCCURRENCES = 100;
 
+/** Longest old_str a NO_MATCH or AMBIGUOUS_MATCH failure quotes. */
+const QUOTED_CHARS = 1000;
+
+/**
+ * `text` as a failure quotes it: at most QUOTED_CHARS characters, with how long it was.
+ * @param {string} text
+ */
+const quoted = (text) =>
+  text.length <= QUOTED_CHARS ? text : `${text.slice(0, QUOTED_CHARS)}… (${text.length} characters)`;
+
 /**
  * The 1-based line where the one occurrence of `oldStr` in `text` starts, as both Anthropic tools
  * look for it; no occurrence (or an empty `oldStr`) or several are failures in their wording.
@@ -46,12 +56,15 @@ function uniqueOccurrence(text, oldStr, path, listLines) {
   const { lines: starts, count } =
     oldStr === '' ? { lines: [], count: 0 } : occurrenceLines(text, oldStr, LISTED_OCCURRENCES);
   if (count === 0) {
-    throw fail('NO_MATCH', `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`);
+    throw fail(
+      'NO_MATCH',
+      `No replacement was performed, old_str \`${quoted(oldStr)}\` did not appear verbatim in ${path}.`,
+    );
   }
   if (count > 1) {
     throw fail(
       'AMBIGUOUS_MATCH',
-      `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines${listLines([...new Set(starts)])}. Please ensure it is unique`,
+      `No replacement was performed. Multiple occurrences of old_str \`${quoted(oldStr)}\` in lines${listLines([...new Set(starts)])}. Please ensure it is unique`,
     );
   }
   return starts[0];
@@ -95,6 +108,7 @@ function insertAfterLine(text, insertLine, insertText) {
 }
 
 module.exports = {
+  quoted,
   linesOf,
   catN,
   lineEnding,
