@@ -345,6 +345,12 @@ export interface WorkspaceLineRange {
   end: number;
   totalLines: number;
   lines: string[];
+  /** Whether `maxBytes` left out lines asked for, or cut the one line returned short. */
+  truncated: boolean;
+  /** Whether the one line returned is only its first `maxBytes` bytes (it alone was longer). */
+  lineCut: boolean;
+  /** Whether the file ends with a line terminator. */
+  finalNewline: boolean;
 }
 
 export interface WorkspacePatchResult {
@@ -496,9 +502,17 @@ export declare class ZipWorkspace {
   exists(path: string): boolean;
   /**
    * Lines `start..end`, 1-based and inclusive (`readLines(p, 2, 3)` gives lines 2 and 3). `start`
-   * defaults to 1; `end` defaults to the last line and is clamped to it.
+   * defaults to 1; `end` defaults to the last line and is clamped to it. `maxBytes` caps the line
+   * text returned (each line counts one more byte for its separator): whole lines past it are left
+   * out at the end of the window, or at its start with `keep: 'last'`; a single line longer than it
+   * comes back as its first bytes. Only the lines returned are copied out of the file.
    */
-  readLines(path: string, start?: number | null, end?: number | null): WorkspaceLineRange;
+  readLines(
+    path: string,
+    start?: number | null,
+    end?: number | null,
+    options?: { maxBytes?: number; keep?: 'first' | 'last' } | null,
+  ): WorkspaceLineRange;
   /**
    * Replaces lines `start..end` (1-based, inclusive) with `replacement`; `end = start - 1` inserts
    * before `start`, an empty replacement deletes. With `expected`, the range must currently hold

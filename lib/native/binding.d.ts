@@ -180,9 +180,13 @@ export declare class ZipWorkspace {
   exists(path: string): boolean
   /**
    * Lines `start..=end` of a text file, 1-based and inclusive. `start` defaults to 1, `end`
-   * to the last line and is clamped to it.
+   * to the last line and is clamped to it. `options.maxBytes` caps the line text returned
+   * (each line counts one more byte for its separator): whole lines past it are left out,
+   * at the end of the window or, with `keep: 'last'`, at its start; a single line over it
+   * comes back as its first bytes (`lineCut`). `truncated` tells whether anything was left
+   * out. Only the lines returned are copied out of the file.
    */
-  readLines(path: string, start?: number | null, end?: number | null): WorkspaceLineRange
+  readLines(path: string, start?: number | null, end?: number | null, options?: { maxBytes?: number, keep?: 'first' | 'last' } | null): WorkspaceLineRange
   /**
    * Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
    * inserts before `start`. With `expected`, the current text of the range must match it or
@@ -576,6 +580,12 @@ export interface WorkspaceLineRange {
   end: number
   totalLines: number
   lines: Array<string>
+  /** Whether `maxBytes` left out lines asked for, or cut the one line returned short. */
+  truncated: boolean
+  /** Whether the one line returned is only its first `maxBytes` bytes. */
+  lineCut: boolean
+  /** Whether the file ends with a line terminator. */
+  finalNewline: boolean
 }
 
 /** What `patchLines` changed. */

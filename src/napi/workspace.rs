@@ -24,14 +24,16 @@ use super::raw::Host;
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
-use crate::workspace::{PathChange, Query, Workspace, WsCode, WsError, WsResult, ZipExport};
+use crate::workspace::{
+    KeepLines, PathChange, Query, Workspace, WsCode, WsError, WsResult, ZipExport,
+};
 
 mod args;
 mod results;
 
 use args::{
-    access_rules, bytes, contents, exec_request, given, integer, integer_or, recursive, string,
-    zip_limits, Options,
+    access_rules, bytes, contents, exec_request, given, integer, integer_or, invalid, recursive,
+    string, zip_limits, Options,
 };
 use results::{num, nums};
 use results::{
@@ -268,11 +270,15 @@ impl ZipWorkspace {
     }
 
     /// Lines `start..=end` of a text file, 1-based and inclusive. `start` defaults to 1, `end`
-    /// to the last line and is clamped to it.
+    /// to the last line and is clamped to it. `options.maxBytes` caps the line text returned
+    /// (each line counts one more byte for its separator): whole lines past it are left out,
+    /// at the end of the window or, with `keep: 'last'`, at its start; a single line over it
+    /// comes back as its first bytes (`lineCut`). `truncated` tells whether anything was left
+    /// out. Only the lines returned are copied out of the file.
     #[napi(
         js_name = "readLines",
         catch_unwind,
-        ts_args_type = "path: string, start?: number | null, end?: number | null"
+        ts_args_type = "path: string, start?: number | null, end?: number | null, options?: { maxBytes?: number, keep?: 'first' | 'last' } | null"
     )]
     pub fn read_lines(
         &self,
@@ -280,14 +286,29 @@ impl ZipWorkspace {
         path: Unknown,
         start: Option<Unknown>,
         end: Option<Unknown>,
+        options: Option<Unknown>,
     ) -> Result<WorkspaceLineRange> {
         run(env, |h| {
             let path = string(h, path.raw(), "path")?;
             let start = integer_or(h, start.as_ref(), "start", bounds::ANY, 1)?;
             let end = integer_or(h, end.as_ref(), "end", bounds::ANY, bounds::MAX_EXACT)?;
-            let lines = self
-                .ws()
-                .read_lines(&path, to_usize(start), to_usize(end))?;
+            let o = Options::read(h, options.as_ref(), "options", &["maxBytes", "keep"])?;
+            let max_bytes = o
+                .integer("maxBytes", bounds::ANY)?
+                .map_or(usize::MAX, to_usize);
+            let keep = match o.string("keep")?.as_deref() {
+                None | Some("first") => KeepLines::First,
+                Some("last") => KeepLines::Last,
+                Some(other) => {
+                    return Err(invalid(format!(
+                        "options.keep must be 'first' or 'last', got '{}'",
+                        other.chars().take(40).collect::<String>()
+                    )))
+                }
+            };
+            let lines =
+                self.ws()
+                    .read_lines(&path, to_usize(start), to_usize(end), max_bytes, keep)?;
             Ok(lines.into())
         })
     }

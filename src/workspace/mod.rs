@@ -45,7 +45,7 @@ pub use error::{WsCode, WsError, WsResult};
 pub use history::{HistoryConfig, HistoryEntry};
 pub use overlay::{Overlay, OverlayError, Presence, WriteQuota};
 pub use rules::{PathPattern, PathRules, PathRulesSpec};
-pub use text::{LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
+pub use text::{KeepLines, LineSlice, PatchOutcome, Query, SearchMatch, SearchResult};
 pub use vfs::{Clock, Content, Entry, EntryKind, Quota, Stat, Vfs};
 pub use zipio::{pack, unpack, ZipLimits};
 
@@ -296,9 +296,21 @@ impl Workspace {
     }
 
     /// See [`Vfs::read_lines`].
-    pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
-        self.vfs
-            .read_lines(&self.resolve(AccessOp::Read, path)?, start, end)
+    pub fn read_lines(
+        &self,
+        path: &str,
+        start: usize,
+        end: usize,
+        max_bytes: usize,
+        keep: KeepLines,
+    ) -> WsResult<LineSlice> {
+        self.vfs.read_lines(
+            &self.resolve(AccessOp::Read, path)?,
+            start,
+            end,
+            max_bytes,
+            keep,
+        )
     }
 
     /// See [`Vfs::search`].
@@ -1014,7 +1026,8 @@ mod tests {
                 Err(WsCode::PathInvalid)
             );
             assert_eq!(
-                back.read_lines(p, 1, 1).map_err(|e| e.code),
+                back.read_lines(p, 1, 1, usize::MAX, KeepLines::First)
+                    .map_err(|e| e.code),
                 Err(WsCode::PathInvalid)
             );
             assert_eq!(

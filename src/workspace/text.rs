@@ -101,14 +101,105 @@ pub struct LineSlice {
     pub total_lines: usize,
     /// The lines' text, without terminators (invalid UTF-8 is replaced).
     pub lines: Vec<String>,
+    /// Whether the byte limit left out lines of the window asked for, or cut a line short.
+    pub truncated: bool,
+    /// Whether the one line returned is only its first bytes (it alone was over the limit).
+    pub line_cut: bool,
+    /// Whether the file ends with a line terminator.
+    pub final_newline: bool,
 }
 
-/// Selects lines `start..=end` (1-based, inclusive) of `data`.
+/// Which end of a window of lines [`select_lines`] keeps when the window is over its byte limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeepLines {
+    /// The first lines of the window (reading on).
+    First,
+    /// The last lines of the window (a tail).
+    Last,
+}
+
+/// Byte offset where line `n` (1-based) starts; `n` must be a line of `data` or one past the
+/// last.
+fn line_offset(data: &[u8], n: usize) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    data.iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .nth(n - 2)
+        .map_or(data.len(), |(i, _)| i + 1)
+}
+
+/// The line starting at `start`: its span, found without looking past its end.
+fn span_at(data: &[u8], start: usize) -> LineSpan {
+    let end = data[start..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(data.len(), |rel| start + rel + 1);
+    span_between(data, start, end)
+}
+
+/// The line ending at `end` (just past its terminator, or the end of `data`).
+fn span_before(data: &[u8], end: usize) -> LineSpan {
+    let body_end = if end > 0 && data[end - 1] == b'\n' {
+        end - 1
+    } else {
+        end
+    };
+    let start = data[..body_end]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    span_between(data, start, end)
+}
+
+fn span_between(data: &[u8], start: usize, end: usize) -> LineSpan {
+    let mut text_end = end;
+    if text_end > start && data[text_end - 1] == b'\n' {
+        text_end -= 1;
+        if text_end > start && data[text_end - 1] == b'\r' {
+            text_end -= 1;
+        }
+    }
+    LineSpan {
+        start,
+        text_end,
+        end,
+    }
+}
+
+/// At most `max` leading bytes of `text`, cut before a UTF-8 sequence rather than inside one.
+fn utf8_prefix(text: &[u8], max: usize) -> &[u8] {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    // Back off continuation bytes (10xxxxxx), at most the three a sequence can have.
+    while cut > 0 && max - cut < 3 && text[cut] & 0xC0 == 0x80 {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// Selects lines `start..=end` (1-based, inclusive) of `data`, with at most `max_bytes` bytes
+/// of line text (each line also counts one byte for its separator).
 ///
 /// `end` may run past the end of the file and is clamped. `start` must be at least 1 and
 /// not past the last line; as the single exception, `start == 1` on an empty file returns
 /// no lines. `end` must not be smaller than `start`.
-pub fn select_lines(data: &[u8], start: usize, end: usize) -> WsResult<LineSlice> {
+///
+/// The lines are found in one pass and only those returned are copied, so the cost is the
+/// file's length plus the answer, whatever the window. Past the limit, whole lines are left
+/// out at the end of the window (`KeepLines::First`) or at its start (`KeepLines::Last`); a
+/// line over the limit by itself comes back as its first bytes, with `line_cut`.
+pub fn select_lines(
+    data: &[u8],
+    start: usize,
+    end: usize,
+    max_bytes: usize,
+    keep: KeepLines,
+) -> WsResult<LineSlice> {
     if start == 0 {
         return Err(WsError::range("line numbers start at 1; got start line 0"));
     }
@@ -117,8 +208,7 @@ pub fn select_lines(data: &[u8], start: usize, end: usize) -> WsResult<LineSlice
             "end line {end} is before start line {start}"
         )));
     }
-    let spans = line_spans(data);
-    let total = spans.len();
+    let total = line_count(data);
     if start > total && !(start == 1 && total == 0) {
         return Err(WsError::range(format!(
             "start line {start} is past the end of the file, which has {total} line{}",
@@ -126,17 +216,68 @@ pub fn select_lines(data: &[u8], start: usize, end: usize) -> WsResult<LineSlice
         )));
     }
     let last = end.min(total);
+    let wanted = (last + 1).saturating_sub(start);
+    let mut spans: Vec<LineSpan> = Vec::new();
+    let mut used = 0usize;
+    let mut line_cut = false;
+    let mut take = |span: LineSpan, spans: &mut Vec<LineSpan>| -> bool {
+        let cost = (span.text_end - span.start).saturating_add(1);
+        if used.saturating_add(cost) <= max_bytes {
+            used += cost;
+            spans.push(span);
+            return true;
+        }
+        let room = max_bytes.saturating_sub(1);
+        if spans.is_empty() && room > 0 {
+            let kept = utf8_prefix(&data[span.start..span.text_end], room).len();
+            spans.push(LineSpan {
+                text_end: span.start + kept,
+                ..span
+            });
+            line_cut = true;
+        }
+        false
+    };
+    match keep {
+        KeepLines::First => {
+            let mut at = line_offset(data, start);
+            while spans.len() < wanted {
+                let span = span_at(data, at);
+                at = span.end;
+                if !take(span, &mut spans) {
+                    break;
+                }
+            }
+        }
+        KeepLines::Last => {
+            let mut at = line_offset(data, last + 1);
+            while spans.len() < wanted {
+                let span = span_before(data, at);
+                at = span.start;
+                if !take(span, &mut spans) {
+                    break;
+                }
+            }
+            spans.reverse();
+        }
+    }
+    let returned = spans.len();
+    let first = match keep {
+        KeepLines::First => start,
+        KeepLines::Last => last + 1 - returned,
+    };
     let lines = spans
-        .get(start - 1..last)
-        .unwrap_or(&[])
         .iter()
         .map(|s| String::from_utf8_lossy(&data[s.start..s.text_end]).into_owned())
         .collect();
     Ok(LineSlice {
-        start,
-        end: last.max(start - 1),
+        start: first,
+        end: (first + returned).saturating_sub(1).max(first - 1),
         total_lines: total,
         lines,
+        truncated: returned < wanted || line_cut,
+        line_cut,
+        final_newline: data.last() == Some(&b'\n'),
     })
 }
 
@@ -510,13 +651,11 @@ impl DiffText {
     }
 }
 
-/// Number of lines in `text` (see the module's conventions).
-fn line_count(text: &str) -> usize {
-    if text.is_empty() {
-        return 0;
-    }
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    body.bytes().filter(|&b| b == b'\n').count() + 1
+/// Number of lines in `text` (see the module's conventions), counted without keeping them.
+fn line_count(text: &(impl AsRef<[u8]> + ?Sized)) -> usize {
+    let data = text.as_ref();
+    let newlines = data.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(data.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// The lines of `text`, first to last, without terminators (no allocation).
@@ -958,19 +1097,95 @@ mod tests {
     #[test]
     fn select_is_one_based_inclusive_and_clamped() -> WsResult<()> {
         let data = b"one\ntwo\nthree\nfour\n";
-        let s = select_lines(data, 2, 3)?;
+        let s = select_lines(data, 2, 3, usize::MAX, KeepLines::First)?;
         assert_eq!(s.lines, vec!["two", "three"]);
         assert_eq!((s.start, s.end, s.total_lines), (2, 3, 4));
-        let s = select_lines(data, 3, 100)?;
+        let s = select_lines(data, 3, 100, usize::MAX, KeepLines::First)?;
         assert_eq!(s.lines, vec!["three", "four"]);
         assert_eq!(s.end, 4);
-        let s = select_lines(data, 4, 4)?;
+        let s = select_lines(data, 4, 4, usize::MAX, KeepLines::First)?;
         assert_eq!(s.lines, vec!["four"]);
-        let s = select_lines(b"a\r\nb", 1, 2)?;
+        let s = select_lines(b"a\r\nb", 1, 2, usize::MAX, KeepLines::First)?;
         assert_eq!(s.lines, vec!["a", "b"]);
-        let s = select_lines(b"", 1, 10)?;
+        let s = select_lines(b"", 1, 10, usize::MAX, KeepLines::First)?;
         assert!(s.lines.is_empty());
         assert_eq!((s.start, s.end, s.total_lines), (1, 0, 0));
+        Ok(())
+    }
+
+    #[test]
+    fn select_caps_the_bytes_it_returns() -> WsResult<()> {
+        let data = b"one\ntwo\nthree\nfour\n";
+        // "one\n" and "two\n" fit in 8 bytes; "three" would not.
+        let s = select_lines(data, 1, 4, 8, KeepLines::First)?;
+        assert_eq!(s.lines, vec!["one", "two"]);
+        assert_eq!(
+            (s.start, s.end, s.total_lines, s.truncated, s.line_cut),
+            (1, 2, 4, true, false)
+        );
+        // A tail keeps the lines nearest the end of the window.
+        let s = select_lines(data, 1, 4, 11, KeepLines::Last)?;
+        assert_eq!(s.lines, vec!["three", "four"]);
+        assert_eq!((s.start, s.end, s.truncated), (3, 4, true));
+        let s = select_lines(data, 2, 3, usize::MAX, KeepLines::Last)?;
+        assert_eq!(s.lines, vec!["two", "three"]);
+        assert_eq!((s.start, s.end, s.truncated), (2, 3, false));
+        // Exactly enough room is not a cut.
+        let s = select_lines(data, 1, 2, 8, KeepLines::First)?;
+        assert_eq!((s.lines.len(), s.truncated), (2, false));
+        // No room: no lines, but the count.
+        let s = select_lines(data, 1, 4, 0, KeepLines::First)?;
+        assert!(s.lines.is_empty());
+        assert_eq!(
+            (s.start, s.end, s.total_lines, s.truncated),
+            (1, 0, 4, true)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn select_cuts_a_lone_long_line_on_a_character_boundary() -> WsResult<()> {
+        let data = "a\u{e9}\u{e9}\u{e9}\r\nnext".as_bytes();
+        // Room for 3 bytes of text: "a" and one two-byte character, not half of the next.
+        let s = select_lines(data, 1, 2, 5, KeepLines::First)?;
+        assert_eq!(s.lines, vec!["a\u{e9}"]);
+        assert_eq!(
+            (s.start, s.end, s.truncated, s.line_cut),
+            (1, 1, true, true)
+        );
+        let s = select_lines(data, 1, 2, 4, KeepLines::Last)?;
+        assert_eq!(s.lines, vec!["nex"]);
+        assert_eq!((s.start, s.end, s.line_cut), (2, 2, true));
+        Ok(())
+    }
+
+    #[test]
+    fn select_matches_the_line_conventions_under_any_limit() -> WsResult<()> {
+        let data = b"a\r\n\nbb\rb\n\r\nlast";
+        let all = text_lines(std::str::from_utf8(data).unwrap_or_default());
+        assert_eq!(all.len(), 5);
+        for keep in [KeepLines::First, KeepLines::Last] {
+            for start in 1..=5 {
+                for end in start..=6 {
+                    let s = select_lines(data, start, end, usize::MAX, keep)?;
+                    assert_eq!(
+                        s.lines,
+                        all[start - 1..end.min(5)],
+                        "{start}-{end} {keep:?}"
+                    );
+                    assert!(!s.truncated);
+                    for max in 0..12 {
+                        let s = select_lines(data, start, end, max, keep)?;
+                        let used: usize = s.lines.iter().map(|l| l.len() + 1).sum();
+                        assert!(used <= max, "{start}-{end} {max} {keep:?}");
+                        assert_eq!(s.lines.len(), s.end + 1 - s.start);
+                        if !s.line_cut {
+                            assert_eq!(s.lines, all[s.start - 1..s.end], "{start}-{end} {max}");
+                        }
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -978,13 +1193,13 @@ mod tests {
     fn select_range_errors() {
         let data = b"one\ntwo\n";
         for (start, end) in [(0, 1), (3, 3), (5, 9), (2, 1)] {
-            match select_lines(data, start, end) {
+            match select_lines(data, start, end, usize::MAX, KeepLines::First) {
                 Err(e) => assert_eq!(e.code, WsCode::Range, "{start}-{end}"),
                 Ok(s) => panic!("{start}-{end} gave {s:?}"),
             }
         }
         assert_eq!(
-            select_lines(b"", 2, 2).map_err(|e| e.code),
+            select_lines(b"", 2, 2, usize::MAX, KeepLines::First).map_err(|e| e.code),
             Err(WsCode::Range)
         );
     }

@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::access;
 use super::error::{WsError, WsResult};
 use super::path::{self, display};
-use super::text::{self, LineSlice, PatchOutcome, SearchResult};
+use super::text::{self, KeepLines, LineSlice, PatchOutcome, SearchResult};
 
 /// Source of modification times, in milliseconds since the Unix epoch.
 pub type Clock = fn() -> u64;
@@ -507,8 +507,15 @@ impl Vfs {
 
     /// Reads lines `start..=end` (1-based, inclusive; `end` is clamped to the file).
     /// See [`text::select_lines`].
-    pub fn read_lines(&self, path: &str, start: usize, end: usize) -> WsResult<LineSlice> {
-        text::select_lines(self.read_file(path)?, start, end)
+    pub fn read_lines(
+        &self,
+        path: &str,
+        start: usize,
+        end: usize,
+        max_bytes: usize,
+        keep: KeepLines,
+    ) -> WsResult<LineSlice> {
+        text::select_lines(self.read_file(path)?, start, end, max_bytes, keep)
     }
 
     /// Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
@@ -815,10 +822,22 @@ mod tests {
     fn lines_through_vfs() -> WsResult<()> {
         let mut v = vfs();
         v.write_file("f", b"a\nb\nc\n", false)?;
-        assert_eq!(v.read_lines("f", 2, 3)?.lines, vec!["b", "c"]);
-        assert_eq!(v.read_lines("f", 2, 99)?.end, 3);
-        assert_eq!(code(v.read_lines("f", 4, 4)), WsCode::Range);
-        assert_eq!(code(v.read_lines("nope", 1, 1)), WsCode::NotFound);
+        assert_eq!(
+            v.read_lines("f", 2, 3, usize::MAX, KeepLines::First)?.lines,
+            vec!["b", "c"]
+        );
+        assert_eq!(
+            v.read_lines("f", 2, 99, usize::MAX, KeepLines::First)?.end,
+            3
+        );
+        assert_eq!(
+            code(v.read_lines("f", 4, 4, usize::MAX, KeepLines::First)),
+            WsCode::Range
+        );
+        assert_eq!(
+            code(v.read_lines("nope", 1, 1, usize::MAX, KeepLines::First)),
+            WsCode::NotFound
+        );
         let o = v.patch_lines("f", 2, 2, "B1\nB2", Some("b"))?;
         assert_eq!(o.total_lines, 4);
         assert_eq!(v.read_file("f")?, b"a\nB1\nB2\nc\n");

@@ -13,7 +13,7 @@ use crate::workspace::bounds::{to_usize, Bounds};
 use crate::workspace::rules::MAX_PATTERNS;
 use crate::workspace::{PathRulesSpec, WriteQuota, WsError, ZipLimits};
 
-fn invalid(message: impl Into<String>) -> WsError {
+pub(super) fn invalid(message: impl Into<String>) -> WsError {
     WsError::invalid_input(message)
 }
 

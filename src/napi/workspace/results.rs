@@ -96,6 +96,12 @@ pub struct WorkspaceLineRange {
     pub end: i64,
     pub total_lines: i64,
     pub lines: Vec<String>,
+    /// Whether `maxBytes` left out lines asked for, or cut the one line returned short.
+    pub truncated: bool,
+    /// Whether the one line returned is only its first `maxBytes` bytes.
+    pub line_cut: bool,
+    /// Whether the file ends with a line terminator.
+    pub final_newline: bool,
 }
 
 impl From<LineSlice> for WorkspaceLineRange {
@@ -105,6 +111,9 @@ impl From<LineSlice> for WorkspaceLineRange {
             end: num(s.end as u64),
             total_lines: num(s.total_lines as u64),
             lines: s.lines,
+            truncated: s.truncated,
+            line_cut: s.line_cut,
+            final_newline: s.final_newline,
         }
     }
 }
