@@ -4,6 +4,8 @@
 // Schema export, the utilities it may call, examples, and how to finish. Kept compact: every
 // character here is paid for in tokens on every turn.
 
+const { boundedInspect, boundedJson } = require('../tools/show.js');
+
 /**
  * @typedef {import('./index.js').PublicState} PublicState
  * @typedef {import('./index.js').StandardSchemaV1} StandardSchemaV1
@@ -23,16 +25,24 @@ const SAFE_BOUND = Number.MAX_SAFE_INTEGER;
  * @param {unknown} value
  */
 function showValue(value) {
+  // A state may hold one array many times at every level: printed with a budget, so the text
+  // costs about its own length however often values repeat.
+  const convert = (/** @type {unknown} */ v) => {
+    if (typeof v === 'bigint') return Number(v);
+    if (v instanceof Map) return [...v.entries()];
+    if (v instanceof Set) return [...v];
+    return v;
+  };
   let text;
   try {
-    text = JSON.stringify(value, (_key, v) => {
-      if (typeof v === 'bigint') return Number(v);
-      if (v instanceof Map) return [...v.entries()];
-      if (v instanceof Set) return [...v];
-      return v;
-    });
+    text = boundedJson(value, MAX_VALUE_CHARS, undefined, convert).text;
   } catch {
-    text = undefined;
+    // A cycle: shown the way util.inspect marks it, within the same budget.
+    text = boundedInspect(
+      value,
+      { depth: 4, maxArrayLength: 100, maxStringLength: MAX_VALUE_CHARS, breakLength: Number.POSITIVE_INFINITY },
+      MAX_VALUE_CHARS,
+    );
   }
   text ??= String(value);
   return text.length > MAX_VALUE_CHARS

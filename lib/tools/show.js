@@ -18,19 +18,22 @@ const LEFT_OUT = '…';
  * @param {unknown} value
  * @param {number} maxChars
  * @param {number} [space]
+ * @param {(value: unknown) => unknown} [convert] applied to each value before it is written (after
+ *   the budget's check, so a value left out is not converted)
  * @returns {{ text: string | undefined, complete: boolean }}
  */
-function boundedJson(value, maxChars, space) {
+function boundedJson(value, maxChars, space, convert) {
   let spent = 0;
   let complete = true;
   const text = JSON.stringify(
     value,
-    (key, v) => {
+    (key, original) => {
       spent += 2 + key.length;
       if (spent > maxChars) {
         complete = false;
         return LEFT_OUT;
       }
+      const v = convert ? convert(original) : original;
       if (typeof v === 'string') spent += v.length;
       else if (typeof v === 'bigint') return `${v}n`;
       return v;
