@@ -149,16 +149,85 @@ function quoted(v) {
   return typeName(v);
 }
 
+const utf8 = new TextEncoder();
+
 /**
- * Text cut to MAX_CONTENT characters with a note saying what to do instead.
+ * The longest start of `text` that is at most `maxBytes` bytes of UTF-8, cut between characters.
+ * Costs O(maxBytes) whatever the text's length.
+ * @param {string} text
+ * @param {number} maxBytes
+ */
+function fitBytes(text, maxBytes) {
+  // Up to three bytes a UTF-16 unit: short enough texts need no measuring.
+  if (text.length * 3 <= maxBytes) return text;
+  const { read } = utf8.encodeInto(
+    text.length > maxBytes ? text.slice(0, maxBytes + 1) : text,
+    new Uint8Array(maxBytes),
+  );
+  return read === text.length ? text : text.slice(0, read);
+}
+
+/**
+ * Text cut to MAX_CONTENT bytes of UTF-8 with a note saying what to do instead.
  * @param {string} text
  * @param {string} hint
  * @param {number} [max]
  */
 function clip(text, hint, max = MAX_CONTENT) {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  return `${cut}\n[... cut off after ${max} of ${text.length} characters; ${hint}]`;
+  const cut = fitBytes(text, max);
+  if (cut === text) return text;
+  const bytes = Buffer.byteLength(text);
+  const of = bytes === text.length ? `${bytes} characters` : `${bytes} bytes`;
+  return `${cut}\n[... cut off after ${Buffer.byteLength(cut)} of ${of}; ${hint}]`;
+}
+
+/**
+ * An answer built line by line within a byte budget (the tool result size by default): a line
+ * is added only while it fits, so a listing of any length costs at most the budget to build,
+ * and `left` counts what was not added.
+ */
+class BoundedLines {
+  /** @param {number} [maxBytes] */
+  constructor(maxBytes = MAX_CONTENT) {
+    /** @type {string[]} */
+    this.lines = [];
+    this.room = maxBytes;
+    /** Lines offered after the budget was spent. */
+    this.left = 0;
+  }
+
+  /**
+   * Adds `line` if it fits; with `cut`, a first line too long for the budget is added cut short.
+   * @param {string} line
+   * @param {{ cut?: boolean }} [options]
+   * @returns {boolean} false once the budget is spent (this line and later ones are counted only)
+   */
+  add(line, options) {
+    if (this.left > 0) {
+      this.left += 1;
+      return false;
+    }
+    const separator = this.lines.length > 0 ? 1 : 0;
+    const fitted = fitBytes(line, Math.max(0, this.room - separator));
+    if (fitted !== line && !(options?.cut && this.lines.length === 0)) {
+      this.left = 1;
+      return false;
+    }
+    this.lines.push(fitted);
+    this.room -= separator + Buffer.byteLength(fitted);
+    if (fitted !== line) this.left = 1;
+    return fitted === line;
+  }
+
+  /** Whether something was left out. */
+  get full() {
+    return this.left > 0;
+  }
+
+  /** The lines added, joined by `\n`. */
+  text() {
+    return this.lines.join('\n');
+  }
 }
 
 /**
@@ -552,7 +621,8 @@ function createToolSet(definitions, options = {}) {
         // A backstop: handlers cut their own text with a better note, which this leaves alone.
         if (typeof answer === 'string') return { ok: true, content: clip(answer, 'ask for less', MAX_CONTENT + 4096) };
         if (isPlainObject(answer) && typeof answer.ok === 'boolean' && typeof answer.content === 'string') {
-          return /** @type {ToolResult} */ (answer);
+          const content = clip(answer.content, 'ask for less', MAX_CONTENT + 4096);
+          return /** @type {ToolResult} */ (content === answer.content ? answer : { ...answer, content });
         }
         return failure('INTERNAL', `${name} answered with neither text nor a tool result`, null);
       } catch (err) {
@@ -697,6 +767,8 @@ module.exports = {
   fail,
   changed,
   clip,
+  fitBytes,
+  BoundedLines,
   isPlainObject,
   MAX_CONTENT,
 };

@@ -4,7 +4,15 @@
 // Failures come back as `{ ok: false, code, content: 'ERROR CODE: message' }` plus a hint.
 
 const { formatForModel, invalidInput } = require('../errors.js');
-const { clip, createToolSet, fail, isPlainObject, restrictToolSet } = require('./toolset.js');
+const {
+  BoundedLines,
+  MAX_CONTENT,
+  clip,
+  createToolSet,
+  fail,
+  isPlainObject,
+  restrictToolSet,
+} = require('./toolset.js');
 
 // The workspace's own path display (`~/a/b`), so tools show paths exactly as errors do.
 const { ZipWorkspace: NativeWorkspace } = require('../native/load.js');
@@ -274,13 +282,28 @@ const handlers = {
    */
   fs_read_lines(ws, { path, start = 1, end }) {
     const last = end === undefined ? start + DEFAULT_LINE_WINDOW - 1 : end;
-    const r = ws.readLines(path, start, last);
+    // Only the answer's size of line text crosses from the file, however many lines are asked for.
+    const r = ws.readLines(path, start, last, { maxBytes: MAX_CONTENT });
     // Lines come back with invalid UTF-8 replaced; refuse binary files like fs_read does.
     if (r.lines.some((l) => l.includes('\uFFFD'))) ws.readText(path);
     if (r.totalLines === 0) return `${NativeWorkspace.displayPath(path)} is empty (0 lines)`;
-    const head = `${NativeWorkspace.displayPath(path)} lines ${r.start}-${r.end} of ${r.totalLines}`;
-    const more = r.end < r.totalLines ? `\n[${r.totalLines - r.end} more lines; continue with start ${r.end + 1}]` : '';
-    return clip(`${head}\n${numbered(r.start, r.lines)}${more}`, 'request fewer lines');
+    // The numbers take room too: lines are added while the answer has room for them.
+    const width = String(r.start + Math.max(r.lines.length - 1, 0)).length;
+    const shown = new BoundedLines();
+    let whole = 0;
+    for (const [i, line] of r.lines.entries()) {
+      if (!shown.add(`${String(r.start + i).padStart(width)}| ${line}`, { cut: true })) break;
+      whole += 1;
+    }
+    const cutLine = r.lineCut || shown.lines.length > whole;
+    const lastShown = r.start + shown.lines.length - 1;
+    const head = `${NativeWorkspace.displayPath(path)} lines ${r.start}-${lastShown} of ${r.totalLines}`;
+    const more = cutLine
+      ? `\n[line ${r.start} is cut off after about ${MAX_CONTENT} bytes; it is longer than one answer]`
+      : lastShown < r.totalLines
+        ? `\n[${r.totalLines - lastShown} more lines; continue with start ${lastShown + 1}${r.truncated || shown.full ? ' (the answer is full)' : ''}]`
+        : '';
+    return `${head}\n${shown.text()}${more}`;
   },
 
   /**
@@ -319,17 +342,18 @@ const handlers = {
   fs_list(ws, { path = '~', recursive = false }) {
     const entries = ws.list(path, { recursive });
     if (entries.length === 0) return `${NativeWorkspace.displayPath(path)} is empty`;
-    const lines = entries
-      .slice(0, MAX_LIST_ENTRIES)
-      .map((e) =>
+    // At most MAX_LIST_ENTRIES lines and the answer's size, whichever comes first.
+    const listing = new BoundedLines(MAX_CONTENT - 256);
+    for (const e of entries.slice(0, MAX_LIST_ENTRIES)) {
+      const line =
         e.kind === 'dir'
           ? `${NativeWorkspace.displayPath(e.path)}/`
-          : `${NativeWorkspace.displayPath(e.path)} (${e.size} bytes)`,
-      );
-    if (entries.length > MAX_LIST_ENTRIES) {
-      lines.push(`[${entries.length - MAX_LIST_ENTRIES} more entries not shown; list a sub-folder]`);
+          : `${NativeWorkspace.displayPath(e.path)} (${e.size} bytes)`;
+      if (!listing.add(line)) break;
     }
-    return clip(lines.join('\n'), 'list a sub-folder');
+    const left = entries.length - listing.lines.length;
+    if (left > 0) listing.lines.push(`[${left} more entries not shown; list a sub-folder]`);
+    return listing.text();
   },
 
   /**

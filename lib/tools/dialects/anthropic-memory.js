@@ -16,8 +16,8 @@
 // - `rename` of a folder into itself is refused.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { changed, fail } = require('../toolset.js');
-const { linesOf, catN, uniqueOccurrence, insertAfterLine } = require('./text.js');
+const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
+const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
 const { walk } = require('./listing.js');
 const { asOneEntry } = require('./history.js');
 
@@ -112,26 +112,42 @@ function memoryTool(ws) {
           sizeBelow.set(folder, (sizeBelow.get(folder) ?? 0) + e.size);
         }
       }
-      const lines = [
-        `${humanSize(all)}\t${memoryPath}`,
-        ...visible.map((e) =>
+      const lines = new BoundedLines(MAX_CONTENT - 512);
+      lines.add(`${humanSize(all)}\t${memoryPath}`, { cut: true });
+      for (const e of visible) {
+        const line =
           e.kind === 'dir'
             ? `${humanSize(sizeBelow.get(e.rel) ?? 0)}\t${memoryPath}/${e.rel}/`
-            : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`,
-        ),
-      ];
-      return `Here're the files and directories up to 2 levels deep in ${memoryPath}, excluding hidden items and node_modules:\n${lines.join('\n')}`;
+            : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`;
+        if (!lines.add(line)) break;
+      }
+      if (lines.full) {
+        lines.lines.push(
+          `[${visible.length + 1 - lines.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
+        );
+      }
+      return `Here're the files and directories up to 2 levels deep in ${memoryPath}, excluding hidden items and node_modules:\n${lines.text()}`;
     }
-    const lines = linesOf(ws.readText(wsPath));
-    let shown = lines;
+    const total = ws.readLines(wsPath, 1, null, { maxBytes: 0 }).totalLines;
     let first = 1;
+    let last = total;
     if (viewRange && viewRange.length === 2) {
-      const start = Math.max(1, viewRange[0]) - 1;
-      const end = viewRange[1] === -1 ? lines.length : viewRange[1];
-      shown = lines.slice(start, end);
-      first = start + 1;
+      first = Math.max(1, viewRange[0]);
+      // As a slice's end: -1 is the end, other negative ends count back from it.
+      const end = viewRange[1] === -1 ? total : viewRange[1] < 0 ? total + viewRange[1] : viewRange[1];
+      last = Math.min(end, total);
     }
-    return `Here's the content of ${memoryPath} with line numbers:\n${catN(shown, first)}`;
+    // Only the answer's size of lines is read and numbered.
+    const window = readLineWindow(ws, wsPath, first, last, MAX_CONTENT);
+    const shown = new BoundedLines(MAX_CONTENT - 512);
+    for (const [i, line] of window.lines.entries()) {
+      if (!shown.add(catN([line], first + i), { cut: true })) break;
+    }
+    const cut =
+      window.truncated || shown.full
+        ? `\n[the view is cut off after line ${first + shown.lines.length - 1}: the answer is full; view the next lines with view_range]`
+        : '';
+    return `Here's the content of ${memoryPath} with line numbers:\n${shown.text()}${cut}`;
   }
 
   /**

@@ -18,8 +18,8 @@
 //   further back. If the file did not exist before that edit, undo_edit deletes it.
 
 const { ZipWorkspace } = require('../../workspace.js');
-const { changed, fail } = require('../toolset.js');
-const { linesOf, catN, uniqueOccurrence, insertAfterLine } = require('./text.js');
+const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
+const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
 const { walk } = require('./listing.js');
 const { contentBeforeLastChange, entryPath } = require('./history.js');
 
@@ -130,16 +130,58 @@ function textEditorTool(ws) {
       }
       const prefix = shown === '/' ? '' : shown;
       const entries = walk(ws, path, 2).filter((e) => !e.rel.split('/').some((part) => part.startsWith('.')));
-      const listing = [shown, ...entries.map((e) => `${prefix}/${e.rel}`)].join('\n');
-      return `Here's the files and directories up to 2 levels deep in ${shown}, excluding hidden items:\n${listing}\n\n`;
+      const listing = new BoundedLines(MAX_CONTENT - 512);
+      listing.add(shown, { cut: true });
+      for (const e of entries) if (!listing.add(`${prefix}/${e.rel}`)) break;
+      if (listing.full) {
+        listing.lines.push(
+          `[${entries.length + 1 - listing.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
+        );
+      }
+      return `Here's the files and directories up to 2 levels deep in ${shown}, excluding hidden items:\n${listing.text()}\n\n`;
     }
-    const lines = linesOf(readText(path, shown));
-    if (viewRange === undefined) return catOutput(lines, shown, 1);
+    /**
+     * Lines the file has, counted natively without reading its text.
+     * @param {string} path
+     * @param {string} shown
+     */
+    function lineCount(path, shown) {
+      try {
+        return ws.readLines(path, 1, null, { maxBytes: 0 }).totalLines;
+      } catch (e) {
+        readText(path, shown);
+        throw e;
+      }
+    }
+
+    /**
+     * The view of lines `first..last`: only as many lines as the clipped view can show are read.
+     * @param {string} path
+     * @param {string} shown
+     * @param {number} first
+     * @param {number} last
+     */
+    function viewLines(path, shown, first, last) {
+      // Three bytes a character at most: the view's characters always come from this window.
+      let window;
+      try {
+        window = readLineWindow(ws, path, first, last, MAX_VIEW_CHARS * 3);
+      } catch (e) {
+        readText(path, shown);
+        throw e;
+      }
+      const text = catN(window.lines, first);
+      const view = clipView(text);
+      const clipped = view === text && window.truncated ? `${text}\n${CLIPPED_NOTE}` : view;
+      return `Here's the result of running \`cat -n\` on ${shown}:\n${clipped}\n`;
+    }
+
+    const count = lineCount(path, shown);
+    if (viewRange === undefined) return viewLines(path, shown, 1, count);
     if (!Array.isArray(viewRange) || viewRange.length !== 2) {
       throw fail('INVALID_INPUT', 'Invalid `view_range`. It should be a list of two integers.');
     }
     const [first, last] = /** @type {[number, number]} */ (viewRange);
-    const count = lines.length;
     const range = pyList(viewRange);
     if (first < 1 || first > count) {
       throw fail(
@@ -159,7 +201,7 @@ function textEditorTool(ws) {
         `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be larger or equal than its first \`${first}\``,
       );
     }
-    return catOutput(lines.slice(first - 1, last === -1 ? count : last), shown, first);
+    return viewLines(path, shown, first, last === -1 ? count : last);
   }
 
   /**

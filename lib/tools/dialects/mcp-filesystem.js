@@ -13,7 +13,7 @@
 
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
-const { changed, fail, MAX_CONTENT } = require('../toolset.js');
+const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { GlobMatcher, LineIndex, twoFilesPatch } = require('../../native/load.js');
 const { walk } = require('./listing.js');
 const { quoted } = require('./text.js');
@@ -63,8 +63,22 @@ function formatSize(bytes) {
   return `${(bytes / 1024 ** unit).toFixed(2)} ${units[unit]}`;
 }
 
-/** Longest path read_multiple_files repeats before a file's text or error. */
+/** Longest path read_multiple_files repeats before a file's text or error, or a success message echoes. */
 const MAX_SHOWN_PATH = 1024;
+
+/**
+ * A path as an answer repeats it: at most MAX_SHOWN_PATH characters.
+ * @param {string} requested
+ */
+const shownPath = (requested) =>
+  requested.length > MAX_SHOWN_PATH ? `${requested.slice(0, MAX_SHOWN_PATH)}…` : requested;
+
+/**
+ * The note ending a listing cut at the answer size.
+ * @param {number} left entries not shown
+ * @param {string} how what to ask for instead
+ */
+const leftOutNote = (left, how) => `[${left} more entries not shown: the answer is full; ${how}]`;
 
 /** Most bytes of the diff edit_file answers with; a longer one is cut after whole lines. */
 const MAX_DIFF_BYTES = 64 * 1024;
@@ -151,7 +165,7 @@ function filesystemTools(ws) {
         parts.push(`[${paths.length - i} more files not read: the answer is full; read them in another call]`);
         break;
       }
-      const shown = requested.length > MAX_SHOWN_PATH ? `${requested.slice(0, MAX_SHOWN_PATH)}…` : requested;
+      const shown = shownPath(requested);
       let part;
       try {
         const bytes = readFileBytes(validate(requested));
@@ -179,17 +193,29 @@ function filesystemTools(ws) {
     const abs = validate(args.path);
     if (args.head && args.tail)
       throw fail('INVALID_INPUT', 'Cannot specify both head and tail parameters simultaneously');
-    const text = readFileText(abs);
+    if (!args.head && !args.tail) return readFileText(abs);
+    if (kindOf(abs) !== 'file') readFileBytes(abs); // the file's own failures (missing, a folder)
+    // Only the lines shown are read out of the file, at most the answer's size of them.
     if (args.tail) {
-      if (text === '') return '';
-      return text.replace(/\r\n/g, '\n').split('\n').slice(-Math.ceil(args.tail)).join('\n');
+      // The server counts the empty piece after a final newline as a line when tailing.
+      const { totalLines, finalNewline: endsWithNewline } = ws.readLines(abs, 1, null, { maxBytes: 0 });
+      if (totalLines === 0) return '';
+      const count = Math.ceil(args.tail) - (endsWithNewline ? 1 : 0);
+      if (count <= 0) return '';
+      const from = Math.max(1, totalLines - count + 1);
+      const r = ws.readLines(abs, from, totalLines, { maxBytes: MAX_CONTENT, keep: 'last' });
+      const note = !r.truncated
+        ? ''
+        : r.lineCut
+          ? `[only the first ${MAX_CONTENT} bytes of line ${r.start} fit in the answer]\n`
+          : `[${r.start - from} earlier lines not shown: the answer is full; ask for a shorter tail]\n`;
+      return `${note}${r.lines.join('\n')}${endsWithNewline ? '\n' : ''}`;
     }
-    if (args.head) {
-      const lines = text.split('\n');
-      if (text.endsWith('\n')) lines.pop();
-      return lines.slice(0, Math.ceil(args.head)).join('\n');
-    }
-    return text;
+    const count = Math.ceil(/** @type {number} */ (args.head));
+    if (count <= 0) return '';
+    const r = ws.readLines(abs, 1, count, { maxBytes: MAX_CONTENT });
+    const note = r.truncated ? `\n[cut off after line ${r.end}: the answer is full; ask for fewer lines]` : '';
+    return `${r.lines.join('\n')}${note}`;
   }
 
   /**
@@ -246,16 +272,35 @@ function filesystemTools(ws) {
     // The server's rule for directory_tree: a pattern without `*` also matches the entry's
     // name anywhere and everything below it.
     const excluded = new GlobMatcher(excludePatterns, true);
-    /** @typedef {{ name: string, type: 'file' | 'directory', children?: TreeEntry[] }} TreeEntry */
+    /** @typedef {{ name: string, type: 'file' | 'directory' | 'truncated', children?: TreeEntry[] }} TreeEntry */
     /** @type {TreeEntry[]} */
     const root = [];
     /** @type {Map<string, TreeEntry[]>} */
     const childrenOf = new Map([['', root]]);
+    // The tree is built within the answer's size: each entry is charged what it adds to the
+    // indented JSON (a little more), and once the budget is spent the rest is only counted.
+    let room = MAX_CONTENT - 256;
+    let left = 0;
+    /** @type {string | null} */
+    let skippedBelow = null;
     for (const entry of walk(ws, abs)) {
+      if (skippedBelow !== null && entry.rel.startsWith(skippedBelow)) continue;
+      skippedBelow = null;
+      // A folder left out takes its contents with it.
+      if (excluded.isMatch(entry.rel)) {
+        if (entry.kind === 'dir') skippedBelow = `${entry.rel}/`;
+        continue;
+      }
       const parent = entry.rel.includes('/') ? entry.rel.slice(0, entry.rel.lastIndexOf('/')) : '';
       const siblings = childrenOf.get(parent);
-      // A folder left out takes its contents with it.
-      if (!siblings || excluded.isMatch(entry.rel)) continue;
+      const indent = 4 * entry.depth;
+      const cost = 6 * indent + 64 + Buffer.byteLength(JSON.stringify(entry.name));
+      if (!siblings || cost > room) {
+        left += 1;
+        room = -1;
+        continue;
+      }
+      room -= cost;
       /** @type {TreeEntry} */
       const node = { name: entry.name, type: entry.kind === 'dir' ? 'directory' : 'file' };
       if (entry.kind === 'dir') {
@@ -263,6 +308,12 @@ function filesystemTools(ws) {
         childrenOf.set(entry.rel, node.children);
       }
       siblings.push(node);
+    }
+    if (left > 0) {
+      root.push({
+        name: leftOutNote(left, 'show a sub-folder or leave folders out with excludePatterns'),
+        type: 'truncated',
+      });
     }
     return root;
   }
@@ -276,8 +327,7 @@ function filesystemTools(ws) {
     requireDir(abs, 'scandir');
     const match = new GlobMatcher([args.pattern]);
     const excluded = new GlobMatcher(args.excludePatterns ?? []);
-    /** @type {string[]} */
-    const results = [];
+    const results = new BoundedLines();
     // A folder left out takes its contents with it; the walk lists them right after it, so one
     // prefix is enough and each entry is looked at once.
     /** @type {string | null} */
@@ -289,9 +339,11 @@ function filesystemTools(ws) {
         if (entry.kind === 'dir') skippedBelow = `${entry.rel}/`;
         continue;
       }
-      if (match.isMatch(entry.rel)) results.push(path.join(abs, entry.rel));
+      if (match.isMatch(entry.rel)) results.add(path.join(abs, entry.rel));
     }
-    return results.length > 0 ? results.join('\n') : 'No matches found';
+    if (results.lines.length === 0) return 'No matches found';
+    const note = results.full ? `\n${leftOutNote(results.left, 'narrow the pattern or the path')}` : '';
+    return `${results.text()}${note}`;
   }
 
   /**
@@ -304,12 +356,13 @@ function filesystemTools(ws) {
     const rename = `'${from}' -> '${to}'`;
     const kind = kindOf(from);
     if (kind === null) throw fsError('ENOENT', 'rename', rename);
-    if (from === to) return changed(`Successfully moved ${args.source} to ${args.destination}`, null);
+    const moved = `Successfully moved ${shownPath(args.source)} to ${shownPath(args.destination)}`;
+    if (from === to) return changed(moved, null);
     if (kindOf(to) !== null) throw fsError('EEXIST', 'rename', rename);
     if (kindOf(path.dirname(to)) !== 'dir') throw fsError('ENOTDIR', 'rename', rename);
     if (to.startsWith(`${from}/`) || from === '/') throw fsError('EINVAL', 'rename', rename);
     const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return changed(`Successfully moved ${args.source} to ${args.destination}`, historyId);
+    return changed(moved, historyId);
   }
 
   /**
@@ -410,7 +463,7 @@ function filesystemTools(ws) {
         const kind = kindOf(abs);
         if (kind === 'dir') throw fsError('EISDIR', 'open', `'${abs}'`);
         if (kind === null && kindOf(path.dirname(abs)) !== 'dir') throw fsError('ENOTDIR', 'open', `'${abs}'`);
-        return changed(`Successfully wrote to ${args.path}`, ws.writeFile(abs, args.content));
+        return changed(`Successfully wrote to ${shownPath(args.path)}`, ws.writeFile(abs, args.content));
       },
     },
     {
@@ -456,7 +509,7 @@ function filesystemTools(ws) {
         for (let at = abs; at !== '/'; at = path.dirname(at)) {
           if (kindOf(at) === 'file') throw fsError(at === abs ? 'EEXIST' : 'ENOTDIR', 'mkdir', `'${abs}'`);
         }
-        return changed(`Successfully created directory ${args.path}`, ws.mkdir(abs, { recursive: true }));
+        return changed(`Successfully created directory ${shownPath(args.path)}`, ws.mkdir(abs, { recursive: true }));
       },
     },
     {
@@ -470,9 +523,10 @@ function filesystemTools(ws) {
       handler(args) {
         const abs = validate(args.path);
         requireDir(abs, 'scandir');
-        return walk(ws, abs, 1)
-          .map((e) => `${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name}`)
-          .join('\n');
+        const listing = new BoundedLines();
+        for (const e of walk(ws, abs, 1)) listing.add(`${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name}`);
+        const note = listing.full ? `\n${leftOutNote(listing.left, 'list a sub-folder or use search_files')}` : '';
+        return `${listing.text()}${note}`;
       },
     },
     {
@@ -503,11 +557,18 @@ function filesystemTools(ws) {
           args.sortBy === 'size' ? b.size - a.size : a.name.localeCompare(b.name),
         );
         const files = entries.filter((e) => e.kind === 'file');
+        const listing = new BoundedLines(MAX_CONTENT - 1024);
+        for (const e of sorted) {
+          if (listing.full) {
+            listing.left += 1;
+            continue;
+          }
+          const size = e.kind === 'dir' ? '' : formatSize(e.size).padStart(10);
+          listing.add(`${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name.padEnd(30)} ${size}`);
+        }
         return [
-          ...sorted.map(
-            (e) =>
-              `${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name.padEnd(30)} ${e.kind === 'dir' ? '' : formatSize(e.size).padStart(10)}`,
-          ),
+          ...listing.lines,
+          ...(listing.full ? [leftOutNote(listing.left, 'list a sub-folder or use search_files')] : []),
           '',
           `Total: ${files.length} files, ${entries.length - files.length} directories`,
           `Combined size: ${formatSize(files.reduce((sum, e) => sum + e.size, 0))}`,
@@ -518,8 +579,9 @@ function filesystemTools(ws) {
       name: 'directory_tree',
       description:
         "A recursive view of a directory as JSON: each entry has 'name' and 'type' ('file' or 'directory'), " +
-        "and directories have a 'children' array (possibly empty). Indented with 2 spaces. Only works within " +
-        'allowed directories.',
+        "and directories have a 'children' array (possibly empty). Indented with 2 spaces. A tree too large " +
+        "for one answer ends with an entry of type 'truncated' whose name says how many entries were left " +
+        'out. Only works within allowed directories.',
       inputSchema: {
         type: 'object',
         properties: {

@@ -28,6 +28,24 @@ function catN(lines, first) {
   return lines.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join('\n');
 }
 
+/**
+ * Lines `first..last` of a file (1-based, inclusive, clamped) read natively with at most
+ * `maxBytes` of line text, so only what an answer can show crosses from the file. Invalid UTF-8
+ * is a NOT_TEXT failure, as reading the whole text would be.
+ * @param {import('../../index.js').ZipWorkspace} ws
+ * @param {string} path
+ * @param {number} first
+ * @param {number} last
+ * @param {number} maxBytes
+ * @returns {{ lines: string[], truncated: boolean }}
+ */
+function readLineWindow(ws, path, first, last, maxBytes) {
+  if (last < first) return { lines: [], truncated: false };
+  const r = ws.readLines(path, first, last, { maxBytes });
+  if (r.lines.some((l) => l.includes('\uFFFD'))) ws.readText(path);
+  return { lines: r.lines, truncated: r.truncated };
+}
+
 /** Most occurrences whose lines an AMBIGUOUS_MATCH failure lists. */
 const LISTED_OCCURRENCES = 100;
 
@@ -109,6 +127,7 @@ function insertAfterLine(text, insertLine, insertText) {
 
 module.exports = {
   quoted,
+  readLineWindow,
   linesOf,
   catN,
   lineEnding,
