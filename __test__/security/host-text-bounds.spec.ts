@@ -225,6 +225,30 @@ describe('patch context is matched in linear time', () => {
     expect(m.ms).toBeLessThan(2_000);
   });
 
+  it('a section whose context is a whole 4 MB file applies (the patched file is not built by spreading lines)', async () => {
+    for (const [line, count] of [
+      ['same line', 420_000],
+      ['', 2_000_000],
+    ] as const) {
+      const ws = new ZipWorkspace();
+      const file = `${line}\n`.repeat(count);
+      ws.writeFile('f.txt', `${file}last\n`);
+      const { dispatch } = editorTools(ws, { dialect: 'openai-apply-patch' });
+      const context = file.replace(/^/gm, ' ').replace(/ $/, '');
+      const started = performance.now();
+      const r = await dispatch('apply_patch', {
+        operation: { type: 'update_file', path: 'f.txt', diff: `@@\n${context}-last\n+changed\n` },
+      });
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(r).toMatchObject({ ok: true });
+      expect(ws.readText('f.txt').endsWith(`${line}\nchanged\n`)).toBe(true);
+      const next = await dispatch('apply_patch', {
+        operation: { type: 'update_file', path: 'f.txt', diff: '@@\n-changed\n+again\n*** End of File' },
+      });
+      expect(next.ok).toBe(true);
+    }
+  });
+
   it('many sections that only match leniently cost linear time, and the V4A fallbacks still hold', async () => {
     const ws = new ZipWorkspace();
     const lines = Array.from({ length: 20_000 }, (_, i) => `  v${i}  `);

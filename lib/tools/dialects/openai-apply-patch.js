@@ -197,14 +197,16 @@ function updatedContent(path, text, diff) {
     cursor = matchAt + expected.length;
   }
   // Apply the changes from the top; they cannot overlap, as each section starts past the last.
+  // Copied line by line: spreading a slice of a large file into push() overflows the stack.
   /** @type {string[]} */
   const out = [];
   let from = 0;
   for (const change of changes) {
-    out.push(...lines.slice(from, change.at), ...change.added);
+    for (let i = from; i < change.at; i++) out.push(lines[i]);
+    for (const line of change.added) out.push(line);
     from = change.at + change.removed.length;
   }
-  out.push(...lines.slice(from));
+  for (let i = from; i < lines.length; i++) out.push(lines[i]);
   return out.join(eol);
 }
 
