@@ -212,6 +212,23 @@ describe('success messages quote what the model sent at a bounded length', () =>
   });
 });
 
+describe('a search query longer than the lines it is matched against', () => {
+  it.each([
+    ['spanning lines', 'a\n'.repeat(800_000)],
+    ['on one line', 'a'.repeat(1_000_000)],
+  ])('%s: no per-line cost in its length, a short answer, then the next search works', async (_what, query) => {
+    const ws = new ZipWorkspace();
+    ws.writeFile('big.txt', 'a\n'.repeat(1 << 18));
+    const tools = workspaceTools(ws);
+    const cost = await measure(() => tools.dispatch('fs_search', { query }));
+    expect(cost.ms).toBeLessThan(2000);
+    expect(cost.value.ok).toBe(true);
+    expect(cost.value.content).toMatch(/^no matches for "a.*… \(\d+ characters\) in ~\/ \(1 text files searched\)$/s);
+    expect(bytes(cost.value.content)).toBeLessThan(1024);
+    expect((await tools.dispatch('fs_search', { query: 'a', maxResults: 1 })).content).toMatch(/^~\/big\.txt:1:1: a/);
+  });
+});
+
 describe('component state values are printed with a budget', () => {
   /** One array held 200 times at each of `depth` levels: a few objects, 200^depth when expanded. */
   function shared(depth: number): unknown {

@@ -398,7 +398,12 @@ const handlers = {
     // The answer's byte budget is the tool result's size: hits and context past it are never built.
     const r = ws.search(query, { path, context, maxResults, maxBytes: SEARCH_ANSWER_BYTES });
     if (r.matches.length === 0) {
-      return `no matches for ${JSON.stringify(query)} in ${NativeWorkspace.displayPath(path)} (${r.filesSearched} text files searched)`;
+      // The query is quoted short: it may be megabytes long.
+      const shown =
+        query.length > 200
+          ? `${JSON.stringify(query.slice(0, 200))}… (${query.length} characters)`
+          : JSON.stringify(query);
+      return `no matches for ${shown} in ${NativeWorkspace.displayPath(path)} (${r.filesSearched} text files searched)`;
     }
     const blocks = r.matches.map((m) => {
       const p = NativeWorkspace.displayPath(m.path);

@@ -532,6 +532,11 @@ pub fn search_text(
     if query.is_empty() {
         return true;
     }
+    // Hits are found within a line, so a query spanning lines has none (and each `find` would
+    // first prepare a searcher over the whole query: quadratic over many short lines).
+    if query.contains('\n') {
+        return true;
+    }
     let text = String::from_utf8_lossy(data);
     if !text.contains(query) {
         return true;
@@ -550,7 +555,14 @@ pub fn search_text(
         while waiting.front().is_some_and(|&(_, left)| left == 0) {
             waiting.pop_front();
         }
-        if let Some(byte_col) = line.find(query) {
+        // A line shorter than the query cannot hold it; checking first keeps the cost of
+        // preparing each search within the line's own length.
+        let found = if line.len() < query.len() {
+            None
+        } else {
+            line.find(query)
+        };
+        if let Some(byte_col) = found {
             if result.matches.len() >= max_results {
                 result.truncated = true;
                 return false;
@@ -1340,6 +1352,22 @@ mod tests {
         let r = search("a\r\nneedle\r\n", "needle", 1, 10);
         assert_eq!(r.matches[0].before, vec!["a"]);
         assert_eq!(r.matches[0].line_text, "needle");
+    }
+
+    #[test]
+    fn search_queries_longer_than_lines_or_spanning_them_find_nothing_quickly() {
+        // A query spanning lines never matches within one; the file still counts as searched.
+        let text = "a\n".repeat(200_000);
+        let query = "a\n".repeat(100_000);
+        let started = std::time::Instant::now();
+        let r = search(&text, &query, 0, 10);
+        assert!(r.matches.is_empty());
+        assert_eq!(r.files_searched, 1);
+        let r = search(&text, &"a".repeat(100_000), 0, 10);
+        assert!(r.matches.is_empty());
+        assert!(started.elapsed().as_secs() < 2, "{:?}", started.elapsed());
+        let r = search("short\nthe needle here\n", "needle", 0, 10);
+        assert_eq!(r.matches[0].line_text, "the needle here");
     }
 
     #[test]
