@@ -94,9 +94,29 @@ describe('write-only logs are replayed with bounds and never make executeScript 
     );
   });
 
-  it('more writes than a log keeps', async () => {
-    await expectWriteRefused('for (let i = 0; i < 100001; i++) record_state.sent = i;', /at most 100000 writes/);
+  it('more whole-state assignments than a log keeps', async () => {
+    await expectWriteRefused('for (let i = 0; i < 100001; i++) record_state = { sent: i };', /at most 100000 writes/);
   });
+
+  for (const [what, script] of [
+    ['key writes', 'for (let i = 0; i < 262144; i++) list_state[i] = i;'],
+    ['deletes', 'for (let i = 0; i < 100001; i++) delete record_state.sent;'],
+    ['defineProperty', 'for (let i = 0; i < 100001; i++) Object.defineProperty(record_state, "sent", { value: i });'],
+  ]) {
+    it(`more ${what} than a log keeps stop the script at the write past the cap, naming the state`, async () => {
+      const c = new Outbox();
+      const { value: r, ms } = await measured(() => c.executeScript(script));
+      expect(r.success).toBe(false);
+      expect(r.error).toMatchObject({ code: 'EVAL_ERROR', name: 'RangeError', line: 1 });
+      expect(r.error?.message).toMatch(/^(list|record)_state: more than 100000 writes in one script/);
+      expect(ms).toBeLessThan(5000);
+      await settle();
+      expect([...c.list]).toEqual([1, 2, 3]);
+      expect({ ...c.record }).toEqual({ sent: 0 });
+      expect(c.notified).toBe(0);
+      expect((await c.executeScript('record_state.sent = 1;')).success).toBe(true);
+    });
+  }
 
   for (const [name, script, message] of [
     ['a negative length', 'list_state.length = -1;', /length must be a whole number/],

@@ -532,7 +532,7 @@ async function executeOnStates(entries, utilities, limitations, script, options 
   /** @type {RunResult} */
   const ran = await run(wrapped.source, {
     mode: 'script',
-    data: { [SPEC_GLOBAL]: { ...byPermission, values } },
+    data: { [SPEC_GLOBAL]: { ...byPermission, values, maxWrites: WRITE_LIMITS.entries } },
     globals,
     limits: runLimits(limitations),
     filename: FILENAME,

@@ -80,6 +80,15 @@ function componentPrelude(expectedLength, script) {
       if (typeof key === 'symbol') throw new TypeError(`${name}: cannot ${what} a symbol-keyed property`);
       return key;
     };
+    /* The host keeps at most spec.maxWrites writes per state; stopping the script at the next
+       one names the state, where a longer log would only fail later, in the copy out. */
+    const record = (entry) => {
+      if (log.length >= spec.maxWrites)
+        throw new RangeError(
+          `${name}: more than ${spec.maxWrites} writes in one script; write the whole value at once`,
+        );
+      log.push(entry);
+    };
     return new Proxy(
       {},
       {
@@ -99,16 +108,16 @@ function componentPrelude(expectedLength, script) {
           throw writeOnly(name, name, 'read the prototype of');
         },
         set(_target, key, value) {
-          log.push(['set', keyOf(key, 'set'), value]);
+          record(['set', keyOf(key, 'set'), value]);
           return true;
         },
         deleteProperty(_target, key) {
-          log.push(['delete', keyOf(key, 'delete')]);
+          record(['delete', keyOf(key, 'delete')]);
           return true;
         },
         defineProperty(_target, key, desc) {
           if (!('value' in desc)) throw new TypeError(`${name}: cannot define an accessor at ${child(key)}`);
-          log.push(['set', keyOf(key, 'define'), desc.value]);
+          record(['set', keyOf(key, 'define'), desc.value]);
           return true;
         },
         setPrototypeOf() {
