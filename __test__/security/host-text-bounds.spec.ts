@@ -2,52 +2,15 @@
 // string matching) is linear in that input and builds capped answers: each reproducer runs in a
 // child process started with --expose-gc, which reports the call's wall time and how far its
 // peak RSS rose above the collected heap before the call.
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../lib/index.js';
 import { GlobMatcher, LineIndex } from '../../lib/native/load.js';
 import { editorTools } from '../../lib/tools/dialects/index.js';
+import { measureInChild } from '../helpers.js';
 
-const ROOT = path.resolve(__dirname, '../..');
 const MB = 2 ** 20;
 
-interface Measured {
-  ms: number;
-  /** Peak RSS growth during the call, in MiB. */
-  grew: number;
-  result: any;
-}
-
-/**
- * Runs `body` (the source of an async function body that prepares the scenario and returns the
- * call to measure) in a child process; `q` is quickrealm, `editorTools` and `ws` (an empty
- * workspace) are in scope.
- */
-function measure(body: string): Measured {
-  const script = `
-    const q = require(${JSON.stringify(path.join(ROOT, 'lib/index.js'))});
-    const { editorTools } = require(${JSON.stringify(path.join(ROOT, 'lib/tools/dialects/index.js'))});
-    (async () => {
-      const ws = new q.ZipWorkspace();
-      const act = await (async () => { ${body} })();
-      global.gc();
-      const rss0 = process.memoryUsage().rss;
-      const t0 = performance.now();
-      const result = await act();
-      const ms = performance.now() - t0;
-      const grew = (process.resourceUsage().maxRSS * 1024 - rss0) / ${MB};
-      process.stdout.write(JSON.stringify({ ms, grew, result }));
-    })().catch((e) => { process.stdout.write(JSON.stringify({ error: String((e && e.stack) || e) })); });`;
-  const out = execFileSync(process.execPath, ['--expose-gc', '-e', script], {
-    encoding: 'utf8',
-    timeout: 60_000,
-    maxBuffer: 64 * MB,
-  });
-  const parsed = JSON.parse(out);
-  if (parsed.error) throw new Error(parsed.error);
-  return parsed;
-}
+const measure = measureInChild;
 
 /** A 4 MB file whose every line holds the query. */
 const BIG_FILE = "ws.writeFile('big.txt', `${'a'.repeat(99)}\\n`.repeat(40_000));";
