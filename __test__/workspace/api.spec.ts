@@ -137,7 +137,16 @@ describe('lines', () => {
   it('readLines is 1-based and inclusive, end clamped, defaults to the whole file', () => {
     const ws = new ZipWorkspace();
     ws.writeFile('f.txt', 'one\ntwo\nthree\nfour\n');
-    expect(ws.readLines('f.txt', 2, 3)).toEqual({ start: 2, end: 3, totalLines: 4, lines: ['two', 'three'] });
+    expect(ws.readLines('f.txt', 2, 3)).toEqual({
+      start: 2,
+      end: 3,
+      totalLines: 4,
+      lines: ['two', 'three'],
+      truncated: false,
+      lineCut: false,
+      finalNewline: true,
+    });
+    expect(ws.readLines('f.txt', 1, 4, { maxBytes: 8 })).toMatchObject({ lines: ['one', 'two'], truncated: true });
     expect(ws.readLines('f.txt', 3, 99).lines).toEqual(['three', 'four']);
     expect(ws.readLines('f.txt').lines).toEqual(['one', 'two', 'three', 'four']);
     expect(ws.readLines('f.txt', 4).lines).toEqual(['four']);
@@ -148,7 +157,13 @@ describe('lines', () => {
     expect(thrownCode(() => ws.readLines('f.txt', -1, 2))).toBe('INVALID_INPUT');
     expect(thrownCode(() => ws.readLines('dir-missing/f', 1, 2))).toBe('NOT_FOUND');
     ws.writeFile('empty', '');
-    expect(ws.readLines('empty', 1, 10)).toEqual({ start: 1, end: 0, totalLines: 0, lines: [] });
+    expect(ws.readLines('empty', 1, 10)).toMatchObject({
+      start: 1,
+      end: 0,
+      totalLines: 0,
+      lines: [],
+      truncated: false,
+    });
   });
 
   it('patchLines replaces, inserts, appends and deletes', () => {
