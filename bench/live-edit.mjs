@@ -117,6 +117,7 @@ async function child(argv) {
     object: o.object ?? 'fresh',
     lockdown: o.lockdown ?? 'no',
     prime: o.prime ?? 'no',
+    pool: o.pool,
   };
   // SES as its documentation shows it: lockdown() with its defaults.
   const lockdownOptions = o.taming === 'bench'
@@ -139,6 +140,8 @@ async function child(argv) {
     if (c.lockdown === 'before') await sesOp(lockdownOptions);
     // The thread's template realm built by a plain run, so that the first op is the first live run alone.
     if (c.prime === 'plain') qr.runSync('return 0');
+    // No realms prepared ahead by a background thread.
+    if (c.pool !== undefined) await qr.configure({ poolSize: Number(c.pool) });
     op = quickrealmOp(qr);
   }
   // V8's collections (their pauses on this thread) while the ops run.
@@ -188,6 +191,7 @@ function scenarios(debugPath) {
     ['… timed as one batch (mean)', { ...user, timing: 'batch' }],
     ["… timed as `npm run bench` does (warm-up, median of batch means)", { ...user, timing: 'bench' }],
     ['… one host object reused by every op', { ...user, object: 'reused' }],
+    ['… no realm pool (`configure({ poolSize: 0 })`)', { ...user, pool: 0 }],
     ['… after SES lockdown() in the same process', { ...user, lockdown: 'before' }],
     ["… with the bench's flags (--no-node-snapshot --expose-gc)", { ...user, flags: BENCH_FLAGS }],
     ['SES, as a user times it (cold, op by op, fresh object)', { ...user, engine: 'ses' }],
@@ -206,7 +210,7 @@ function scenarios(debugPath) {
 function runScenario(s, ops) {
   const flags = s.flags ?? [];
   const args = [...flags, fileURLToPath(import.meta.url), '--child', `--ops=${ops}`];
-  for (const k of ['engine', 'warm', 'timing', 'object', 'lockdown', 'taming', 'prime']) {
+  for (const k of ['engine', 'warm', 'timing', 'object', 'lockdown', 'taming', 'prime', 'pool']) {
     if (s[k] !== undefined) args.push(`--${k}=${s[k]}`);
   }
   const env = { ...process.env };
