@@ -46,16 +46,21 @@ function worldFor(gate, work, turn) {
         return work().readText(text(path));
       }),
     /** @param {string} path @param {string | Uint8Array} data */
-    write: (path, data) =>
-      gate.world('world.write', [path, data], (fresh) => {
-        const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data?.length;
-        if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
-          throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
-        }
-        gate.spendBytes(bytes ?? 0, fresh);
-        work().writeFile(text(path), data);
-        return bytes;
-      }),
+    write: (path, data) => {
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data instanceof Uint8Array ? data.length : 0;
+      return gate.world(
+        'world.write',
+        [path, data],
+        () => {
+          if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+            throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
+          }
+          work().writeFile(text(path), data);
+          return bytes;
+        },
+        bytes,
+      );
+    },
     /** @param {string} [glob] */
     list: (glob) => gate.world('world.list', [glob ?? '**/*'], () => work().glob(glob ?? '**/*')),
     /** @param {string} query @param {object} [options] */
@@ -97,7 +102,7 @@ function worldFor(gate, work, turn) {
       }),
     /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] (the result less its timings and history id) */
     exec: (entry, options) =>
-      gate.world('world.exec', [entry, options], async (fresh) => {
+      gate.world('world.exec', [entry, options], async () => {
         const before = work().fork();
         const { argv, env } = options ?? {};
         // Counted when the gate lets the call run, in call order: the same on a re-run.
@@ -109,13 +114,16 @@ function worldFor(gate, work, turn) {
           signal: gate.turnEnd.signal,
           deterministic: { seed, now: turn.now },
         });
-        let written = 0;
-        for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
-        gate.recordBytes(written, fresh);
+        // Counted where the bytes are when the result says; otherwise summed over the changes.
+        let written = /** @type {{ bytesWritten?: number }} */ (result).bytesWritten;
+        if (written === undefined) {
+          written = 0;
+          for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
+        }
         // The ws.exec result, less the history entry id: that entry is in the turn's working
         // copy, not in the world.
         const { historyId: _inWorkingCopy, stats: _timings, ...rest } = result;
-        return { ...rest, error: result.error ?? null };
+        return { value: { ...rest, error: result.error ?? null }, bytesWritten: written };
       }),
   };
 }
