@@ -4,8 +4,8 @@
 //! working copies ([`turn`]) and the snapshot container ([`snapshot`]). Conversion only.
 //! Failures are thrown as errors whose `code` is the session code.
 
-mod snapshot;
-mod turn;
+pub mod snapshot;
+pub mod turn;
 
 use std::collections::HashMap;
 
