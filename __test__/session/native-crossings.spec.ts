@@ -2,6 +2,7 @@
 // is counted with the bytes it moves (see __test__/helpers/native-calls.ts). The gate lives in
 // Rust (one crossing before and one after each call), the turn's copies are made and compared
 // natively, and a snapshot moves the world across once.
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { countNativeCalls, type NativeCallCounts } from '../helpers/native-calls.js';
@@ -79,6 +80,20 @@ describe('native crossings of a session turn', () => {
     // working copy, while `world.write` is a host function.)
     expect(c.bytesOut).toBeLessThanOrEqual(64 * 1024);
     expect(c.bytesIn).toBeLessThanOrEqual((1 << 20) + 64 * 1024);
+  });
+
+  it('world.fingerprint hashes where the files are: no file crosses', async () => {
+    const ws = new lib.ZipWorkspace();
+    const big = 'y'.repeat(1 << 20);
+    ws.writeFile('big.txt', big);
+    const session = new lib.Session({ workspace: ws });
+    const c = await measure(async () => {
+      const turn = await session.executeTurn('return world.fingerprint()');
+      const expected = createHash('sha256').update('big.txt\0').update(big).update('\0').digest('hex');
+      expect(turn.outcome).toEqual({ tag: 'ok', value: expected });
+    });
+    report('fingerprint turn', c);
+    expect(c.bytesIn + c.bytesOut).toBeLessThanOrEqual(64 * 1024);
   });
 
   it('snapshot() moves the world across once, and restore likewise', async () => {

@@ -335,6 +335,12 @@ export interface BudgetFigures {
 /** What a budget limits, as JavaScript names it. */
 export type BudgetName = 'turns' | 'wallMs' | 'hostCalls' | 'bytesWritten' | 'tokens' | 'cost'
 
+/**
+ * Bytes of the files `work` holds that differ from `before` (what a program run wrote), counted
+ * where the files are.
+ */
+export declare function bytesWrittenSince(work: ZipWorkspace, before: ZipWorkspace): number
+
 /** A diff cut at a byte limit. */
 export interface CappedText {
   text: string
@@ -392,6 +398,12 @@ export interface ExecStats {
   /** Interpreter steps the program took (see `limits.steps`). */
   steps: number
 }
+
+/**
+ * The SHA-256 (hex) of the files of `work` matching `glob`, in path order: each path, a NUL,
+ * its bytes, a NUL. Read rules apply as to every read.
+ */
+export declare function fingerprint(work: ZipWorkspace, glob: string): string
 
 /** The gate's answer for one call. */
 export interface GateAdmission {

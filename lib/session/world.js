@@ -5,6 +5,7 @@
 // charged, the call audited and (for host operations) journalled.
 
 const { createHash } = require('node:crypto');
+const binding = require('../native/load.js');
 
 /**
  * @param {string} path
@@ -94,11 +95,10 @@ function worldFor(gate, work, turn) {
     /** @param {string} [glob] */
     fingerprint: (glob) =>
       gate.world('world.fingerprint', [glob ?? '**/*'], () => {
-        const hash = createHash('sha256');
-        for (const path of work().glob(glob ?? '**/*')) {
-          hash.update(path).update('\0').update(work().readFile(path)).update('\0');
-        }
-        return hash.digest('hex');
+        // A pattern that is not a string is refused as `list` refuses it.
+        if (glob !== undefined && typeof glob !== 'string') return work().glob(glob);
+        // Hashed natively: no file crosses into JavaScript.
+        return binding.fingerprint(/** @type {any} */ (work()), glob ?? '**/*');
       }),
     /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] (the result less its timings and history id) */
     exec: (entry, options) =>
@@ -115,11 +115,9 @@ function worldFor(gate, work, turn) {
           deterministic: { seed, now: turn.now },
         });
         // Counted where the bytes are when the result says; otherwise summed over the changes.
-        let written = /** @type {{ bytesWritten?: number }} */ (result).bytesWritten;
-        if (written === undefined) {
-          written = 0;
-          for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
-        }
+        const written =
+          /** @type {{ bytesWritten?: number }} */ (result).bytesWritten ??
+          binding.bytesWrittenSince(/** @type {any} */ (work()), /** @type {any} */ (before));
         // The ws.exec result, less the history entry id: that entry is in the turn's working
         // copy, not in the world.
         const { historyId: _inWorkingCopy, stats: _timings, ...rest } = result;

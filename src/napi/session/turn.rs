@@ -1,7 +1,9 @@
-//! The working copies of a session turn, made and compared where the files are.
+//! The working copies of a session turn, made, compared, counted and fingerprinted where the
+//! files are.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use sha2::{Digest, Sha256};
 
 use crate::napi::workspace::{run, ZipWorkspace};
 use crate::workspace::PathRulesSpec;
@@ -50,4 +52,40 @@ pub fn has_changes_since(work: &ZipWorkspace, origin: &ZipWorkspace) -> bool {
     }
     let (work, origin) = (work.ws(), origin.ws());
     !work.changes_since(&origin).is_empty()
+}
+
+/// Bytes of the files `work` holds that differ from `before` (what a program run wrote), counted
+/// where the files are.
+#[napi(js_name = "bytesWrittenSince", catch_unwind)]
+pub fn bytes_written_since(work: &ZipWorkspace, before: &ZipWorkspace) -> f64 {
+    if std::ptr::eq(work, before) {
+        return 0.0;
+    }
+    let (work, before) = (work.ws(), before.ws());
+    work.changes_since(&before)
+        .iter()
+        .filter_map(|c| c.after.as_ref())
+        .map(|c| c.size() as f64)
+        .sum()
+}
+
+/// The SHA-256 (hex) of the files of `work` matching `glob`, in path order: each path, a NUL,
+/// its bytes, a NUL. Read rules apply as to every read.
+#[napi(catch_unwind)]
+pub fn fingerprint(env: Env, work: &ZipWorkspace, glob: String) -> Result<String> {
+    run(env, |_| {
+        let ws = work.ws();
+        let mut hash = Sha256::new();
+        for path in ws.glob(&glob)? {
+            hash.update(path.as_bytes());
+            hash.update([0u8]);
+            hash.update(ws.read_file(&path)?);
+            hash.update([0u8]);
+        }
+        Ok(hash
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect())
+    })
 }
