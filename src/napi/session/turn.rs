@@ -82,10 +82,6 @@ pub fn fingerprint(env: Env, work: &ZipWorkspace, glob: String) -> Result<String
             hash.update(ws.read_file(&path)?);
             hash.update([0u8]);
         }
-        Ok(hash
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect())
+        Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
     })
 }
