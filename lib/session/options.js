@@ -4,6 +4,7 @@
 // derives (its seed, an error outcome, budget figures).
 
 const { sessionError } = require('./errors.js');
+const { normalizePolicy } = require('./policy.js');
 
 const BUDGET_KINDS = /** @type {const} */ (['turns', 'wallMs', 'hostCalls', 'bytesWritten', 'tokens', 'cost']);
 const GUEST_NAMES = new Set(['world', 'env', 'needs', 'session']);
@@ -187,7 +188,45 @@ function errorOutcome(code, message) {
   return /** @type {TurnOutcome & { tag: 'error' }} */ ({ tag: 'error', code, message });
 }
 
+/** Operation calls one turn may make (each adds an audit entry and a journal entry). */
+const DEFAULT_CALLS_PER_TURN = 10_000;
+
+/**
+ * The options of `new Session(options)`, checked, with defaults filled in.
+ * @param {import('./index.js').SessionOptions} options
+ * @param {typeof import('../index.js').ZipWorkspace} ZipWorkspace
+ */
+function sessionOptions(options, ZipWorkspace) {
+  if (options === null || typeof options !== 'object')
+    throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
+  const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key))
+      throw sessionError('INVALID_INPUT', `unknown Session option '${key}' (expected: ${known.join(', ')})`, TypeError);
+  }
+  if (options.workspace !== undefined && !(options.workspace instanceof ZipWorkspace)) {
+    throw sessionError('INVALID_INPUT', 'workspace must be a ZipWorkspace', TypeError);
+  }
+  if (options.id !== undefined && (typeof options.id !== 'string' || !/^[\w.-]{1,128}$/.test(options.id))) {
+    throw sessionError('INVALID_INPUT', 'id must be 1 to 128 letters, digits, _, . or -', TypeError);
+  }
+  const id = options.id ?? `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+  const world = options.workspace ?? new ZipWorkspace();
+  const policy = normalizePolicy(options.policy);
+  const budget = normalizeBudget(options.budget);
+  const operations = normalizeOperations(options.operations);
+  const env = plainCopy(options.env ?? {}, 'env');
+  const snapshotKey = snapshotKeyOf(options.snapshotKey);
+  const callsPerTurn = options.callsPerTurn ?? DEFAULT_CALLS_PER_TURN;
+  if (!Number.isInteger(callsPerTurn) || callsPerTurn < 1) {
+    throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
+  }
+  return { id, world, policy, budget, operations, limits: options.limits, env, snapshotKey, callsPerTurn };
+}
+
 module.exports = {
+  sessionOptions,
+  DEFAULT_CALLS_PER_TURN,
   BUDGET_KINDS,
   normalizeOperations,
   normalizeBudget,

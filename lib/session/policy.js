@@ -165,6 +165,25 @@ function accessRulesOf(policy) {
 }
 
 /**
+ * The rules the native gate enforces: the operation lists, llmRules and executionRules (with
+ * the operations declared as making network calls).
+ * @param {import('./index.js').NormalizedPolicy} policy
+ * @param {Map<string, { network: boolean }>} operations
+ */
+function gatePolicy(policy, operations) {
+  const { llmRules, executionRules } = policy;
+  return {
+    allowedOperations: policy.allowedOperations ?? undefined,
+    deniedOperations: policy.deniedOperations,
+    allowComplete: llmRules.allowComplete,
+    maxTokensPerCall: llmRules.maxTokensPerCall ?? undefined,
+    allowExec: executionRules.allowExec,
+    allowNetworkCalls: executionRules.allowNetworkCalls,
+    networkOperations: [...operations].filter(([, op]) => op.network).map(([name]) => name),
+  };
+}
+
+/**
  * The policy as a snapshot stores it, and back.
  * @param {import('./index.js').NormalizedPolicy} policy
  */
@@ -172,4 +191,4 @@ function policyToJSON(policy) {
   return JSON.parse(JSON.stringify(policy));
 }
 
-module.exports = { policies, normalizePolicy, accessRulesOf, policyToJSON, WORLD_OPERATIONS };
+module.exports = { policies, normalizePolicy, accessRulesOf, gatePolicy, policyToJSON, WORLD_OPERATIONS };

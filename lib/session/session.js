@@ -13,31 +13,23 @@ const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
 const { sessionError } = require('./errors.js');
 const {
   BUDGET_KINDS,
-  normalizeOperations,
-  normalizeBudget,
-  plainCopy,
+  DEFAULT_CALLS_PER_TURN,
+  sessionOptions,
   snapshotKeyOf,
   budgetFigures,
   turnSeed,
   errorOutcome,
 } = require('./options.js');
-const { normalizePolicy, policyToJSON } = require('./policy.js');
+const { policyToJSON, gatePolicy } = require('./policy.js');
 const { runTurn, outOfBudget } = require('./run-turn.js');
 const { auditView } = require('./audit.js');
+const { waitingRequest, approveRequest, rejectRequest, proposalsOf } = require('./approvals.js');
+const { storeHooks, attachStore, claimTurn, saveTurn } = require('./store-hooks.js');
 const { encodeSnapshot, decodeSnapshot } = require('./snapshot.js');
 
 const { SessionLedger } = binding;
 
 const STATUSES = ['active', 'paused', 'completed', 'aborted', 'budget-exceeded'];
-/** Operation calls one turn may make (each adds an audit entry and a journal entry). */
-const DEFAULT_CALLS_PER_TURN = 10_000;
-
-/**
- * Hooks a SessionManager attaches: a check before each turn and a save after it.
- * @type {WeakMap<Session, { check(): Promise<boolean>,
- *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }>}
- */
-const storeHooks = new WeakMap();
 
 /**
  * A snapshot of `session` bound to `binding`, and a session from a snapshot that must be bound to
@@ -88,52 +80,23 @@ class Session {
    * @param {import('./index.js').SessionOptions} [options]
    */
   constructor(options = {}) {
-    if (options === null || typeof options !== 'object')
-      throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
-    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key))
-        throw sessionError(
-          'INVALID_INPUT',
-          `unknown Session option '${key}' (expected: ${known.join(', ')})`,
-          TypeError,
-        );
-    }
-    if (options.workspace !== undefined && !(options.workspace instanceof ZipWorkspace)) {
-      throw sessionError('INVALID_INPUT', 'workspace must be a ZipWorkspace', TypeError);
-    }
-    if (options.id !== undefined && (typeof options.id !== 'string' || !/^[\w.-]{1,128}$/.test(options.id))) {
-      throw sessionError('INVALID_INPUT', 'id must be 1 to 128 letters, digits, _, . or -', TypeError);
-    }
-    this.#id = options.id ?? `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#world = options.workspace ?? new ZipWorkspace();
-    this.#policy = normalizePolicy(options.policy);
-    this.#budgetLimits = normalizeBudget(options.budget);
-    this.#operations = normalizeOperations(options.operations);
-    this.#limits = options.limits;
-    this.#env = plainCopy(options.env ?? {}, 'env');
-    this.#snapshotKey = snapshotKeyOf(options.snapshotKey);
-    const calls = options.callsPerTurn ?? DEFAULT_CALLS_PER_TURN;
-    if (!Number.isInteger(calls) || calls < 1) {
-      throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
-    }
-    this.#callsPerTurn = calls;
+    const o = sessionOptions(options, ZipWorkspace);
+    this.#id = o.id;
+    this.#world = o.world;
+    this.#policy = o.policy;
+    this.#budgetLimits = o.budget;
+    this.#operations = o.operations;
+    this.#limits = o.limits;
+    this.#env = o.env;
+    this.#snapshotKey = o.snapshotKey;
+    this.#callsPerTurn = o.callsPerTurn;
     // Refusals are thrown with their code (INVALID_INPUT as a TypeError).
     this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
 
   /** The rules the native gate enforces: the operation lists, llmRules and executionRules. */
   #ledgerPolicy() {
-    const { llmRules, executionRules } = this.#policy;
-    return {
-      allowedOperations: this.#policy.allowedOperations ?? undefined,
-      deniedOperations: this.#policy.deniedOperations,
-      allowComplete: llmRules.allowComplete,
-      maxTokensPerCall: llmRules.maxTokensPerCall ?? undefined,
-      allowExec: executionRules.allowExec,
-      allowNetworkCalls: executionRules.allowNetworkCalls,
-      networkOperations: [...this.#operations].filter(([, op]) => op.network).map(([name]) => name),
-    };
+    return gatePolicy(this.#policy, this.#operations);
   }
 
   /** The session's id. */
@@ -316,12 +279,7 @@ class Session {
    * @param {{ value?: unknown }} [decision]
    */
   approve(id, decision) {
-    const request = this.#request(id);
-    request.status = 'approved';
-    if (decision && Object.hasOwn(decision, 'value')) {
-      request.value = plainCopy(decision.value, 'approve(id, { value })');
-      request.hasValue = true;
-    }
+    approveRequest(this.#request(id), decision);
   }
 
   /**
@@ -330,18 +288,12 @@ class Session {
    * @param {string} [reason]
    */
   reject(id, reason) {
-    const request = this.#request(id);
-    request.status = 'rejected';
-    if (reason !== undefined) request.reason = String(reason);
+    rejectRequest(this.#request(id), reason);
   }
 
   /** @param {string} id */
   #request(id) {
-    const request = this.#pending?.requests.find((r) => r.id === id);
-    if (!request) throw sessionError('NOT_FOUND', `no approval request ${id} is waiting`);
-    if (request.status !== 'pending')
-      throw sessionError('SESSION_STATE', `request ${id} was already ${request.status}`);
-    return request;
+    return waitingRequest(this.#pending, id);
   }
 
   /**
@@ -530,21 +482,8 @@ class Session {
    * the refusal for the loser.
    * @returns {Promise<TurnOutcome | null>}
    */
-  async #claim() {
-    const hooks = storeHooks.get(this);
-    if (!hooks) return null;
-    const stale = errorOutcome(
-      'SESSION_CONFLICT',
-      'another process has advanced this session since it was loaded; load it again',
-    );
-    if (!(await hooks.check())) return stale;
-    try {
-      await hooks.save((binding) => this.#encode(binding));
-      return null;
-    } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
-      return stale;
-    }
+  #claim() {
+    return claimTurn(storeHooks.get(this), (binding) => this.#encode(binding));
   }
 
   /**
@@ -552,29 +491,13 @@ class Session {
    * into SESSION_CONFLICT.
    * @param {TurnResult} result
    */
-  async #finish(result) {
-    const hooks = storeHooks.get(this);
-    if (!hooks) return result;
-    try {
-      await hooks.save((binding) => this.#encode(binding));
-      return result;
-    } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
-      return { ...result, outcome: errorOutcome('SESSION_CONFLICT', /** @type {Error} */ (e).message) };
-    }
+  #finish(result) {
+    return saveTurn(storeHooks.get(this), (binding) => this.#encode(binding), result);
   }
 
   /** The staged changes (proposal mode), sorted by path. */
   proposals() {
-    if (!this.#staged) return [];
-    return this.#staged.changesSince(this.#stagedOrigin ?? this.#world).map((c) => ({
-      path: c.path,
-      kind: c.kind,
-      dir: c.dir,
-      before: c.before ? new Uint8Array(c.before) : null,
-      after: c.after ? new Uint8Array(c.after) : null,
-      ...(c.diff !== undefined && c.diff !== null ? { diff: c.diff } : {}),
-    }));
+    return this.#staged ? proposalsOf(this.#staged, this.#stagedOrigin ?? this.#world) : [];
   }
 
   /**
@@ -724,17 +647,6 @@ class Session {
       /** @type {unknown} */ (snap.stagedOrigin)
     );
   }
-}
-
-/**
- * Lets a SessionManager check the store before each turn and save after it. `save` is given the
- * encoder, so the manager binds the snapshot to the version it is about to store it as.
- * @param {Session} session
- * @param {{ check(): Promise<boolean>,
- *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }} hooks
- */
-function attachStore(session, hooks) {
-  storeHooks.set(session, hooks);
 }
 
 module.exports = { Session, attachStore, snapshotBound, restoreBound, BUDGET_KINDS };
