@@ -55,7 +55,8 @@ export declare const policies: {
   readonly SAFE_EDIT: Readonly<SessionPolicy>;
 };
 
-export type BudgetKind = 'turns' | 'wallMs' | 'hostCalls' | 'bytesWritten' | 'tokens' | 'cost';
+/** What a budget limits: the native `BudgetName` enum's values (`turns`, `wallMs`, `hostCalls`, `bytesWritten`, `tokens`, `cost`). */
+export type BudgetKind = `${import('../native/binding.js').BudgetName}`;
 export type SessionBudget = Partial<Record<BudgetKind, number>>;
 
 /** A host operation the guest can call (`llm.complete(...)` for the name `'llm.complete'`). */

@@ -1,6 +1,7 @@
 'use strict';
-// Session policies: seed 002's shape, checked once when a session is created. Operation rules go
-// to the native ledger (deny wins; `*` is the only wildcard); world rules become the workspace's
+// Session policies: seed 002's shape, checked once when a session is created. Operation rules,
+// llmRules and executionRules go to the native gate (deny wins; `*` is the only wildcard; token
+// fields are read at any depth of an `llm.complete` call's arguments); world rules become the workspace's
 // access rules, enforced in Rust where every read and write passes, so `world.*` calls, tools and
 // the `fs` of programs that `world.exec` runs meet the same check.
 
@@ -164,87 +165,22 @@ function accessRulesOf(policy) {
 }
 
 /**
- * The rules beyond the operation lists that may refuse a call: `llmRules` and
- * `executionRules`. Returns the refusal message, or null.
+ * The rules the native gate enforces: the operation lists, llmRules and executionRules (with
+ * the operations declared as making network calls).
  * @param {import('./index.js').NormalizedPolicy} policy
- * @param {string} operation
- * @param {unknown[]} args
- * @param {{ network?: boolean }} declared
+ * @param {Map<string, { network: boolean }>} operations
  */
-function ruleRefusal(policy, operation, args, declared) {
-  if (operation === 'llm.complete') {
-    if (!policy.llmRules.allowComplete)
-      return {
-        rule: 'llmRules.allowComplete',
-        message: 'llm.complete is not allowed by the session policy (llmRules.allowComplete is false)',
-      };
-    const max = policy.llmRules.maxTokensPerCall;
-    const asked = max === null ? undefined : requestedTokens(args);
-    if (max !== null && asked !== undefined && asked > max) {
-      return {
-        rule: 'llmRules.maxTokensPerCall',
-        message: `llm.complete asked for ${asked} tokens; the session policy allows at most ${max} per call (llmRules.maxTokensPerCall)`,
-      };
-    }
-  }
-  if (operation === 'world.exec' && !policy.executionRules.allowExec) {
-    return {
-      rule: 'executionRules.allowExec',
-      message: 'world.exec is not allowed by the session policy (executionRules.allowExec is false)',
-    };
-  }
-  if (declared.network && !policy.executionRules.allowNetworkCalls) {
-    return {
-      rule: 'executionRules.allowNetworkCalls',
-      message: `${operation} makes network calls, which the session policy does not allow (executionRules.allowNetworkCalls is false)`,
-    };
-  }
-  return null;
-}
-
-/**
- * Token-count fields `maxTokensPerCall` reads, compared without case, `_` or `-`: the spellings
- * of the common model APIs (`maxTokens`, `max_tokens`, `max_completion_tokens`, `maxOutputTokens`,
- * `max_new_tokens`, `max_tokens_to_sample`).
- */
-const TOKEN_FIELDS = new Set([
-  'maxtokens',
-  'maxcompletiontokens',
-  'maxoutputtokens',
-  'maxnewtokens',
-  'maxtokenstosample',
-]);
-
-/**
- * The largest token count any argument asks for, at any depth (objects nested in objects and
- * arrays, every own key, `__proto__` included), or undefined when none does. A value that is not
- * a finite number counts as unbounded. The arguments are JSON data (parsed back from their text),
- * so the walk is linear in their size.
- * @param {unknown[]} args
- */
-function requestedTokens(args) {
-  let asked;
-  /** @type {unknown[]} */
-  const pending = [...args];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (value === null || typeof value !== 'object') continue;
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push(item);
-      continue;
-    }
-    for (const [key, v] of Object.entries(value)) {
-      if (!TOKEN_FIELDS.has(key.toLowerCase().replace(/[_-]/g, ''))) {
-        pending.push(v);
-        continue;
-      }
-      if (v === undefined) continue;
-      // Anything but a finite number (null included: JSON turns Infinity into null) asks for no bound.
-      const n = typeof v === 'number' && Number.isFinite(v) ? v : Number.POSITIVE_INFINITY;
-      asked = asked === undefined ? n : Math.max(asked, n);
-    }
-  }
-  return asked;
+function gatePolicy(policy, operations) {
+  const { llmRules, executionRules } = policy;
+  return {
+    allowedOperations: policy.allowedOperations ?? undefined,
+    deniedOperations: policy.deniedOperations,
+    allowComplete: llmRules.allowComplete,
+    maxTokensPerCall: llmRules.maxTokensPerCall ?? undefined,
+    allowExec: executionRules.allowExec,
+    allowNetworkCalls: executionRules.allowNetworkCalls,
+    networkOperations: [...operations].filter(([, op]) => op.network).map(([name]) => name),
+  };
 }
 
 /**
@@ -255,4 +191,4 @@ function policyToJSON(policy) {
   return JSON.parse(JSON.stringify(policy));
 }
 
-module.exports = { policies, normalizePolicy, accessRulesOf, ruleRefusal, policyToJSON, WORLD_OPERATIONS };
+module.exports = { policies, normalizePolicy, accessRulesOf, gatePolicy, policyToJSON, WORLD_OPERATIONS };

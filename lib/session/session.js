@@ -6,34 +6,30 @@
 // applies and `rollback()` discards.
 
 const binding = require('../native/load.js');
-const { run, copyOf } = require('../run.js');
 const { failedResult } = require('../errors.js');
 const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
   /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
 );
 const { sessionError } = require('./errors.js');
-const { normalizePolicy, accessRulesOf, policyToJSON } = require('./policy.js');
-const { Gate } = require('./turn.js');
-const { worldFor, operationGlobals } = require('./world.js');
+const {
+  BUDGET_KINDS,
+  DEFAULT_CALLS_PER_TURN,
+  sessionOptions,
+  snapshotKeyOf,
+  budgetFigures,
+  turnSeed,
+  errorOutcome,
+} = require('./options.js');
+const { policyToJSON, gatePolicy } = require('./policy.js');
+const { runTurn, outOfBudget } = require('./run-turn.js');
+const { auditView } = require('./audit.js');
+const { waitingRequest, approveRequest, rejectRequest, proposalsOf } = require('./approvals.js');
+const { storeHooks, attachStore, claimTurn, saveTurn } = require('./store-hooks.js');
 const { encodeSnapshot, decodeSnapshot } = require('./snapshot.js');
 
 const { SessionLedger } = binding;
 
-const BUDGET_KINDS = /** @type {const} */ (['turns', 'wallMs', 'hostCalls', 'bytesWritten', 'tokens', 'cost']);
 const STATUSES = ['active', 'paused', 'completed', 'aborted', 'budget-exceeded'];
-const GUEST_NAMES = new Set(['world', 'env', 'needs', 'session']);
-const DEFAULT_TURN_TIMEOUT_MS = 30_000;
-/** How much JSON `env` may hold across turns (it is saved with every snapshot). */
-const MAX_ENV_CHARS = 16 << 20;
-/** Operation calls one turn may make (each adds an audit entry and a journal entry). */
-const DEFAULT_CALLS_PER_TURN = 10_000;
-
-/**
- * Hooks a SessionManager attaches: a check before each turn and a save after it.
- * @type {WeakMap<Session, { check(): Promise<boolean>,
- *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }>}
- */
-const storeHooks = new WeakMap();
 
 /**
  * A snapshot of `session` bound to `binding`, and a session from a snapshot that must be bound to
@@ -53,183 +49,8 @@ let restoreBound;
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
  * @typedef {{ turnNumber: number, code: string, seed: number, now: number, envBefore: unknown,
- *   requests: ApprovalRequest[], worldLog: string[], budgetAtStart: Record<string, number | null> }} PendingTurn
+ *   requests: ApprovalRequest[], budgetAtStart: Record<string, number | null> }} PendingTurn
  */
-
-/**
- * @param {unknown} operations
- * @returns {Map<string, Operation>}
- */
-function normalizeOperations(operations) {
-  /** @type {Map<string, Operation>} */
-  const out = new Map();
-  if (operations === undefined || operations === null) return out;
-  if (typeof operations !== 'object' || Array.isArray(operations)) {
-    throw sessionError(
-      'INVALID_INPUT',
-      'operations must be an object of functions or { handler } definitions',
-      TypeError,
-    );
-  }
-  for (const [name, def] of Object.entries(operations)) {
-    if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(name)) {
-      throw sessionError(
-        'INVALID_INPUT',
-        `operations: ${JSON.stringify(name)} is not a name or dotted name`,
-        TypeError,
-      );
-    }
-    const root = name.split('.')[0];
-    if (GUEST_NAMES.has(root))
-      throw sessionError('INVALID_INPUT', `operations: ${name} clashes with the guest's ${root}`, TypeError);
-    const d = typeof def === 'function' ? { handler: def } : def;
-    if (d === null || typeof d !== 'object' || typeof d.handler !== 'function') {
-      throw sessionError('INVALID_INPUT', `operations.${name} must be a function or { handler: function }`, TypeError);
-    }
-    const needsApproval = d.needsApproval ?? false;
-    if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
-      throw sessionError(
-        'INVALID_INPUT',
-        `operations.${name}.needsApproval must be a boolean or a function`,
-        TypeError,
-      );
-    }
-    out.set(name, {
-      handler: d.handler,
-      needsApproval,
-      network: d.network === true,
-      description: typeof d.description === 'string' ? d.description : undefined,
-      inputSchema: d.inputSchema,
-    });
-  }
-  for (const name of out.keys()) {
-    for (const other of out.keys()) {
-      if (other.startsWith(`${name}.`))
-        throw sessionError('INVALID_INPUT', `operations: ${name} and ${other} cannot both exist`, TypeError);
-    }
-  }
-  return out;
-}
-
-/**
- * @param {unknown} budget
- * @returns {Record<string, number>}
- */
-function normalizeBudget(budget) {
-  if (budget === undefined || budget === null) return {};
-  if (typeof budget !== 'object' || Array.isArray(budget))
-    throw sessionError('INVALID_INPUT', 'budget must be an object', TypeError);
-  /** @type {Record<string, number>} */
-  const out = {};
-  for (const [kind, limit] of Object.entries(budget)) {
-    if (!(/** @type {readonly string[]} */ (BUDGET_KINDS).includes(kind))) {
-      throw sessionError('INVALID_INPUT', `budget.${kind} is not a budget (${BUDGET_KINDS.join(', ')})`, TypeError);
-    }
-    if (limit === undefined) continue;
-    if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0) {
-      throw sessionError('INVALID_INPUT', `budget.${kind} must be a finite number ≥ 0`, TypeError);
-    }
-    out[kind] = limit;
-  }
-  return out;
-}
-
-/**
- * Where `value` holds something other than JSON data (a function, a class instance, a
- * non-finite number), or null. `undefined` is allowed: as in JSON, a property holding it is
- * dropped (and an array element becomes null).
- * @param {unknown} value
- * @param {string} at
- * @param {number} depth
- * @returns {string | null}
- */
-function notPlain(value, at, depth = 0) {
-  if (depth > 200) return `${at} is nested too deeply`;
-  if (value === null || value === undefined || typeof value === 'string' || typeof value === 'boolean') return null;
-  if (typeof value === 'number') return Number.isFinite(value) ? null : `${at} is ${value}`;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = notPlain(value[i], `${at}[${i}]`, depth + 1);
-      if (bad) return bad;
-    }
-    return null;
-  }
-  if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return `${at} is not a plain object`;
-    for (const [k, v] of Object.entries(/** @type {object} */ (value))) {
-      const bad = notPlain(v, `${at}.${k}`, depth + 1);
-      if (bad) return bad;
-    }
-    return null;
-  }
-  return `${at} is a ${typeof value}`;
-}
-
-/**
- * A copy of plain JSON data (what `env`, questions and approved values may hold).
- * @param {unknown} value
- * @param {string} what
- */
-function plainCopy(value, what) {
-  const bad = notPlain(value, what);
-  if (bad) throw sessionError('INVALID_INPUT', `${what} must hold plain JSON data: ${bad}`, TypeError);
-  const text = JSON.stringify(value);
-  return text === undefined ? null : JSON.parse(text);
-}
-
-/**
- * @param {unknown} key
- * @returns {Uint8Array | string | undefined}
- */
-function snapshotKeyOf(key) {
-  if (key === undefined) return undefined;
-  if ((typeof key === 'string' && key.length >= 16) || (key instanceof Uint8Array && key.length >= 16)) return key;
-  throw sessionError(
-    'INVALID_INPUT',
-    'snapshotKey must be a string or Uint8Array of at least 16 characters or bytes',
-    TypeError,
-  );
-}
-
-/**
- * Runs a native ledger call; its failures ("CODE: message") are thrown as session errors with
- * that code.
- * @template T
- * @param {() => T} call
- * @returns {T}
- */
-function ledgerCall(call) {
-  try {
-    return call();
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const code = /^([A-Z_]+):/.exec(message)?.[1] ?? 'INVALID_INPUT';
-    throw sessionError(code, message.replace(/^[A-Z_]+: /, ''), code === 'INVALID_INPUT' ? TypeError : Error);
-  }
-}
-
-/**
- * A 32-bit seed for a turn's `Math.random`, from the session id and the turn number.
- * @param {string} id
- * @param {number} turnNumber
- */
-function turnSeed(id, turnNumber) {
-  let h = 0x811c9dc5;
-  for (const ch of `${id}#${turnNumber}`) {
-    h ^= ch.codePointAt(0) ?? 0;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
-
-/**
- * @param {'OK' | string} code
- * @param {string} message
- */
-function errorOutcome(code, message) {
-  return /** @type {TurnOutcome & { tag: 'error' }} */ ({ tag: 'error', code, message });
-}
 
 class Session {
   /** @type {string} */ #id;
@@ -259,44 +80,23 @@ class Session {
    * @param {import('./index.js').SessionOptions} [options]
    */
   constructor(options = {}) {
-    if (options === null || typeof options !== 'object')
-      throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
-    const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
-    for (const key of Object.keys(options)) {
-      if (!known.includes(key))
-        throw sessionError(
-          'INVALID_INPUT',
-          `unknown Session option '${key}' (expected: ${known.join(', ')})`,
-          TypeError,
-        );
-    }
-    if (options.workspace !== undefined && !(options.workspace instanceof ZipWorkspace)) {
-      throw sessionError('INVALID_INPUT', 'workspace must be a ZipWorkspace', TypeError);
-    }
-    if (options.id !== undefined && (typeof options.id !== 'string' || !/^[\w.-]{1,128}$/.test(options.id))) {
-      throw sessionError('INVALID_INPUT', 'id must be 1 to 128 letters, digits, _, . or -', TypeError);
-    }
-    this.#id = options.id ?? `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-    this.#world = options.workspace ?? new ZipWorkspace();
-    this.#policy = normalizePolicy(options.policy);
-    this.#budgetLimits = normalizeBudget(options.budget);
-    this.#operations = normalizeOperations(options.operations);
-    this.#limits = options.limits;
-    this.#env = plainCopy(options.env ?? {}, 'env');
-    this.#snapshotKey = snapshotKeyOf(options.snapshotKey);
-    const calls = options.callsPerTurn ?? DEFAULT_CALLS_PER_TURN;
-    if (!Number.isInteger(calls) || calls < 1) {
-      throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
-    }
-    this.#callsPerTurn = calls;
-    this.#ledger = ledgerCall(() => new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits));
+    const o = sessionOptions(options, ZipWorkspace);
+    this.#id = o.id;
+    this.#world = o.world;
+    this.#policy = o.policy;
+    this.#budgetLimits = o.budget;
+    this.#operations = o.operations;
+    this.#limits = o.limits;
+    this.#env = o.env;
+    this.#snapshotKey = o.snapshotKey;
+    this.#callsPerTurn = o.callsPerTurn;
+    // Refusals are thrown with their code (INVALID_INPUT as a TypeError).
+    this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
 
+  /** The rules the native gate enforces: the operation lists, llmRules and executionRules. */
   #ledgerPolicy() {
-    return {
-      allowedOperations: this.#policy.allowedOperations ?? undefined,
-      deniedOperations: this.#policy.deniedOperations,
-    };
+    return gatePolicy(this.#policy, this.#operations);
   }
 
   /** The session's id. */
@@ -343,42 +143,7 @@ class Session {
 
   /** The audit log. */
   get audit() {
-    const ledger = this.#ledger;
-    const parse = (/** @type {any} */ e) => ({
-      seq: e.seq,
-      timestamp: e.timestamp,
-      turnNumber: e.turnNumber,
-      operation: e.operation,
-      args: e.args,
-      ...(e.result !== undefined && e.result !== null ? { result: e.result } : {}),
-      ...(e.error !== undefined && e.error !== null ? { error: e.error } : {}),
-      durationMs: e.durationMs,
-      ...(e.tokensUsed !== undefined && e.tokensUsed !== null ? { tokensUsed: e.tokensUsed } : {}),
-      prevHash: e.prevHash,
-      hash: e.hash,
-    });
-    return {
-      /** Every entry, oldest first. */
-      entries: () => ledger.auditEntries().map(parse),
-      /** @param {number} turnNumber */
-      forTurn: (turnNumber) => ledger.auditEntries(turnNumber).map(parse),
-      /** @param {string} operation */
-      forOperation: (operation) => ledger.auditEntries(undefined, operation).map(parse),
-      stats: () => {
-        const s = ledger.auditStats();
-        return {
-          totalOperations: s.totalOperations,
-          operationCounts: { ...s.operationCounts },
-          totalTokens: s.totalTokens,
-        };
-      },
-      export: () => ledger.auditExport(),
-      /** @param {string} [exported] */
-      verify: (exported) => {
-        const v = exported === undefined ? ledger.auditVerify() : SessionLedger.verifyAuditExport(String(exported));
-        return v.ok ? { ok: true, entries: v.entries ?? 0 } : { ok: false, error: v.error ?? 'invalid' };
-      },
-    };
+    return auditView(this.#ledger);
   }
 
   // What is left of each budget (`null`: unlimited), or of one.
@@ -399,20 +164,22 @@ class Session {
     if (kind !== undefined) {
       if (!(/** @type {readonly string[]} */ (BUDGET_KINDS).includes(kind)))
         throw sessionError('INVALID_INPUT', `unknown budget ${kind}`, TypeError);
-      return this.#ledger.remaining(kind) ?? null;
+      return budgetFigures(this.#ledger.remainingAll())[/** @type {import('./index.js').BudgetKind} */ (kind)];
     }
-    /** @type {Record<string, number | null>} */
-    const out = {};
-    for (const k of BUDGET_KINDS) out[k] = this.#ledger.remaining(k) ?? null;
-    return out;
+    return budgetFigures(this.#ledger.remainingAll());
   }
 
   /** What has been used of each budget. */
   budgetUsed() {
-    /** @type {Record<string, number>} */
-    const out = {};
-    for (const k of BUDGET_KINDS) out[k] = this.#ledger.used(k);
-    return out;
+    const used = this.#ledger.usedAll();
+    return {
+      turns: used.turns ?? 0,
+      wallMs: used.wallMs ?? 0,
+      hostCalls: used.hostCalls ?? 0,
+      bytesWritten: used.bytesWritten ?? 0,
+      tokens: used.tokens ?? 0,
+      cost: used.cost ?? 0,
+    };
   }
 
   /**
@@ -442,7 +209,7 @@ class Session {
    */
   canContinue() {
     return (
-      this.#status === 'active' && !this.#pending && !this.#ledger.exceeded() && this.#ledger.remaining('turns') !== 0
+      this.#status === 'active' && !this.#pending && !this.#ledger.exceeded() && this.#ledger.remainingAll().turns !== 0
     );
   }
 
@@ -482,11 +249,14 @@ class Session {
     try {
       const conflict = await this.#claim();
       if (conflict) return this.#refused(conflict);
-      const over = this.#ledger.exceeded() ?? this.#ledger.take('turns', 1);
+      // One crossing: the budget checked, a turn taken, the journal emptied, the gate opened.
+      const start = this.#ledger.startTurn(this.#turnNumber + 1, this.#callsPerTurn);
+      const over = start.refusal;
       if (over) {
         return await this.#finish(this.#refused(this.#outOfBudget(over.rule, over.message)));
       }
       this.#turnNumber += 1;
+      const budgetAtStart = budgetFigures(start.remaining);
       const turn = {
         turnNumber: this.#turnNumber,
         code,
@@ -494,11 +264,9 @@ class Session {
         now: Date.now(),
         envBefore: this.#env,
         requests: [],
-        worldLog: [],
-        budgetAtStart: this.budgetRemaining(),
+        budgetAtStart,
       };
-      this.#ledger.journalClear();
-      return await this.#finish(await this.#runTurn(turn, options.signal));
+      return await this.#finish(await this.#runTurn(turn, budgetAtStart.wallMs, options.signal));
     } finally {
       this.#busy = false;
     }
@@ -511,12 +279,7 @@ class Session {
    * @param {{ value?: unknown }} [decision]
    */
   approve(id, decision) {
-    const request = this.#request(id);
-    request.status = 'approved';
-    if (decision && Object.hasOwn(decision, 'value')) {
-      request.value = plainCopy(decision.value, 'approve(id, { value })');
-      request.hasValue = true;
-    }
+    approveRequest(this.#request(id), decision);
   }
 
   /**
@@ -525,18 +288,12 @@ class Session {
    * @param {string} [reason]
    */
   reject(id, reason) {
-    const request = this.#request(id);
-    request.status = 'rejected';
-    if (reason !== undefined) request.reason = String(reason);
+    rejectRequest(this.#request(id), reason);
   }
 
   /** @param {string} id */
   #request(id) {
-    const request = this.#pending?.requests.find((r) => r.id === id);
-    if (!request) throw sessionError('NOT_FOUND', `no approval request ${id} is waiting`);
-    if (request.status !== 'pending')
-      throw sessionError('SESSION_STATE', `request ${id} was already ${request.status}`);
-    return request;
+    return waitingRequest(this.#pending, id);
   }
 
   /**
@@ -568,145 +325,70 @@ class Session {
       const over = this.#ledger.exceeded();
       if (over) return await this.#finish(this.#refused(this.#outOfBudget(over.rule, over.message)));
       this.#status = 'active';
-      this.#ledger.journalRewind();
-      return await this.#finish(await this.#runTurn(pending, options.signal));
+      const requests = pending.requests.map((r) => ({
+        id: r.id,
+        operation: r.operation,
+        args: JSON.stringify(r.args),
+      }));
+      const atStart = pending.budgetAtStart;
+      this.#ledger.resumeTurn(pending.turnNumber, this.#callsPerTurn, requests, {
+        turns: atStart.turns ?? undefined,
+        wallMs: atStart.wallMs ?? undefined,
+        hostCalls: atStart.hostCalls ?? undefined,
+        bytesWritten: atStart.bytesWritten ?? undefined,
+        tokens: atStart.tokens ?? undefined,
+        cost: atStart.cost ?? undefined,
+      });
+      const wallLeft = this.#ledger.remainingAll().wallMs ?? null;
+      return await this.#finish(await this.#runTurn(pending, wallLeft, options.signal));
     } finally {
       this.#busy = false;
     }
   }
 
   /**
+   * Runs a turn whose gate is open (`startTurn` or `resumeTurn`).
    * @param {PendingTurn} turn
+   * @param {number | null} wallLeft what is left of the wallMs budget (null: unlimited)
    * @param {AbortSignal | undefined} signal
    * @returns {Promise<TurnResult>}
    */
-  async #runTurn(turn, signal) {
+  async #runTurn(turn, wallLeft, signal) {
     const startedAt = Date.now();
-    const base = this.#staged ?? this.#world;
-    const origin = base.fork();
-    const work = base.fork();
-    // The policy narrows whatever rules the host set on the world; it never widens them.
-    work.narrowAccessRules(accessRulesOf(this.#policy));
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    if (signal?.aborted) controller.abort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-    const env = structuredClone(turn.envBefore);
-    const wallLeft = this.#ledger.remaining('wallMs');
-    const timeoutMs = Math.min(
-      this.#limits?.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS,
-      wallLeft ?? Number.POSITIVE_INFINITY,
-    );
-    const gate = new Gate({
-      ledger: this.#ledger,
-      policy: this.#policy,
-      operations: this.#operations,
-      turnNumber: turn.turnNumber,
-      requests: turn.requests,
-      worldLog: turn.worldLog,
-      controller,
-      execLimits: this.#limits,
-      callsPerTurn: this.#callsPerTurn,
-      beforeApproved: (request) => this.#markStarted(request),
-    });
-    const globals = {
-      ...operationGlobals(this.#operations, (name) => gate.operation(name)),
-      world: worldFor(gate, () => work, { origin, now: turn.now, seed: turn.seed }),
-      env,
-      needs: (/** @type {unknown} */ question) => {
-        throw gate.halt({ kind: 'needs', question: plainCopy(question ?? null, 'the question') });
-      },
-      session: {
+    const ran = await runTurn(
+      {
         id: this.#id,
-        turnNumber: turn.turnNumber,
-        readOnly: this.#policy.worldRules.readOnly,
-        proposalMode: this.#policy.worldRules.proposalMode,
-        // Counted from the turn's start, so a re-run after an approval sees the same figures.
-        budgetRemaining: (/** @type {string | undefined} */ kind) =>
-          kind === undefined
-            ? copyOf(Object.fromEntries(BUDGET_KINDS.map((k) => [k, gate.remaining(turn.budgetAtStart, k)])))
-            : gate.remaining(turn.budgetAtStart, kind),
-        allowed: (/** @type {string} */ op) => this.allowed(op),
+        ledger: this.#ledger,
+        policy: this.#policy,
+        operations: this.#operations,
+        limits: this.#limits,
+        base: this.#staged ?? this.#world,
+        allowed: (op) => this.allowed(op),
+        beforeApproved: (request) => this.#markStarted(request),
       },
-    };
-    let result;
-    try {
-      result = await run(turn.code, {
-        globals,
-        filename: `turn-${turn.turnNumber}.js`,
-        limits: { ...this.#limits, timeoutMs: Math.max(1, Math.floor(timeoutMs)) },
-        signal: controller.signal,
-        deterministic: { seed: turn.seed, now: turn.now },
-      });
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      await gate.close();
-    }
-    const wallOver = this.#ledger.record('wallMs', result.stats.wallMs);
-    const stop = gate.stop;
-    /** @type {TurnOutcome} */
-    let outcome;
-    let keep = false;
-    if (stop?.kind === 'approval') {
-      this.#pending = { ...turn, worldLog: gate.worldLog };
+      turn,
+      wallLeft,
+      signal,
+    );
+    const { result, work, origin } = ran;
+    let outcome = ran.outcome;
+    if (outcome.tag === 'needs-approval') {
+      this.#pending = { ...turn };
       this.#status = 'paused';
       outcome = { tag: 'needs-approval', requests: this.pendingApprovals };
-    } else if (stop?.kind === 'needs') {
-      keep = true;
-      outcome = { tag: 'needs', question: stop.question };
-    } else if (stop?.kind === 'budget') {
-      outcome = this.#outOfBudget(stop.budget, stop.message);
-    } else if (stop) {
-      outcome = errorOutcome(stop.code, stop.message);
-      if (stop.kind === 'policy') outcome = /** @type {TurnOutcome} */ ({ ...outcome, rule: stop.rule });
-    } else if (
-      !result.ok &&
-      result.error.code === 'TIMEOUT' &&
-      wallLeft !== null &&
-      wallLeft <= (this.#limits?.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS)
-    ) {
-      outcome = this.#outOfBudget('wallMs', "the session's wallMs budget is used up");
-    } else if (!result.ok) {
-      const { code, message, line, column, frame, name } = result.error;
-      outcome = { tag: 'error', code, message, name, ...(line !== undefined ? { line, column, frame } : {}) };
-    } else if (wallOver) {
-      outcome = this.#outOfBudget('wallMs', wallOver.message);
-    } else {
-      keep = true;
-      outcome = { tag: 'ok', value: result.value };
+    } else if (outcome.tag === 'nonconverged') {
+      this.#status = 'budget-exceeded';
     }
-    if (keep) {
-      let nextEnv;
-      try {
-        nextEnv = plainCopy(env, 'env');
-        if (JSON.stringify(nextEnv).length > MAX_ENV_CHARS) {
-          throw sessionError(
-            'INVALID_INPUT',
-            `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`,
-            RangeError,
-          );
-        }
-      } catch (e) {
-        keep = false;
-        outcome = errorOutcome(
-          'INVALID_INPUT',
-          (e instanceof Error ? e.message : String(e)).replace(/^INVALID_INPUT: /, ''),
-        );
-      }
-      if (keep) {
-        const committed = this.#land(work, origin, turn.turnNumber);
-        if (committed.error) {
-          outcome = errorOutcome(committed.error.code, committed.error.message);
-        } else {
-          this.#env = nextEnv;
-          if (outcome.tag === 'ok' && committed.proposed) outcome = { tag: 'proposed', value: outcome.value };
-        }
+    if (ran.keep) {
+      const committed = this.#land(work, origin, turn.turnNumber);
+      if (committed.error) {
+        outcome = errorOutcome(committed.error.code, committed.error.message);
+      } else {
+        this.#env = ran.env;
+        if (outcome.tag === 'ok' && committed.proposed) outcome = { tag: 'proposed', value: outcome.value };
       }
     }
-    if (outcome.tag !== 'needs-approval') {
-      this.#ledger.journalClear();
-      this.#pending = null;
-    }
+    if (outcome.tag !== 'needs-approval') this.#pending = null;
     const existing = this.#turns.findIndex((t) => t.turnNumber === turn.turnNumber);
     const record = {
       turnNumber: turn.turnNumber,
@@ -718,7 +400,7 @@ class Session {
     if (existing >= 0) this.#turns[existing] = record;
     else this.#turns.push(record);
     work.dispose();
-    return this.#result(turn.turnNumber, outcome, result);
+    return this.#result(turn.turnNumber, outcome, result, ran.remaining);
   }
 
   /**
@@ -740,13 +422,7 @@ class Session {
    */
   #outOfBudget(budget, message) {
     this.#status = 'budget-exceeded';
-    return {
-      tag: 'nonconverged',
-      reason: 'budget',
-      code: 'BUDGET_EXCEEDED',
-      budget: /** @type {import('./index.js').BudgetKind} */ (budget),
-      message,
-    };
+    return outOfBudget(budget, message);
   }
 
   /**
@@ -758,7 +434,7 @@ class Session {
    * @returns {{ proposed: boolean, error?: { code: string, message: string } }}
    */
   #land(work, origin, turnNumber) {
-    const changed = work.changesSince(origin, 0).length > 0;
+    const changed = binding.hasChangesSince(/** @type {any} */ (work), /** @type {any} */ (origin));
     if (this.#policy.worldRules.proposalMode) {
       if (changed) {
         this.#stagedOrigin ??= origin;
@@ -781,10 +457,11 @@ class Session {
    * @param {number} turnNumber
    * @param {TurnOutcome} outcome
    * @param {import('../index.js').RunResult} result
+   * @param {Record<import('./index.js').BudgetKind, number | null>} [remaining] what is left of each budget
    * @returns {TurnResult}
    */
-  #result(turnNumber, outcome, result) {
-    return { turnNumber, outcome, budgetRemaining: this.budgetRemaining(), proposals: this.proposals(), result };
+  #result(turnNumber, outcome, result, remaining = this.budgetRemaining()) {
+    return { turnNumber, outcome, budgetRemaining: remaining, proposals: this.proposals(), result };
   }
 
   /**
@@ -805,21 +482,8 @@ class Session {
    * the refusal for the loser.
    * @returns {Promise<TurnOutcome | null>}
    */
-  async #claim() {
-    const hooks = storeHooks.get(this);
-    if (!hooks) return null;
-    const stale = errorOutcome(
-      'SESSION_CONFLICT',
-      'another process has advanced this session since it was loaded; load it again',
-    );
-    if (!(await hooks.check())) return stale;
-    try {
-      await hooks.save((binding) => this.#encode(binding));
-      return null;
-    } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
-      return stale;
-    }
+  #claim() {
+    return claimTurn(storeHooks.get(this), (binding) => this.#encode(binding));
   }
 
   /**
@@ -827,29 +491,13 @@ class Session {
    * into SESSION_CONFLICT.
    * @param {TurnResult} result
    */
-  async #finish(result) {
-    const hooks = storeHooks.get(this);
-    if (!hooks) return result;
-    try {
-      await hooks.save((binding) => this.#encode(binding));
-      return result;
-    } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
-      return { ...result, outcome: errorOutcome('SESSION_CONFLICT', /** @type {Error} */ (e).message) };
-    }
+  #finish(result) {
+    return saveTurn(storeHooks.get(this), (binding) => this.#encode(binding), result);
   }
 
   /** The staged changes (proposal mode), sorted by path. */
   proposals() {
-    if (!this.#staged) return [];
-    return this.#staged.changesSince(this.#stagedOrigin ?? this.#world).map((c) => ({
-      path: c.path,
-      kind: c.kind,
-      dir: c.dir,
-      before: c.before ? new Uint8Array(c.before) : null,
-      after: c.after ? new Uint8Array(c.after) : null,
-      ...(c.diff !== undefined && c.diff !== null ? { diff: c.diff } : {}),
-    }));
+    return this.#staged ? proposalsOf(this.#staged, this.#stagedOrigin ?? this.#world) : [];
   }
 
   /**
@@ -934,9 +582,9 @@ class Session {
           pending: this.#pending,
         },
         ledger: this.#ledger.save(),
-        world: this.#world.toZip({ compress: false }),
-        staged: this.#staged?.toZip({ compress: false }) ?? null,
-        stagedOrigin: this.#stagedOrigin?.toZip({ compress: false }) ?? null,
+        world: this.#world,
+        staged: this.#staged,
+        stagedOrigin: this.#stagedOrigin,
       },
       this.#snapshotKey,
     );
@@ -988,26 +636,17 @@ class Session {
     const meta = snap.meta;
     if (!STATUSES.includes(meta.status))
       throw sessionError('INVALID_INPUT', `the snapshot's status ${meta.status} is unknown`);
-    this.#ledger = ledgerCall(() => SessionLedger.restore(this.#ledgerPolicy(), snap.ledger));
+    this.#ledger = SessionLedger.restore(this.#ledgerPolicy(), snap.ledger);
     this.#status = meta.status;
     this.#createdAt = meta.createdAt;
     this.#turnNumber = meta.turnNumber;
     this.#turns = meta.turns;
     this.#pending = meta.pending;
-    this.#staged = snap.staged;
-    this.#stagedOrigin = snap.stagedOrigin;
+    this.#staged = /** @type {import('../index.js').ZipWorkspace | null} */ (/** @type {unknown} */ (snap.staged));
+    this.#stagedOrigin = /** @type {import('../index.js').ZipWorkspace | null} */ (
+      /** @type {unknown} */ (snap.stagedOrigin)
+    );
   }
-}
-
-/**
- * Lets a SessionManager check the store before each turn and save after it. `save` is given the
- * encoder, so the manager binds the snapshot to the version it is about to store it as.
- * @param {Session} session
- * @param {{ check(): Promise<boolean>,
- *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }} hooks
- */
-function attachStore(session, hooks) {
-  storeHooks.set(session, hooks);
 }
 
 module.exports = { Session, attachStore, snapshotBound, restoreBound, BUDGET_KINDS };

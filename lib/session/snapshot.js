@@ -9,11 +9,11 @@
 // world, nor serve a snapshot as another session, as a later version or for another purpose,
 // without the restore noticing (SNAPSHOT_TAMPERED).
 
-const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
-  /** @type {unknown} */ (require('../workspace.js').ZipWorkspace)
-);
-const { createHash, createHmac, timingSafeEqual } = require('node:crypto');
-const { packArchive, unpackArchive } = require('../native/load.js');
+// The world and the proposals are exported into the archive and opened from it natively: their
+// bytes cross the boundary once, as the archive.
+
+const { createHmac, timingSafeEqual } = require('node:crypto');
+const binding = require('../native/load.js');
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
@@ -30,8 +30,9 @@ const PURPOSES = ['store', 'export'];
 
 /**
  * @typedef {{ id: string, version: number | null, purpose: 'store' | 'export' }} SnapshotBinding
- * @typedef {{ meta: any, ledger: string, world: Buffer, staged: Buffer | null, stagedOrigin: Buffer | null,
- *   binding?: SnapshotBinding }} SnapshotParts
+ * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
+ * @typedef {{ meta: any, ledger: string, world: ZipWorkspace, staged: ZipWorkspace | null,
+ *   stagedOrigin: ZipWorkspace | null, binding?: SnapshotBinding }} SnapshotParts
  */
 
 const PARTS = ['binding.json', 'session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged-origin.zip'];
@@ -39,17 +40,16 @@ const PARTS = ['binding.json', 'session.json', 'ledger.json', 'world.zip', 'stag
 const SIGNATURE_SCHEME = 'quickrealm-session-signature/2';
 
 /**
- * The HMAC of the snapshot's parts (absent ones included as absent).
+ * The HMAC of the snapshot's parts (absent ones included as absent), over their SHA-256 digests
+ * (computed natively, where the bytes are).
  * @param {Uint8Array | string} key
- * @param {(name: string) => Uint8Array | null} part
+ * @param {{ name: string, sha256: string }[]} digests
  */
-function signature(key, part) {
+function signature(key, digests) {
+  const byName = new Map(digests.map((d) => [d.name, d.sha256]));
   const mac = createHmac('sha256', key);
   mac.update(`${SIGNATURE_SCHEME}\n`);
-  for (const name of PARTS) {
-    const bytes = part(name);
-    mac.update(`${name}\n${bytes ? createHash('sha256').update(bytes).digest('hex') : '-'}\n`);
-  }
+  for (const name of PARTS) mac.update(`${name}\n${byName.get(name) ?? '-'}\n`);
   return mac.digest('hex');
 }
 
@@ -59,24 +59,26 @@ function signature(key, part) {
  * @returns {Buffer}
  */
 function encodeSnapshot(parts, key) {
-  /** @type {Map<string, Uint8Array>} */
-  const files = new Map([
-    ['session.json', Buffer.from(JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta }))],
-    ['ledger.json', Buffer.from(parts.ledger)],
-    ['world.zip', parts.world],
-  ]);
+  /** @type {{ name: string, data: Buffer }[]} */
+  const entries = [
+    { name: 'session.json', data: Buffer.from(JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta })) },
+    { name: 'ledger.json', data: Buffer.from(parts.ledger) },
+  ];
   // Sessions always bind their snapshots; a bare archive (as the benchmark packs) has none and
   // is refused wherever a binding is checked with a key.
-  if (parts.binding) files.set('binding.json', Buffer.from(JSON.stringify(parts.binding)));
-  if (parts.staged) files.set('staged.zip', parts.staged);
-  if (parts.stagedOrigin) files.set('staged-origin.zip', parts.stagedOrigin);
-  if (key !== undefined) files.set('signature', Buffer.from(signature(key, (name) => files.get(name) ?? null)));
+  if (parts.binding) entries.push({ name: 'binding.json', data: Buffer.from(JSON.stringify(parts.binding)) });
   // Stored, not deflated, and outside any workspace quota: snapshots are written after every
   // turn, deflating a large world costs hundreds of milliseconds, and a world may be as large as
   // its own quota allows. A host that wants them small compresses the bytes itself.
-  return packArchive(
-    [...files].map(([name, data]) => ({ name, data: Buffer.from(data.buffer, data.byteOffset, data.byteLength) })),
+  // The binding declares the native class; lib/workspace.js adds `dispose` to the same objects.
+  const packer = binding.SnapshotPacker.start(
+    entries,
+    /** @type {any} */ (parts.world),
+    /** @type {any} */ (parts.staged ?? undefined),
+    /** @type {any} */ (parts.stagedOrigin ?? undefined),
   );
+  if (key !== undefined) packer.add('signature', Buffer.from(signature(key, packer.digests())));
+  return packer.finish();
 }
 
 /**
@@ -135,18 +137,22 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   if (!(bytes instanceof Uint8Array)) {
     throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
   }
-  /** @type {Map<string, Buffer>} */
-  let files;
+  /** @type {import('../native/binding.js').SnapshotReader} */
+  let reader;
   try {
     const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    files = new Map(unpackArchive(view, MAX_PARTS, MAX_SNAPSHOT_BYTES).map((e) => [e.name, e.data]));
+    reader = binding.SnapshotReader.open(view, MAX_PARTS, MAX_SNAPSHOT_BYTES);
   } catch (e) {
-    throw sessionError('INVALID_INPUT', `not a session snapshot: ${e instanceof Error ? e.message : e}`);
+    const err = /** @type {{ code?: string, message?: string }} */ (e);
+    throw sessionError(
+      'INVALID_INPUT',
+      `not a session snapshot: ${err?.code ? `${err.code}: ` : ''}${err?.message ?? e}`,
+    );
   }
   /** @param {string} name */
-  const file = (name) => files.get(name) ?? null;
+  const file = (name) => reader.bytes(name) ?? null;
   if (key !== undefined) {
-    const expected = Buffer.from(signature(key, file));
+    const expected = Buffer.from(signature(key, reader.digests()));
     const given = file('signature');
     if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw sessionError(
@@ -159,8 +165,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   }
   const metaBytes = file('session.json');
   const ledger = file('ledger.json');
-  const world = file('world.zip');
-  if (!metaBytes || !ledger || !world) {
+  if (!metaBytes || !ledger || !reader.has('world.zip')) {
     throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json, ledger.json or world.zip is missing');
   }
   let meta;
@@ -175,11 +180,10 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
       `not a session snapshot of this version (format ${meta?.format}, version ${meta?.version})`,
     );
   }
-  /** @param {Buffer | null} zip */
-  const open = (zip) => {
-    if (!zip) return null;
+  /** @param {string} name */
+  const open = (name) => {
     try {
-      return ZipWorkspace.fromZip(zip, WORLD_LIMITS);
+      return reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes) ?? null;
     } catch (e) {
       throw sessionError('INVALID_INPUT', `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
     }
@@ -188,9 +192,9 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   return {
     meta,
     ledger: ledger.toString('utf8'),
-    world: /** @type {import('../index.js').ZipWorkspace} */ (open(world)),
-    staged: open(file('staged.zip')),
-    stagedOrigin: open(file('staged-origin.zip')),
+    world: /** @type {ZipWorkspace} */ (/** @type {unknown} */ (open('world.zip'))),
+    staged: open('staged.zip'),
+    stagedOrigin: open('staged-origin.zip'),
   };
 }
 

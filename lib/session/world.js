@@ -5,6 +5,7 @@
 // charged, the call audited and (for host operations) journalled.
 
 const { createHash } = require('node:crypto');
+const binding = require('../native/load.js');
 
 /**
  * @param {string} path
@@ -46,16 +47,21 @@ function worldFor(gate, work, turn) {
         return work().readText(text(path));
       }),
     /** @param {string} path @param {string | Uint8Array} data */
-    write: (path, data) =>
-      gate.world('world.write', [path, data], (fresh) => {
-        const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data?.length;
-        if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
-          throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
-        }
-        gate.spendBytes(bytes ?? 0, fresh);
-        work().writeFile(text(path), data);
-        return bytes;
-      }),
+    write: (path, data) => {
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data instanceof Uint8Array ? data.length : 0;
+      return gate.world(
+        'world.write',
+        [path, data],
+        () => {
+          if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
+            throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
+          }
+          work().writeFile(text(path), data);
+          return bytes;
+        },
+        bytes,
+      );
+    },
     /** @param {string} [glob] */
     list: (glob) => gate.world('world.list', [glob ?? '**/*'], () => work().glob(glob ?? '**/*')),
     /** @param {string} query @param {object} [options] */
@@ -89,15 +95,14 @@ function worldFor(gate, work, turn) {
     /** @param {string} [glob] */
     fingerprint: (glob) =>
       gate.world('world.fingerprint', [glob ?? '**/*'], () => {
-        const hash = createHash('sha256');
-        for (const path of work().glob(glob ?? '**/*')) {
-          hash.update(path).update('\0').update(work().readFile(path)).update('\0');
-        }
-        return hash.digest('hex');
+        // A pattern that is not a string is refused as `list` refuses it.
+        if (glob !== undefined && typeof glob !== 'string') return work().glob(glob);
+        // Hashed natively: no file crosses into JavaScript.
+        return binding.fingerprint(/** @type {any} */ (work()), glob ?? '**/*');
       }),
     /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] (the result less its timings and history id) */
     exec: (entry, options) =>
-      gate.world('world.exec', [entry, options], async (fresh) => {
+      gate.world('world.exec', [entry, options], async () => {
         const before = work().fork();
         const { argv, env } = options ?? {};
         // Counted when the gate lets the call run, in call order: the same on a re-run.
@@ -109,13 +114,14 @@ function worldFor(gate, work, turn) {
           signal: gate.turnEnd.signal,
           deterministic: { seed, now: turn.now },
         });
-        let written = 0;
-        for (const change of work().changesSince(before, 0)) written += change.after?.length ?? 0;
-        gate.recordBytes(written, fresh);
+        // Counted where the bytes are when the result says; otherwise summed over the changes.
+        const written =
+          /** @type {{ bytesWritten?: number }} */ (result).bytesWritten ??
+          binding.bytesWrittenSince(/** @type {any} */ (work()), /** @type {any} */ (before));
         // The ws.exec result, less the history entry id: that entry is in the turn's working
         // copy, not in the world.
         const { historyId: _inWorkingCopy, stats: _timings, ...rest } = result;
-        return { ...rest, error: result.error ?? null };
+        return { value: { ...rest, error: result.error ?? null }, bytesWritten: written };
       }),
   };
 }

@@ -1,6 +1,11 @@
 //! `SessionLedger`: a session's policy decisions, budget, audit log and journal
-//! ([`crate::session::Ledger`]) for the JavaScript surface in `lib/session/`. Conversion only.
+//! ([`crate::session::Ledger`]) and the gate of its turn in progress
+//! ([`crate::session::TurnGate`]) for the JavaScript surface in `lib/session/`; the turn's
+//! working copies ([`turn`]) and the snapshot container ([`snapshot`]). Conversion only.
 //! Failures are thrown as errors whose `code` is the session code.
+
+pub mod snapshot;
+pub mod turn;
 
 use std::collections::HashMap;
 
@@ -8,38 +13,126 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::session::{
-    AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Exceeded, JournalEntry, Ledger,
-    OperationPolicy, Replay, SessionError,
+    Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call, CallKind,
+    CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError, Stop, TurnGate,
 };
 
-fn throw(e: SessionError) -> Error {
-    Error::new(
-        Status::GenericFailure,
-        format!("{}: {}", e.code.as_str(), e.message),
-    )
+/// Throws `e` with `code` set to its session code (a TypeError for `INVALID_INPUT`).
+fn throw(env: &Env, e: &SessionError) -> Error {
+    let code = e.code.as_str();
+    let message = format!("{code}: {}", e.message);
+    let thrown = if code == "INVALID_INPUT" {
+        env.throw_type_error(&message, Some(code))
+    } else {
+        env.throw_error(&message, Some(code))
+    };
+    match thrown {
+        Ok(()) => Error::new(Status::PendingException, message),
+        Err(e) => e,
+    }
 }
 
-fn kind(name: &str) -> Result<BudgetKind> {
+/// What a budget limits, as JavaScript names it.
+#[napi(string_enum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetName {
+    #[napi(value = "turns")]
+    Turns,
+    #[napi(value = "wallMs")]
+    WallMs,
+    #[napi(value = "hostCalls")]
+    HostCalls,
+    #[napi(value = "bytesWritten")]
+    BytesWritten,
+    #[napi(value = "tokens")]
+    Tokens,
+    #[napi(value = "cost")]
+    Cost,
+}
+
+impl From<BudgetName> for BudgetKind {
+    fn from(n: BudgetName) -> Self {
+        match n {
+            BudgetName::Turns => BudgetKind::Turns,
+            BudgetName::WallMs => BudgetKind::WallMs,
+            BudgetName::HostCalls => BudgetKind::HostCalls,
+            BudgetName::BytesWritten => BudgetKind::BytesWritten,
+            BudgetName::Tokens => BudgetKind::Tokens,
+            BudgetName::Cost => BudgetKind::Cost,
+        }
+    }
+}
+
+fn kind(env: &Env, name: &str) -> Result<BudgetKind> {
     BudgetKind::parse(name).ok_or_else(|| {
-        Error::new(
-            Status::InvalidArg,
-            format!("INVALID_INPUT: unknown budget kind {name:?}"),
+        throw(
+            env,
+            &SessionError::new(
+                crate::session::SessionCode::InvalidInput,
+                format!("unknown budget kind {name:?}"),
+            ),
         )
     })
 }
 
-/// The operation rules of a session policy.
+/// One figure per budget kind (`undefined`: unlimited, for what is left).
+#[napi(object)]
+pub struct BudgetFigures {
+    pub turns: Option<f64>,
+    pub wall_ms: Option<f64>,
+    pub host_calls: Option<f64>,
+    pub bytes_written: Option<f64>,
+    pub tokens: Option<f64>,
+    pub cost: Option<f64>,
+}
+
+fn figures(of: impl Fn(BudgetKind) -> Option<f64>) -> BudgetFigures {
+    BudgetFigures {
+        turns: of(BudgetKind::Turns),
+        wall_ms: of(BudgetKind::WallMs),
+        host_calls: of(BudgetKind::HostCalls),
+        bytes_written: of(BudgetKind::BytesWritten),
+        tokens: of(BudgetKind::Tokens),
+        cost: of(BudgetKind::Cost),
+    }
+}
+
+/// The rules of a session policy the gate enforces.
 #[napi(object)]
 pub struct LedgerPolicy {
     /// Operations that may run (`*` is a wildcard); absent: all not denied.
     pub allowed_operations: Option<Vec<String>>,
     /// Operations that never run; deny wins.
     pub denied_operations: Option<Vec<String>>,
+    /// `llmRules.allowComplete` (default true).
+    pub allow_complete: Option<bool>,
+    /// `llmRules.maxTokensPerCall`.
+    pub max_tokens_per_call: Option<f64>,
+    /// `executionRules.allowExec` (default true).
+    pub allow_exec: Option<bool>,
+    /// `executionRules.allowNetworkCalls` (default true).
+    pub allow_network_calls: Option<bool>,
+    /// Operations declared as making network calls.
+    pub network_operations: Option<Vec<String>>,
 }
 
-fn policy(p: &LedgerPolicy) -> Result<OperationPolicy> {
+fn policy(env: &Env, p: &LedgerPolicy) -> Result<(OperationPolicy, CallRules)> {
     let denied = p.denied_operations.clone().unwrap_or_default();
-    OperationPolicy::new(p.allowed_operations.as_deref(), &denied).map_err(throw)
+    let ops = OperationPolicy::new(p.allowed_operations.as_deref(), &denied)
+        .map_err(|e| throw(env, &e))?;
+    let rules = CallRules {
+        allow_complete: p.allow_complete.unwrap_or(true),
+        max_tokens_per_call: p.max_tokens_per_call,
+        allow_exec: p.allow_exec.unwrap_or(true),
+        allow_network: p.allow_network_calls.unwrap_or(true),
+        network_operations: p
+            .network_operations
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+    };
+    Ok((ops, rules))
 }
 
 /// A refused operation or an exhausted budget.
@@ -60,6 +153,147 @@ fn exceeded(e: Exceeded) -> LedgerRefusal {
         rule: e.kind.as_str().to_string(),
         message: err.message,
     }
+}
+
+/// Why a turn stops.
+#[napi(object)]
+pub struct GateStop {
+    /// `policy`, `budget`, `limit`, `diverged`, `invalid` or `approval`.
+    #[napi(ts_type = "'policy' | 'budget' | 'limit' | 'diverged' | 'invalid' | 'approval'")]
+    pub kind: String,
+    /// The error code of the turn's outcome (empty for `approval`).
+    pub code: String,
+    /// For people and models.
+    pub message: String,
+    /// The policy rule that refused (`policy`).
+    pub rule: Option<String>,
+    /// The budget that ran out (`budget`).
+    pub budget: Option<BudgetName>,
+    /// The approval request the turn waits for (`approval`).
+    pub request_id: Option<String>,
+}
+
+fn budget_name(k: BudgetKind) -> BudgetName {
+    match k {
+        BudgetKind::Turns => BudgetName::Turns,
+        BudgetKind::WallMs => BudgetName::WallMs,
+        BudgetKind::HostCalls => BudgetName::HostCalls,
+        BudgetKind::BytesWritten => BudgetName::BytesWritten,
+        BudgetKind::Tokens => BudgetName::Tokens,
+        BudgetKind::Cost => BudgetName::Cost,
+    }
+}
+
+impl From<Stop> for GateStop {
+    fn from(s: Stop) -> Self {
+        let code = s.code().to_string();
+        let message = s.message().to_string();
+        let mut out = GateStop {
+            kind: String::new(),
+            code,
+            message,
+            rule: None,
+            budget: None,
+            request_id: None,
+        };
+        out.kind = match s {
+            Stop::Policy { rule, .. } => {
+                out.rule = Some(rule);
+                "policy"
+            }
+            Stop::Budget { kind, .. } => {
+                out.budget = Some(budget_name(kind));
+                "budget"
+            }
+            Stop::CallLimit { .. } => "limit",
+            Stop::Diverged { .. } => "diverged",
+            Stop::Invalid { .. } => "invalid",
+            Stop::Approval { request_id } => {
+                out.request_id = Some(request_id);
+                "approval"
+            }
+        }
+        .into();
+        out
+    }
+}
+
+/// The gate's answer for one call.
+#[napi(object)]
+pub struct GateAdmission {
+    /// `run` (then `settle(callId, …)`), `replay` (answer with `value` or `error`), `ask` (call
+    /// the operation's `needsApproval` predicate and admit again with its answer) or `stop`.
+    #[napi(ts_type = "'run' | 'replay' | 'ask' | 'stop'")]
+    pub kind: String,
+    pub call_id: Option<u32>,
+    /// False for a world call that ran before the pause of a re-run turn.
+    pub fresh: Option<bool>,
+    /// The decided approval request the call carries out.
+    pub request: Option<String>,
+    /// The recorded value, as JSON text `{ value?, usage }`.
+    pub value: Option<String>,
+    /// The recorded error, as JSON text `{ name, message }`.
+    pub error: Option<String>,
+    pub stop: Option<GateStop>,
+}
+
+/// One call for the gate.
+#[napi(object)]
+pub struct GateCall {
+    /// `world` or `operation`.
+    #[napi(ts_type = "'world' | 'operation'")]
+    pub kind: String,
+    pub operation: String,
+    /// The arguments as JSON text.
+    pub args: String,
+    /// Bytes the call is about to write.
+    pub bytes: Option<f64>,
+    /// `never` (default), `always` or `ask`.
+    #[napi(ts_type = "'never' | 'always' | 'ask'")]
+    pub approval: Option<String>,
+    /// What identifies a world call on a re-run, when `args` is cut for the audit log.
+    pub key: Option<String>,
+}
+
+/// How a call that ran ended.
+#[napi(object)]
+pub struct GateOutcome {
+    /// The result as JSON text, for the audit log.
+    pub result: Option<String>,
+    /// The error: for an operation as JSON text `{ name, message }` (journalled); for a world
+    /// call its message.
+    pub error: Option<String>,
+    /// What the journal keeps of an operation's answer (`{ value?, usage }` JSON text).
+    pub journal: Option<String>,
+    pub tokens: Option<f64>,
+    pub cost: Option<f64>,
+    /// Bytes written that were not charged before the call ran.
+    pub bytes_written: Option<f64>,
+    /// The answer cannot be kept (`error` says why): the turn stops with `INVALID_INPUT`.
+    pub invalid: Option<bool>,
+}
+
+/// A turn's start: refused, or what was left of every budget when it started.
+#[napi(object)]
+pub struct TurnStart {
+    pub refusal: Option<LedgerRefusal>,
+    pub remaining: BudgetFigures,
+}
+
+/// A turn's end: the budget its wall time passed, if any, and what is left of every budget.
+#[napi(object)]
+pub struct TurnEnd {
+    pub wall_over: Option<LedgerRefusal>,
+    pub remaining: BudgetFigures,
+}
+
+/// A decided approval request of the turn being resumed.
+#[napi(object)]
+pub struct GateRequest {
+    pub id: String,
+    pub operation: String,
+    /// The arguments as JSON text.
+    pub args: String,
 }
 
 /// One audit entry.
@@ -118,20 +352,6 @@ pub struct LedgerAuditStats {
     pub total_tokens: f64,
 }
 
-/// The answer of the journal for the next call of a re-run turn.
-#[napi(object)]
-pub struct LedgerReplay {
-    /// `recorded`, `live` or `diverged`.
-    #[napi(ts_type = "'recorded' | 'live' | 'diverged'")]
-    pub kind: String,
-    /// The recorded value (JSON text), for `recorded`.
-    pub value: Option<String>,
-    /// The recorded error, for `recorded`.
-    pub error: Option<String>,
-    /// The operation the journal expected here, for `diverged`.
-    pub expected: Option<String>,
-}
-
 /// The outcome of verifying an audit export.
 #[napi(object)]
 pub struct LedgerVerification {
@@ -140,10 +360,58 @@ pub struct LedgerVerification {
     pub error: Option<String>,
 }
 
-/// A session's ledger (see the module documentation).
+/// A session's ledger (see the module documentation) and the gate of its turn in progress.
 #[napi]
 pub struct SessionLedger {
     inner: Ledger,
+    turn: Option<TurnGate>,
+}
+
+fn admission(a: Admission) -> GateAdmission {
+    let mut out = GateAdmission {
+        kind: String::new(),
+        call_id: None,
+        fresh: None,
+        request: None,
+        value: None,
+        error: None,
+        stop: None,
+    };
+    out.kind = match a {
+        Admission::Run {
+            call_id,
+            fresh,
+            request,
+        } => {
+            out.call_id = Some(call_id as u32);
+            out.fresh = Some(fresh);
+            out.request = request;
+            "run"
+        }
+        Admission::Replay { value, error } => {
+            out.value = value;
+            out.error = error;
+            "replay"
+        }
+        Admission::Ask => "ask",
+        Admission::Stop(stop) => {
+            out.stop = Some(stop.into());
+            "stop"
+        }
+    }
+    .into();
+    out
+}
+
+fn not_in_turn() -> GateStop {
+    GateStop {
+        kind: "invalid".into(),
+        code: "SESSION_STATE".into(),
+        message: "no turn is running".into(),
+        rule: None,
+        budget: None,
+        request_id: None,
+    }
 }
 
 #[napi]
@@ -151,23 +419,25 @@ impl SessionLedger {
     /// A fresh ledger. `budget` maps kinds (`turns`, `wallMs`, `hostCalls`, `bytesWritten`,
     /// `tokens`, `cost`) to limits.
     #[napi(constructor, catch_unwind)]
-    pub fn new(policy_rules: LedgerPolicy, budget: HashMap<String, f64>) -> Result<Self> {
+    pub fn new(env: Env, policy_rules: LedgerPolicy, budget: HashMap<String, f64>) -> Result<Self> {
         let mut limits = Vec::new();
         for (name, limit) in &budget {
-            limits.push((kind(name)?, *limit));
+            limits.push((kind(&env, name)?, *limit));
         }
-        let budget = Budget::new(&limits).map_err(throw)?;
-        Ok(SessionLedger {
-            inner: Ledger::new(policy(&policy_rules)?, budget),
-        })
+        let budget = Budget::new(&limits).map_err(|e| throw(&env, &e))?;
+        let (ops, rules) = policy(&env, &policy_rules)?;
+        let mut inner = Ledger::new(ops, budget);
+        inner.rules = rules;
+        Ok(SessionLedger { inner, turn: None })
     }
 
     /// A ledger from `save()`'s text; refuses a tampered audit log (`AUDIT_TAMPERED`).
     #[napi(factory, catch_unwind)]
-    pub fn restore(policy_rules: LedgerPolicy, saved: String) -> Result<Self> {
-        Ok(SessionLedger {
-            inner: Ledger::restore(policy(&policy_rules)?, &saved).map_err(throw)?,
-        })
+    pub fn restore(env: Env, policy_rules: LedgerPolicy, saved: String) -> Result<Self> {
+        let (ops, rules) = policy(&env, &policy_rules)?;
+        let mut inner = Ledger::restore(ops, &saved).map_err(|e| throw(&env, &e))?;
+        inner.rules = rules;
+        Ok(SessionLedger { inner, turn: None })
     }
 
     /// Budget use, audit log and journal as JSON text.
@@ -181,6 +451,7 @@ impl SessionLedger {
     pub fn copy(&self) -> SessionLedger {
         SessionLedger {
             inner: self.inner.clone(),
+            turn: None,
         }
     }
 
@@ -190,7 +461,8 @@ impl SessionLedger {
         self.inner = other.inner.clone();
     }
 
-    /// `null` when the policy allows `operation`; otherwise the rule that refuses it.
+    /// `null` when the policy's operation lists allow `operation`; otherwise the rule that
+    /// refuses it.
     #[napi(catch_unwind)]
     pub fn check(&self, operation: String) -> Option<LedgerRefusal> {
         self.inner
@@ -206,24 +478,22 @@ impl SessionLedger {
 
     /// Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing.
     #[napi(catch_unwind)]
-    pub fn take(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
-        Ok(self
-            .inner
+    pub fn take(&mut self, budget: BudgetName, amount: f64) -> Option<LedgerRefusal> {
+        self.inner
             .budget
-            .take(kind(&budget)?, amount)
+            .take(budget.into(), amount)
             .err()
-            .map(exceeded))
+            .map(exceeded)
     }
 
     /// Records `amount` already spent; a refusal when a limit is now passed.
     #[napi(catch_unwind)]
-    pub fn record(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
-        Ok(self
-            .inner
+    pub fn record(&mut self, budget: BudgetName, amount: f64) -> Option<LedgerRefusal> {
+        self.inner
             .budget
-            .record(kind(&budget)?, amount)
+            .record(budget.into(), amount)
             .err()
-            .map(exceeded))
+            .map(exceeded)
     }
 
     /// The first budget whose use has passed its limit.
@@ -232,16 +502,169 @@ impl SessionLedger {
         self.inner.budget.exceeded().map(exceeded)
     }
 
-    /// What is left of a budget (`null`: unlimited).
-    #[napi(catch_unwind)]
-    pub fn remaining(&self, budget: String) -> Result<Option<f64>> {
-        Ok(self.inner.budget.remaining(kind(&budget)?))
+    /// What is left of every budget (`undefined`: unlimited).
+    #[napi(js_name = "remainingAll", catch_unwind)]
+    pub fn remaining_all(&self) -> BudgetFigures {
+        figures(|k| self.inner.budget.remaining(k))
     }
 
-    /// What has been used of a budget.
+    /// What has been used of every budget.
+    #[napi(js_name = "usedAll", catch_unwind)]
+    pub fn used_all(&self) -> BudgetFigures {
+        figures(|k| Some(self.inner.budget.used(k)))
+    }
+
+    /// Starts a turn: refused (the budget that is used up) when a budget is already passed or
+    /// no turn is left; otherwise one turn is taken, the journal emptied and the gate opened.
+    /// Returns what was left of every budget when the turn started.
+    #[napi(js_name = "startTurn", catch_unwind)]
+    pub fn start_turn(&mut self, turn_number: u32, calls_per_turn: u32) -> TurnStart {
+        let refused = match self.inner.budget.exceeded() {
+            Some(over) => Some(over),
+            None => self.inner.budget.take(BudgetKind::Turns, 1.0).err(),
+        };
+        if refused.is_none() {
+            self.inner.journal.clear();
+            self.turn = Some(TurnGate::begin(
+                &mut self.inner,
+                turn_number,
+                calls_per_turn,
+                Vec::new(),
+            ));
+        }
+        TurnStart {
+            refusal: refused.map(exceeded),
+            remaining: figures(|k| self.inner.budget.remaining(k)),
+        }
+    }
+
+    /// Opens the gate again for a turn paused for approval: the journal is rewound (the turn
+    /// re-runs from its first call), `requests` are its decided approval requests, and
+    /// `atStart` what was left of every budget when it first started.
+    #[napi(js_name = "resumeTurn", catch_unwind)]
+    pub fn resume_turn(
+        &mut self,
+        turn_number: u32,
+        calls_per_turn: u32,
+        requests: Vec<GateRequest>,
+        at_start: BudgetFigures,
+    ) {
+        let decided = requests
+            .into_iter()
+            .map(|r| Decided {
+                id: r.id,
+                operation: r.operation,
+                args: r.args,
+            })
+            .collect();
+        let a = &at_start;
+        let at_start = [
+            a.turns,
+            a.wall_ms,
+            a.host_calls,
+            a.bytes_written,
+            a.tokens,
+            a.cost,
+        ];
+        self.turn = Some(TurnGate::resume(
+            &mut self.inner,
+            turn_number,
+            calls_per_turn,
+            decided,
+            at_start,
+        ));
+    }
+
+    /// Admits one call of the turn (policy, call cap, budget, replay, approval).
     #[napi(catch_unwind)]
-    pub fn used(&self, budget: String) -> Result<f64> {
-        Ok(self.inner.budget.used(kind(&budget)?))
+    pub fn admit(&mut self, call: GateCall) -> GateAdmission {
+        let Some(turn) = self.turn.as_mut() else {
+            return GateAdmission {
+                kind: "stop".into(),
+                call_id: None,
+                fresh: None,
+                request: None,
+                value: None,
+                error: None,
+                stop: Some(not_in_turn()),
+            };
+        };
+        let approval = match call.approval.as_deref() {
+            Some("always") => Approval::Always,
+            Some("ask") => Approval::Ask,
+            _ => Approval::Never,
+        };
+        let kind = if call.kind == "world" {
+            CallKind::World
+        } else {
+            CallKind::Operation
+        };
+        let gate_call = Call {
+            kind,
+            operation: &call.operation,
+            args: &call.args,
+            bytes: call.bytes.unwrap_or(0.0),
+            approval,
+            key: call.key.as_deref(),
+        };
+        admission(turn.admit(&mut self.inner, &gate_call))
+    }
+
+    /// Audits and journals a call that ran; the stop it caused, if any.
+    #[napi(catch_unwind)]
+    pub fn settle(&mut self, call_id: u32, outcome: GateOutcome) -> Option<GateStop> {
+        let turn = self.turn.as_mut()?;
+        let outcome = Outcome {
+            result: outcome.result,
+            error: outcome.error,
+            journal: outcome.journal,
+            tokens: outcome.tokens,
+            cost: outcome.cost,
+            bytes_written: outcome.bytes_written.unwrap_or(0.0),
+            invalid: outcome.invalid.unwrap_or(false),
+        };
+        turn.settle(&mut self.inner, u64::from(call_id), outcome)
+            .map(GateStop::from)
+    }
+
+    /// What is left of every budget at this point of the turn, counted from its start (the
+    /// same on a re-run).
+    #[napi(js_name = "turnRemaining", catch_unwind)]
+    pub fn turn_remaining(&self) -> BudgetFigures {
+        match &self.turn {
+            Some(t) => figures(|k| t.remaining(k)),
+            None => figures(|k| self.inner.budget.remaining(k)),
+        }
+    }
+
+    /// Ends the turn's gate: operations still running are audited as such, `wallMs` (the
+    /// turn's wall time) is recorded, and the journal is kept when `keepJournal` (the turn waits
+    /// for approval), emptied otherwise. Answers with the budget `wallMs` passed, if it did, and
+    /// what is left of every budget.
+    #[napi(js_name = "endTurn", catch_unwind)]
+    pub fn end_turn(&mut self, wall_ms: f64, keep_journal: bool) -> TurnEnd {
+        if let Some(mut t) = self.turn.take() {
+            t.close(&mut self.inner);
+        }
+        if !keep_journal {
+            self.inner.journal.clear();
+        }
+        let wall_over = self
+            .inner
+            .budget
+            .record(BudgetKind::WallMs, wall_ms)
+            .err()
+            .map(exceeded);
+        TurnEnd {
+            wall_over,
+            remaining: figures(|k| self.inner.budget.remaining(k)),
+        }
+    }
+
+    /// Tokens and cost an operation reported after its turn ended.
+    #[napi(js_name = "lateUsage", catch_unwind)]
+    pub fn late_usage(&mut self, tokens: f64, cost: f64) {
+        TurnGate::late_usage(&mut self.inner, tokens, cost);
     }
 
     /// Appends an audit record (read the entries back with `auditEntries`).
@@ -316,55 +739,10 @@ impl SessionLedger {
         verification(AuditLog::verify_export(&text))
     }
 
-    /// The answer for the next operation call of a (re-)run turn.
-    #[napi(js_name = "journalNext", catch_unwind)]
-    pub fn journal_next(&mut self, operation: String, args: String) -> LedgerReplay {
-        let (kind, entry, expected) = match self.inner.journal.next(&operation, &args) {
-            Replay::Recorded(e) => ("recorded", Some(e.clone()), None),
-            Replay::Live => ("live", None, None),
-            Replay::Diverged { expected } => ("diverged", None, Some(expected.operation.clone())),
-        };
-        LedgerReplay {
-            kind: kind.into(),
-            value: entry.as_ref().and_then(|e| e.value.clone()),
-            error: entry.and_then(|e| e.error),
-            expected,
-        }
-    }
-
-    /// Records an operation call that ran.
-    #[napi(js_name = "journalRecord", catch_unwind)]
-    pub fn journal_record(
-        &mut self,
-        operation: String,
-        args: String,
-        value: Option<String>,
-        error: Option<String>,
-    ) {
-        self.inner.journal.record(JournalEntry {
-            operation,
-            args,
-            value,
-            error,
-        });
-    }
-
-    /// Starts a re-run of the turn from its first call.
-    #[napi(js_name = "journalRewind", catch_unwind)]
-    pub fn journal_rewind(&mut self) {
-        self.inner.journal.rewind();
-    }
-
     /// Empties the journal (the turn ended for good).
     #[napi(js_name = "journalClear", catch_unwind)]
     pub fn journal_clear(&mut self) {
         self.inner.journal.clear();
-    }
-
-    /// How many calls the journal holds.
-    #[napi(js_name = "journalLength", catch_unwind)]
-    pub fn journal_length(&self) -> u32 {
-        self.inner.journal.entries().len() as u32
     }
 }
 

@@ -558,14 +558,14 @@ impl Default for ZipWorkspace {
 }
 
 impl ZipWorkspace {
-    fn from_workspace(inner: Workspace) -> Self {
+    pub(crate) fn from_workspace(inner: Workspace) -> Self {
         ZipWorkspace {
             inner: Arc::new(Mutex::new(inner)),
         }
     }
 
     /// The workspace, locked for the duration of the guard.
-    fn ws(&self) -> MutexGuard<'_, Workspace> {
+    pub(crate) fn ws(&self) -> MutexGuard<'_, Workspace> {
         lock_workspace(&self.inner)
     }
 

@@ -35,6 +35,10 @@ pub enum Replay<'a> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Journal {
     entries: Vec<JournalEntry>,
+    /// The world calls of the turn, in call order, as [`super::gate::world_key`] identifies
+    /// them: a re-run re-executes them and must make the same ones.
+    #[serde(default)]
+    world: Vec<String>,
     #[serde(skip)]
     cursor: usize,
 }
@@ -48,6 +52,7 @@ impl Journal {
     /// Empties the journal (a turn ended for good).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.world.clear();
         self.cursor = 0;
     }
 
@@ -73,6 +78,16 @@ impl Journal {
     /// The recorded calls.
     pub fn entries(&self) -> &[JournalEntry] {
         &self.entries
+    }
+
+    /// The key of the `index`th world call of the recorded run.
+    pub fn world_key(&self, index: usize) -> Option<&str> {
+        self.world.get(index).map(String::as_str)
+    }
+
+    /// Records the key of a world call made past the end of the recorded run.
+    pub fn push_world_key(&mut self, key: String) {
+        self.world.push(key);
     }
 
     /// How many calls a re-run has answered so far.

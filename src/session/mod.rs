@@ -5,18 +5,25 @@
 //! The facade is [`Ledger`], which holds one session's [`OperationPolicy`], [`Budget`],
 //! [`AuditLog`] and current [`Journal`], and saves and restores them as one JSON document. Path
 //! rules are not here: they are the workspace's access rules, enforced where every read and
-//! write passes ([`crate::workspace::Workspace::set_path_rules`]). The turn itself (running the
-//! guest, the world, approvals) is composed by the JavaScript surface over `run()`.
+//! write passes ([`crate::workspace::Workspace::set_path_rules`]). Each call of a turn passes
+//! the [`TurnGate`]: admitted (policy, call cap, budget, replay) before it runs and settled
+//! (audit, journal) after. Running the guest and the approval flow are composed by the
+//! JavaScript surface over `run()`.
 
 mod audit;
 mod budget;
 mod error;
+mod gate;
 mod journal;
 mod policy;
 
 pub use audit::{AuditEntry, AuditLog, AuditRecord, AuditStats, ARG_LIMIT};
 pub use budget::{Budget, BudgetKind, Exceeded};
 pub use error::{SessionCode, SessionError};
+pub use gate::{
+    world_key, Admission, Approval, Call, CallKind, CallRules, Decided, Outcome, Stop, TurnGate,
+    TurnUse,
+};
 pub use journal::{Journal, JournalEntry, Replay};
 pub use policy::{OperationPolicy, Refusal};
 
@@ -27,6 +34,8 @@ use serde::{Deserialize, Serialize};
 pub struct Ledger {
     /// Which operations may run.
     pub policy: OperationPolicy,
+    /// The policy's rules beyond its operation lists.
+    pub rules: CallRules,
     /// Limits and what has been used.
     pub budget: Budget,
     /// Every operation attempted, refused ones included.
@@ -49,6 +58,7 @@ impl Ledger {
     pub fn new(policy: OperationPolicy, budget: Budget) -> Self {
         Ledger {
             policy,
+            rules: CallRules::default(),
             budget,
             audit: AuditLog::default(),
             journal: Journal::default(),
@@ -80,6 +90,7 @@ impl Ledger {
         saved.budget.check()?;
         Ok(Ledger {
             policy,
+            rules: CallRules::default(),
             budget: saved.budget,
             audit,
             journal: saved.journal,

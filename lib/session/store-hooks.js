@@ -1,0 +1,75 @@
+'use strict';
+// A session kept by a SessionManager: before each turn the store is checked and the session
+// claims the turn (compare-and-set), after it the session is saved. A store that moved on turns
+// the turn into SESSION_CONFLICT.
+
+const { errorOutcome } = require('./options.js');
+
+/**
+ * @typedef {{ check(): Promise<boolean>,
+ *   save(encode: (binding: import('./snapshot.js').SnapshotBinding) => Buffer): Promise<void> }} StoreHooks
+ * @typedef {(binding: import('./snapshot.js').SnapshotBinding) => Buffer} Encode
+ */
+
+/**
+ * Hooks a SessionManager attaches to its sessions.
+ * @type {WeakMap<object, StoreHooks>}
+ */
+const storeHooks = new WeakMap();
+
+/**
+ * Lets a SessionManager check the store before each turn and save after it. `save` is given the
+ * encoder, so the manager binds the snapshot to the version it is about to store it as.
+ * @param {object} session
+ * @param {StoreHooks} hooks
+ */
+function attachStore(session, hooks) {
+  storeHooks.set(session, hooks);
+}
+
+/**
+ * Before a turn runs, a managed session claims it: the unchanged state is saved with
+ * compare-and-set, so of two processes starting a turn on the same version only one goes on,
+ * and the other runs nothing (its operations, with their side effects, never start). Returns
+ * the refusal for the loser.
+ * @param {StoreHooks | undefined} hooks
+ * @param {Encode} encode
+ * @returns {Promise<import('./index.js').TurnOutcome | null>}
+ */
+async function claimTurn(hooks, encode) {
+  if (!hooks) return null;
+  const stale = errorOutcome(
+    'SESSION_CONFLICT',
+    'another process has advanced this session since it was loaded; load it again',
+  );
+  if (!(await hooks.check())) return stale;
+  try {
+    await hooks.save(encode);
+    return null;
+  } catch (e) {
+    if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
+    return stale;
+  }
+}
+
+/**
+ * Saves through the manager's store after a turn; a store that moved on turns the result into
+ * SESSION_CONFLICT.
+ * @template {{ outcome: import('./index.js').TurnOutcome }} R
+ * @param {StoreHooks | undefined} hooks
+ * @param {Encode} encode
+ * @param {R} result
+ * @returns {Promise<R>}
+ */
+async function saveTurn(hooks, encode, result) {
+  if (!hooks) return result;
+  try {
+    await hooks.save(encode);
+    return result;
+  } catch (e) {
+    if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
+    return { ...result, outcome: errorOutcome('SESSION_CONFLICT', /** @type {Error} */ (e).message) };
+  }
+}
+
+module.exports = { storeHooks, attachStore, claimTurn, saveTurn };
