@@ -409,6 +409,60 @@ impl HistoryState {
         }
     }
 
+    /// The newest `n` applied entries that changed `path` (a normalized path), newest first.
+    pub fn entries_touching(&self, n: usize, path: &str) -> Vec<HistoryEntry> {
+        self.done
+            .iter()
+            .rev()
+            .filter(|r| r.paths.iter().any(|p| p == path))
+            .take(n)
+            .map(Record::entry)
+            .collect()
+    }
+
+    /// The state `path` (a normalized path) was in right before entry `id` (applied or undone)
+    /// was made, with `now` the tree as it is: the entry's own record if it changed the path,
+    /// otherwise the nearest later applied entry (or earlier undone one) that did, otherwise
+    /// `now`. `HISTORY` for an unknown id, or when a compacted entry leaves the answer unknown.
+    pub fn state_before(&self, id: u64, path: &str, now: &Vfs) -> WsResult<Option<Content>> {
+        let own = self.find(id)?;
+        let compacted = |r: &Record| {
+            WsError::history(format!(
+                "entry #{} ({}) was compacted: what {} held then is no longer kept",
+                r.id,
+                r.op,
+                display(path)
+            ))
+        };
+        // Records after the entry in the order that leads from it towards `now`, and which
+        // side of each holds the state just before the entry.
+        let (later, side): (Vec<&Record>, Direction) =
+            match self.done.iter().position(|r| r.id == id) {
+                Some(pos) => (self.done.iter().skip(pos).collect(), Direction::Back),
+                None => {
+                    let pos = self.redo.iter().position(|r| r.id == id).unwrap_or(0);
+                    let mut older: Vec<&Record> = self.redo.iter().skip(pos + 1).collect();
+                    older.insert(0, own);
+                    (older, Direction::Forward)
+                }
+            };
+        for (i, record) in later.into_iter().enumerate() {
+            let Some(changes) = &record.changes else {
+                let listed_whole = record.paths.len() == record.path_count;
+                if i == 0 || !listed_whole || record.paths.iter().any(|p| p == path) {
+                    return Err(compacted(record));
+                }
+                continue;
+            };
+            if let Some(change) = changes.iter().find(|c| c.path == path) {
+                // The entry itself, or an undone one before it, read from the other side.
+                let wanted = if i == 0 { Direction::Back } else { side };
+                return Ok(change.target(wanted).clone());
+            }
+        }
+        Ok(now.content(path))
+    }
+
     /// The newest `n` applied entries, newest first.
     pub fn entries(&self, n: usize) -> Vec<HistoryEntry> {
         self.done.iter().rev().take(n).map(Record::entry).collect()

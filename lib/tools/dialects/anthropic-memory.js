@@ -18,8 +18,6 @@
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
-const { walk } = require('./listing.js');
-const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -95,18 +93,19 @@ function memoryTool(ws) {
       throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
     }
     if (kind !== 'file') {
-      const entries = kind === null ? [] : walk(ws, wsPath, 2);
-      const visible = entries.filter((e) => !e.rel.split('/').some((p) => p.startsWith('.') || p === 'node_modules'));
+      const entries = kind === null ? [] : ws.walk(wsPath, { maxDepth: 2 });
+      const visible = entries.filter(
+        (e) => !e.relative.split('/').some((p) => p.startsWith('.') || p === 'node_modules'),
+      );
       // Sizes of the shown folders in one pass over everything below: each file adds its size
       // to its folders of the first two levels.
       /** @type {Map<string, number>} */
       const sizeBelow = new Map();
       let all = 0;
-      const prefix = `${wsPath}/`;
-      for (const e of kind === null ? [] : ws.list(wsPath, { recursive: true })) {
+      for (const e of kind === null ? [] : ws.walk(wsPath)) {
         if (e.kind !== 'file') continue;
         all += e.size;
-        const parts = e.path.slice(prefix.length).split('/', 3);
+        const parts = e.relative.split('/', 3);
         for (let depth = 1; depth < parts.length && depth <= 2; depth++) {
           const folder = parts.slice(0, depth).join('/');
           sizeBelow.set(folder, (sizeBelow.get(folder) ?? 0) + e.size);
@@ -117,8 +116,8 @@ function memoryTool(ws) {
       for (const e of visible) {
         const line =
           e.kind === 'dir'
-            ? `${humanSize(sizeBelow.get(e.rel) ?? 0)}\t${memoryPath}/${e.rel}/`
-            : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`;
+            ? `${humanSize(sizeBelow.get(e.relative) ?? 0)}\t${memoryPath}/${e.relative}/`
+            : `${humanSize(e.size)}\t${memoryPath}/${e.relative}`;
         if (!lines.add(line)) break;
       }
       if (lines.full) {
@@ -222,8 +221,7 @@ function memoryTool(ws) {
     if (to.startsWith(`${from}/`)) {
       throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
     }
-    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return changed(`Successfully renamed ${oldPath} to ${newPath}`, historyId);
+    return changed(`Successfully renamed ${oldPath} to ${newPath}`, ws.rename(from, to));
   }
 
   return {

@@ -20,8 +20,7 @@
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
-const { walk } = require('./listing.js');
-const { contentBeforeLastChange, entryPath } = require('./history.js');
+const { contentBeforeLastChange } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -129,10 +128,12 @@ function textEditorTool(ws) {
         throw fail('INVALID_INPUT', 'The `view_range` parameter is not allowed when `path` points to a directory.');
       }
       const prefix = shown === '/' ? '' : shown;
-      const entries = walk(ws, path, 2).filter((e) => !e.rel.split('/').some((part) => part.startsWith('.')));
+      const entries = ws
+        .walk(path, { maxDepth: 2 })
+        .filter((e) => !e.relative.split('/').some((part) => part.startsWith('.')));
       const listing = new BoundedLines(MAX_CONTENT - 512);
       listing.add(shown, { cut: true });
-      for (const e of entries) if (!listing.add(`${prefix}/${e.rel}`)) break;
+      for (const e of entries) if (!listing.add(`${prefix}/${e.relative}`)) break;
       if (listing.full) {
         listing.lines.push(
           `[${entries.length + 1 - listing.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
@@ -258,10 +259,9 @@ function textEditorTool(ws) {
    * @returns {ToolResult}
    */
   function undoEdit(path, shown) {
-    const relPath = entryPath(ZipWorkspace, path);
     /** @type {Set<number>} */
     const skipped = new Set(undoneInPlace);
-    const found = contentBeforeLastChange(ws, relPath, (id) => {
+    const found = contentBeforeLastChange(ws, path, (id) => {
       if (skipped.has(id)) return true;
       const target = undoneBy.get(id);
       if (target === undefined) return false;

@@ -15,9 +15,7 @@ const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { GlobMatcher, LineIndex, twoFilesPatch } = require('../../native/load.js');
-const { walk } = require('./listing.js');
 const { quoted } = require('./text.js');
-const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -283,15 +281,15 @@ function filesystemTools(ws) {
     let left = 0;
     /** @type {string | null} */
     let skippedBelow = null;
-    for (const entry of walk(ws, abs)) {
-      if (skippedBelow !== null && entry.rel.startsWith(skippedBelow)) continue;
+    for (const entry of ws.walk(abs)) {
+      if (skippedBelow !== null && entry.relative.startsWith(skippedBelow)) continue;
       skippedBelow = null;
       // A folder left out takes its contents with it.
-      if (excluded.isMatch(entry.rel)) {
-        if (entry.kind === 'dir') skippedBelow = `${entry.rel}/`;
+      if (excluded.isMatch(entry.relative)) {
+        if (entry.kind === 'dir') skippedBelow = `${entry.relative}/`;
         continue;
       }
-      const parent = entry.rel.includes('/') ? entry.rel.slice(0, entry.rel.lastIndexOf('/')) : '';
+      const parent = entry.relative.includes('/') ? entry.relative.slice(0, entry.relative.lastIndexOf('/')) : '';
       const siblings = childrenOf.get(parent);
       const indent = 4 * entry.depth;
       const cost = 6 * indent + 64 + Buffer.byteLength(JSON.stringify(entry.name));
@@ -305,7 +303,7 @@ function filesystemTools(ws) {
       const node = { name: entry.name, type: entry.kind === 'dir' ? 'directory' : 'file' };
       if (entry.kind === 'dir') {
         node.children = [];
-        childrenOf.set(entry.rel, node.children);
+        childrenOf.set(entry.relative, node.children);
       }
       siblings.push(node);
     }
@@ -332,14 +330,14 @@ function filesystemTools(ws) {
     // prefix is enough and each entry is looked at once.
     /** @type {string | null} */
     let skippedBelow = null;
-    for (const entry of walk(ws, abs)) {
-      if (skippedBelow !== null && entry.rel.startsWith(skippedBelow)) continue;
+    for (const entry of ws.walk(abs)) {
+      if (skippedBelow !== null && entry.relative.startsWith(skippedBelow)) continue;
       skippedBelow = null;
-      if (excluded.isMatch(entry.rel)) {
-        if (entry.kind === 'dir') skippedBelow = `${entry.rel}/`;
+      if (excluded.isMatch(entry.relative)) {
+        if (entry.kind === 'dir') skippedBelow = `${entry.relative}/`;
         continue;
       }
-      if (match.isMatch(entry.rel)) results.add(path.join(abs, entry.rel));
+      if (match.isMatch(entry.relative)) results.add(path.join(abs, entry.relative));
     }
     if (results.lines.length === 0) return 'No matches found';
     const note = results.full ? `\n${leftOutNote(results.left, 'narrow the pattern or the path')}` : '';
@@ -361,8 +359,7 @@ function filesystemTools(ws) {
     if (kindOf(to) !== null) throw fsError('EEXIST', 'rename', rename);
     if (kindOf(path.dirname(to)) !== 'dir') throw fsError('ENOTDIR', 'rename', rename);
     if (to.startsWith(`${from}/`) || from === '/') throw fsError('EINVAL', 'rename', rename);
-    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return changed(moved, historyId);
+    return changed(moved, ws.rename(from, to));
   }
 
   /**
@@ -524,7 +521,8 @@ function filesystemTools(ws) {
         const abs = validate(args.path);
         requireDir(abs, 'scandir');
         const listing = new BoundedLines();
-        for (const e of walk(ws, abs, 1)) listing.add(`${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name}`);
+        for (const e of ws.walk(abs, { maxDepth: 1 }))
+          listing.add(`${e.kind === 'dir' ? '[DIR]' : '[FILE]'} ${e.name}`);
         const note = listing.full ? `\n${leftOutNote(listing.left, 'list a sub-folder or use search_files')}` : '';
         return `${listing.text()}${note}`;
       },
@@ -552,7 +550,7 @@ function filesystemTools(ws) {
       handler(args) {
         const abs = validate(args.path);
         requireDir(abs, 'scandir');
-        const entries = walk(ws, abs, 1);
+        const entries = ws.walk(abs, { maxDepth: 1 });
         const sorted = [...entries].sort((a, b) =>
           args.sortBy === 'size' ? b.size - a.size : a.name.localeCompare(b.name),
         );

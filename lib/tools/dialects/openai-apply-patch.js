@@ -24,7 +24,6 @@ const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail, ToolFailure } = require('../toolset.js');
 const { LineIndex } = require('../../native/load.js');
 const { lineEnding } = require('./text.js');
-const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -283,15 +282,22 @@ function applyPatchTool(ws) {
         );
       }
     }
-    const { historyId } = asOneEntry(ws, (edit) => {
+    /** @param {Workspace} w */
+    const write = (w) => {
+      /** @type {number | null} */
+      let id = null;
       for (const { path, content } of planned.values()) {
         if (content === null) {
-          if (ws.exists(path)) edit.delete(path);
+          if (w.exists(path)) id = w.delete(path);
         } else {
-          edit.write(path, content);
+          id = w.writeFile(path, content);
         }
       }
-    });
+      return id;
+    };
+    // One file keeps the entry its write records (`write ~/a.py`); several are one batch.
+    const historyId =
+      planned.size === 1 ? write(ws) : ws.batch(`apply_patch ${planned.size} files`, (w) => void write(w));
     return changed(done.join('\n'), historyId);
   }
 

@@ -321,3 +321,33 @@ impl WorkspaceChange {
         }
     }
 }
+
+/// One entry of `walk`: a folder's contents in tree order.
+#[napi(object)]
+pub struct WorkspaceWalkEntry {
+    /// The workspace path (`src/lib/a.js`).
+    pub path: String,
+    /// The path below the walked folder (`lib/a.js` when walking `src`), the form a listing
+    /// shows under the folder's own name.
+    pub relative: String,
+    /// The last segment (`a.js`).
+    pub name: String,
+    pub kind: WorkspaceEntryKind,
+    /// Bytes; 0 for folders.
+    pub size: i64,
+    /// 1 for the walked folder's own entries.
+    pub depth: i64,
+}
+
+impl From<crate::workspace::WalkEntry> for WorkspaceWalkEntry {
+    fn from(e: crate::workspace::WalkEntry) -> Self {
+        WorkspaceWalkEntry {
+            path: e.path,
+            relative: e.relative,
+            name: e.name,
+            kind: e.kind.into(),
+            size: num(e.size),
+            depth: num(e.depth as u64),
+        }
+    }
+}
