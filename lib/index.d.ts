@@ -724,6 +724,12 @@ export interface ExecResult {
   error?: ExecErrorInfo;
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null;
+  /**
+   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes` counts),
+   * whether or not its changes were applied. Counted where the bytes are, so nobody has to read
+   * the changed files to size them.
+   */
+  bytesWritten: number;
   stats: { wallMs: number; heapBytes: number; steps: number };
 }
 

@@ -345,6 +345,11 @@ export interface ExecResult {
   error?: ExecErrorInfo
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null
+  /**
+   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes`
+   * counts), whether or not its changes were applied. Always set.
+   */
+  bytesWritten?: number
   /** Always set; optional only so that it comes after the optional fields. */
   stats?: ExecStats
 }

@@ -258,6 +258,9 @@ pub struct ExecResult {
     pub error: Option<ExecErrorInfo>,
     /// Present when the changes were applied: the history entry, or null if nothing changed.
     pub history_id: Option<Either<i64, Null>>,
+    /// Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes`
+    /// counts), whether or not its changes were applied. Always set.
+    pub bytes_written: Option<i64>,
     /// Always set; optional only so that it comes after the optional fields.
     pub stats: Option<ExecStats>,
 }
@@ -274,6 +277,7 @@ impl From<ExecOutcome> for ExecResult {
                 Some(id) => Either::A(num(id)),
                 None => Either::B(Null),
             }),
+            bytes_written: Some(num(o.bytes_written)),
             stats: Some(ExecStats {
                 wall_ms: o.stats.wall_ms,
                 heap_bytes: num(o.stats.heap_bytes as u64),
