@@ -431,6 +431,21 @@ export interface WorkspaceAccessRules {
   readOnly: boolean;
 }
 
+/** One entry of `ZipWorkspace.walk`. */
+export interface WorkspaceWalkEntry {
+  /** The workspace path, e.g. 'src/lib/a.js'. */
+  path: string;
+  /** The path below the walked folder, e.g. 'lib/a.js' when walking 'src'. */
+  relative: string;
+  /** The last segment, e.g. 'a.js'. */
+  name: string;
+  kind: 'file' | 'dir';
+  /** Bytes; 0 for folders. */
+  size: number;
+  /** 1 for the walked folder's own entries. */
+  depth: number;
+}
+
 export interface WorkspaceHistoryEntry {
   /** Increasing id, starting at 1. */
   id: number;
@@ -550,8 +565,48 @@ export declare class ZipWorkspace {
   narrowAccessRules(rules: AccessRules): void;
   /** The rules set by `setAccessRules` (pattern Sets given back as arrays), or null. */
   accessRules(): WorkspaceAccessRules | null;
-  /** The newest `n` entries (default 20), newest first. */
-  history(n?: number | null): WorkspaceHistoryEntry[];
+  /** The newest `n` entries (default 20), newest first; with `path`, only those that changed it. */
+  history(n?: number | null, options?: { path?: string } | null): WorkspaceHistoryEntry[];
+  /**
+   * Runs `edits(w)` as ONE history entry labelled `label`, all or nothing: if `edits` throws,
+   * the files and the history are put back as they were and the error is rethrown. `w` is a
+   * second `ZipWorkspace` object over the same files: make the edits through it (this object's
+   * own mutating methods throw while its batch runs; its reads work). Inside, mutating methods
+   * return null (the entry is recorded when the batch ends) and `undo`, `redo` and `restore`
+   * throw `HISTORY`; a batch inside a batch joins it (and returns null). `edits`
+   * must be synchronous: one returning a promise is refused with `INVALID_INPUT` and its edits
+   * are taken back. Returns the entry's id, null when the edits changed nothing.
+   * @throws {TypeError} `INVALID_INPUT` for an empty label, one over 1024 bytes, or `edits` not a function.
+   * @example
+   * const id = ws.batch('split utils', (w) => {
+   *   w.writeFile('src/a.js', a);
+   *   w.writeFile('src/b.js', b);
+   *   w.delete('src/utils.js');
+   * }); // one ws.undo() takes all three back
+   */
+  batch(label: string, edits: (ws: ZipWorkspace) => void): number | null;
+  /**
+   * Moves a file, or a folder with everything in it, creating missing parent folders of `to`,
+   * as one history entry (`rename ~/a -> ~/b`). The access rules apply to both paths.
+   * @throws {WorkspaceError} `EXISTS` when `to` exists (unless `overwrite`, which replaces it, a
+   *   folder with everything in it), `NOT_FOUND`, `NOT_A_DIRECTORY` (a file where a parent folder
+   *   of `to` must be), `INVALID_INPUT` for the root or a folder moved into itself.
+   * @returns the entry's id; null when `from` and `to` name the same path.
+   */
+  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null;
+  /**
+   * The bytes the file at `path` held right before history entry `id` (applied or undone) was
+   * made; null when no file was there. The path must be readable under the access rules.
+   * @throws {WorkspaceError} `HISTORY` for an unknown id or one whose contents were compacted.
+   */
+  fileBefore(id: number, path: string): Buffer | null;
+  /**
+   * Everything below a folder in tree order: depth first, names sorted, each folder right before
+   * its contents; `maxDepth` (at least 1) limits how deep. Each entry carries its path relative to
+   * the folder (`relative`), its `name` and its `depth` (1 for the folder's own entries).
+   * @throws {WorkspaceError} `NOT_A_DIRECTORY` for a file, `NOT_FOUND` for a missing path.
+   */
+  walk(path: string, options?: { maxDepth?: number } | null): WorkspaceWalkEntry[];
   /** A unified diff of the text changes made by entry `id`. */
   diff(id: number): string;
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
@@ -669,6 +724,12 @@ export interface ExecResult {
   error?: ExecErrorInfo;
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null;
+  /**
+   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes` counts),
+   * whether or not its changes were applied. Counted where the bytes are, so nobody has to read
+   * the changed files to size them.
+   */
+  bytesWritten: number;
   stats: { wallMs: number; heapBytes: number; steps: number };
 }
 

@@ -335,6 +335,26 @@ describe('quotas', () => {
     expect(r).toMatchObject({ ok: true, stdout: 'EDQUOT 5\n' });
     expect(ws.list().length).toBe(6);
   });
+
+  it('bytesWritten counts what the run wrote, whether or not it lands', async () => {
+    // 5 written, 3 appended, 8 copied, 2 written: 18.
+    const main =
+      "import fs from 'fs';\nfs.writeFileSync('a.txt', 'hello');\nfs.appendFileSync('a.txt', 'abc');\n" +
+      "fs.copyFileSync('a.txt', 'b.txt');\nfs.writeFileSync('c.txt', 'hi');\n";
+    const ok = await workspace({ 'main.js': main }).exec('main.js');
+    expect(ok).toMatchObject({ ok: true, bytesWritten: 18 });
+    const dry = await workspace({ 'main.js': main }).exec('main.js', { commit: 'never' });
+    expect(dry).toMatchObject({ ok: true, bytesWritten: 18 });
+    expect(dry.historyId).toBeUndefined();
+    const failed = await workspace({ 'main.js': `${main}throw new Error('late');\n` }).exec('main.js');
+    expect(failed).toMatchObject({ ok: false, bytesWritten: 18 });
+    const big = await workspace({
+      'main.js': "import fs from 'fs';\nfs.writeFileSync('big.bin', new Uint8Array(1 << 20));\n",
+    }).exec('main.js');
+    expect(big.bytesWritten).toBe(1 << 20);
+    expect((await workspace({ 'main.js': '1;' }).exec('main.js')).bytesWritten).toBe(0);
+    expect((await new ZipWorkspace().exec('missing.js')).bytesWritten).toBe(0);
+  });
 });
 
 describe('process', () => {

@@ -270,8 +270,11 @@ export declare class ZipWorkspace {
    */
   narrowAccessRules(rules: WorkspaceAccessRules): void
   accessRules(): WorkspaceAccessRules | null
-  /** The newest `n` history entries (default 20), newest first. */
-  history(n?: number | null): Array<WorkspaceHistoryEntry>
+  /**
+   * The newest `n` history entries (default 20), newest first; with `options.path`, only
+   * the entries that changed that path.
+   */
+  history(n?: number | null, options?: { path?: string } | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
   diff(id: number): string
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
@@ -314,6 +317,37 @@ export declare class ZipWorkspace {
    * host changed meanwhile.
    */
   exec(entryPath: string, options?: object | null, cancel?: CancelHandle | null): Promise<ExecResult>
+  /**
+   * Runs `edits(handle)` as one history entry labelled `label`, all or nothing: if `edits`
+   * throws, the workspace and its history are put back as they were and the error is
+   * rethrown. `handle` is a second `ZipWorkspace` object over the same files, through which
+   * the edits are made (the workspace's own mutating methods are refused while its batch
+   * runs). Inside, mutating methods return `null` (the entry is recorded when the batch
+   * ends), and `undo`, `redo` and `restore` throw `HISTORY`; a batch inside a batch joins it.
+   * Returns the entry's id, `null` when the edits changed nothing. `edits` must finish
+   * synchronously: one that returns a promise is refused with `INVALID_INPUT` and its edits
+   * are taken back.
+   */
+  batch(label: string, edits: (ws: ZipWorkspace) => void): number | null
+  /**
+   * Moves a file, or a folder with everything in it, creating missing parent folders, as
+   * one history entry (`rename ~/a -> ~/b`). An existing destination is `EXISTS` unless
+   * `options.overwrite`, which replaces it (a folder with everything in it). Both paths
+   * follow the access rules. Returns the entry's id, `null` when both name the same path.
+   */
+  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null
+  /**
+   * The bytes the file at `path` held right before history entry `id` (applied or undone)
+   * was made; `null` when no file was there. `HISTORY` for an unknown id or one whose
+   * contents were compacted away.
+   */
+  fileBefore(id: number, path: string): Buffer | null
+  /**
+   * Everything below a folder, in tree order (depth first, names sorted, each folder right
+   * before its contents), at most `options.maxDepth` levels deep; each entry carries its
+   * path relative to the folder.
+   */
+  walk(path: string, options?: { maxDepth?: number } | null): Array<WorkspaceWalkEntry>
 }
 
 /** One entry of a container archive. */
@@ -387,6 +421,11 @@ export interface ExecResult {
   error?: ExecErrorInfo
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null
+  /**
+   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes`
+   * counts), whether or not its changes were applied. Always set.
+   */
+  bytesWritten?: number
   /** Always set; optional only so that it comes after the optional fields. */
   stats?: ExecStats
 }
@@ -821,4 +860,22 @@ export interface WorkspaceStat {
   size: number
   /** Last change in ms since the Unix epoch (0 for the root). */
   mtime: number
+}
+
+/** One entry of `walk`: a folder's contents in tree order. */
+export interface WorkspaceWalkEntry {
+  /** The workspace path (`src/lib/a.js`). */
+  path: string
+  /**
+   * The path below the walked folder (`lib/a.js` when walking `src`), the form a listing
+   * shows under the folder's own name.
+   */
+  relative: string
+  /** The last segment (`a.js`). */
+  name: string
+  kind: WorkspaceEntryKind
+  /** Bytes; 0 for folders. */
+  size: number
+  /** 1 for the walked folder's own entries. */
+  depth: number
 }

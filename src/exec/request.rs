@@ -116,6 +116,9 @@ pub struct ExecOutcome {
     pub entry: String,
     /// The run's changes when the commit policy says to apply them.
     pub changes: Option<Vec<StagedOp>>,
+    /// Bytes the run wrote through `fs` (written, appended and copied: what its write quota
+    /// counts), whether or not its changes were applied.
+    pub bytes_written: u64,
     /// Set by [`ExecOutcome::settle`] when the changes were applied: the history entry, or
     /// `None` if they changed nothing.
     pub history_id: Option<Option<u64>>,
@@ -134,6 +137,7 @@ impl ExecOutcome {
             error_file: None,
             entry: entry.to_string(),
             changes: None,
+            bytes_written: 0,
             history_id: None,
             stats: Stats::default(),
         }

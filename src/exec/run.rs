@@ -266,6 +266,7 @@ fn finish(
         error_file: end.error_file,
         entry,
         changes,
+        bytes_written: files.fs.overlay().bytes_written(),
         history_id: None,
         stats: outcome.stats,
     }

@@ -746,3 +746,23 @@ fn an_output_overflow_ends_the_run_and_its_writes() {
         .collect();
     assert_eq!(paths, vec!["before.txt"]);
 }
+
+#[test]
+fn a_run_reports_the_bytes_it_wrote() {
+    // 5 written, 3 appended, 8 copied, then 2 more written: 18, whatever lands.
+    let main = "import fs from 'fs';\nfs.writeFileSync('a.txt', 'hello');\nfs.appendFileSync('a.txt', 'abc');\nfs.copyFileSync('a.txt', 'b.txt');\nfs.writeFileSync('c.txt', 'hi');\n";
+    let ok = exec(&[("main.js", main)], "main.js");
+    assert!(ok.ok, "{:#?}", ok.error);
+    assert_eq!(ok.bytes_written, 18);
+    let w = workspace(&[(
+        "main.js",
+        &format!("{main}throw new Error('after the writes');\n"),
+    )]);
+    let mut req = ExecRequest::new("main.js");
+    req.commit = CommitPolicy::Never;
+    let failed = exec_req(&w, &req);
+    assert!(!failed.ok && failed.changes.is_none());
+    assert_eq!(failed.bytes_written, 18, "counted though nothing lands");
+    assert_eq!(exec(&[("main.js", "1;")], "main.js").bytes_written, 0);
+    assert_eq!(exec(&[], "missing.js").bytes_written, 0);
+}

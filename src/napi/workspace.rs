@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::raw::Host;
+use super::raw::{Host, RawValue};
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
@@ -39,6 +39,7 @@ use results::{num, nums};
 use results::{
     ExecResult, WorkspaceAccessRules, WorkspaceChange, WorkspaceEntry, WorkspaceHistoryEntry,
     WorkspaceLineRange, WorkspacePatchResult, WorkspaceSearchResult, WorkspaceStat,
+    WorkspaceWalkEntry,
 };
 
 pub(crate) type Res<T> = std::result::Result<T, WsError>;
@@ -429,12 +430,31 @@ impl ZipWorkspace {
         })
     }
 
-    /// The newest `n` history entries (default 20), newest first.
-    #[napi(catch_unwind, ts_args_type = "n?: number | null")]
-    pub fn history(&self, env: Env, n: Option<Unknown>) -> Result<Vec<WorkspaceHistoryEntry>> {
+    /// The newest `n` history entries (default 20), newest first; with `options.path`, only
+    /// the entries that changed that path.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "n?: number | null, options?: { path?: string } | null"
+    )]
+    pub fn history(
+        &self,
+        env: Env,
+        n: Option<Unknown>,
+        options: Option<Unknown>,
+    ) -> Result<Vec<WorkspaceHistoryEntry>> {
         run(env, |h| {
-            let n = integer_or(h, n.as_ref(), "n", bounds::ANY, bounds::DEFAULT_HISTORY)?;
-            let entries = self.ws().history(to_usize(n));
+            let n = to_usize(integer_or(
+                h,
+                n.as_ref(),
+                "n",
+                bounds::ANY,
+                bounds::DEFAULT_HISTORY,
+            )?);
+            let path = Options::read(h, options.as_ref(), "options", &["path"])?.string("path")?;
+            let entries = match path {
+                Some(path) => self.ws().history_of(&path, n)?,
+                None => self.ws().history(n),
+            };
             Ok(entries.into_iter().map(Into::into).collect())
         })
     }
@@ -631,5 +651,134 @@ impl ZipWorkspace {
                 WsError::internal("the worker pool is not accepting work"),
             )),
         }
+    }
+}
+
+#[napi]
+impl ZipWorkspace {
+    /// Runs `edits(handle)` as one history entry labelled `label`, all or nothing: if `edits`
+    /// throws, the workspace and its history are put back as they were and the error is
+    /// rethrown. `handle` is a second `ZipWorkspace` object over the same files, through which
+    /// the edits are made (the workspace's own mutating methods are refused while its batch
+    /// runs). Inside, mutating methods return `null` (the entry is recorded when the batch
+    /// ends), and `undo`, `redo` and `restore` throw `HISTORY`; a batch inside a batch joins it.
+    /// Returns the entry's id, `null` when the edits changed nothing. `edits` must finish
+    /// synchronously: one that returns a promise is refused with `INVALID_INPUT` and its edits
+    /// are taken back.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "label: string, edits: (ws: ZipWorkspace) => void",
+        ts_return_type = "number | null"
+    )]
+    pub fn batch(&self, env: Env, label: Unknown, edits: Unknown) -> Result<Option<i64>> {
+        let (shared, mark) = run(env, |h| {
+            let label = string(h, label.raw(), "label")?;
+            if ValueType::from(h.type_of(edits.raw())) != ValueType::Function {
+                return Err(invalid(format!(
+                    "edits must be a function, got {}",
+                    h.describe_type(edits.raw())
+                )));
+            }
+            Ok((self.inner.clone(), self.ws().begin_batch(&label)?))
+        })?;
+        // The edits go through a second object over the same workspace: this one is borrowed
+        // while its `batch` runs. The workspace is not locked meanwhile; each call locks it.
+        let handle = ZipWorkspace {
+            inner: shared.clone(),
+        }
+        .into_instance(&env);
+        let host = Host::of(&env).crossing();
+        let called = match handle {
+            Ok(handle) => host.call(handle.value, edits.raw(), &[handle.value]),
+            Err(e) => Err(e.reason.clone()),
+        };
+        let keep = matches!(called, Ok(value) if !host.is_promise(value));
+        let id = lock_workspace(&shared).end_batch(mark, keep);
+        match called {
+            Ok(_) if keep => Ok(id.map(num)),
+            Ok(_) => Err(throw(
+                env,
+                invalid(
+                    "batch(label, edits): edits returned a promise; a batch must finish \
+                     synchronously, so its edits were taken back",
+                ),
+            )),
+            Err(why) => match host.take_thrown() {
+                Some(thrown) => {
+                    env.throw(RawValue(thrown))?;
+                    Err(Error::new(
+                        Status::PendingException,
+                        "the batch's edits threw",
+                    ))
+                }
+                None => Err(throw(env, WsError::internal(why))),
+            },
+        }
+    }
+
+    /// Moves a file, or a folder with everything in it, creating missing parent folders, as
+    /// one history entry (`rename ~/a -> ~/b`). An existing destination is `EXISTS` unless
+    /// `options.overwrite`, which replaces it (a folder with everything in it). Both paths
+    /// follow the access rules. Returns the entry's id, `null` when both name the same path.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "from: string, to: string, options?: { overwrite?: boolean } | null"
+    )]
+    pub fn rename(
+        &self,
+        env: Env,
+        from: Unknown,
+        to: Unknown,
+        options: Option<Unknown>,
+    ) -> Result<Option<i64>> {
+        run(env, |h| {
+            let from = string(h, from.raw(), "from")?;
+            let to = string(h, to.raw(), "to")?;
+            let options = Options::read(h, options.as_ref(), "options", &["overwrite"])?;
+            let overwrite = match options.get("overwrite")? {
+                Some(v) => args::boolean(h, v, "options.overwrite")?,
+                None => false,
+            };
+            Ok(self.ws().rename(&from, &to, overwrite)?.map(num))
+        })
+    }
+
+    /// The bytes the file at `path` held right before history entry `id` (applied or undone)
+    /// was made; `null` when no file was there. `HISTORY` for an unknown id or one whose
+    /// contents were compacted away.
+    #[napi(
+        js_name = "fileBefore",
+        catch_unwind,
+        ts_args_type = "id: number, path: string"
+    )]
+    pub fn file_before(&self, env: Env, id: Unknown, path: Unknown) -> Result<Option<Buffer>> {
+        run(env, |h| {
+            let id = integer(h, id.raw(), "id", bounds::ANY)?;
+            let path = string(h, path.raw(), "path")?;
+            Ok(self.ws().file_before(id, &path)?.map(|b| b.to_vec().into()))
+        })
+    }
+
+    /// Everything below a folder, in tree order (depth first, names sorted, each folder right
+    /// before its contents), at most `options.maxDepth` levels deep; each entry carries its
+    /// path relative to the folder.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "path: string, options?: { maxDepth?: number } | null"
+    )]
+    pub fn walk(
+        &self,
+        env: Env,
+        path: Unknown,
+        options: Option<Unknown>,
+    ) -> Result<Vec<WorkspaceWalkEntry>> {
+        run(env, |h| {
+            let path = string(h, path.raw(), "path")?;
+            let max_depth = Options::read(h, options.as_ref(), "options", &["maxDepth"])?
+                .integer("maxDepth", bounds::STEPS)?
+                .map_or(usize::MAX, to_usize);
+            let entries = self.ws().walk(&path, max_depth)?;
+            Ok(entries.into_iter().map(Into::into).collect())
+        })
     }
 }

@@ -1,8 +1,8 @@
-// The history functions the dialects use: several workspace changes folded into one entry, rolled
+// The history the dialects rely on: several workspace changes as one entry (`ws.batch`), rolled
 // back on failure, and a file's content from before its last change read without a trace.
 import { describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../../lib/index.js';
-import { asOneEntry, contentBeforeLastChange } from '../../../lib/tools/dialects/history.js';
+import { contentBeforeLastChange } from '../../../lib/tools/dialects/history.js';
 
 function tree(ws: ZipWorkspace) {
   return ws
@@ -10,17 +10,18 @@ function tree(ws: ZipWorkspace) {
     .map((e) => (e.kind === 'file' ? `${e.path}=${ws.readText(e.path)}` : `${e.path}/`));
 }
 
-describe('asOneEntry', () => {
+describe('ws.batch, as the dialects use it', () => {
   it('folds several changes into one entry that undo and redo take as a whole', () => {
     const ws = new ZipWorkspace();
     ws.writeFile('a.txt', 'a');
     const entries = ws.history(100).length;
-    const { value, historyId } = asOneEntry(ws, (edit) => {
-      edit.write('b.txt', 'b');
-      edit.write('a.txt', 'A');
-      edit.delete('b.txt');
-      edit.mkdir('d');
-      return 'done';
+    let value: string | undefined;
+    const historyId = ws.batch('several', (w) => {
+      w.writeFile('b.txt', 'b');
+      w.writeFile('a.txt', 'A');
+      w.delete('b.txt');
+      w.mkdir('d');
+      value = 'done';
     });
     expect(value).toBe('done');
     expect(ws.history(100).length).toBe(entries + 1);
@@ -33,14 +34,14 @@ describe('asOneEntry', () => {
     expect(tree(ws)).toEqual(after);
   });
 
-  it('keeps a single change as it is and records nothing when nothing changed', () => {
+  it('records a single change under its label and nothing when nothing changed', () => {
     const ws = new ZipWorkspace();
     ws.writeFile('a.txt', 'a');
-    const single = asOneEntry(ws, (edit) => edit.write('a.txt', 'b'));
-    expect(ws.history(1)[0]).toMatchObject({ id: single.historyId, op: 'write ~/a.txt' });
-    const none = asOneEntry(ws, (edit) => edit.write('a.txt', 'b'));
-    expect(none.historyId).toBeNull();
-    expect(ws.history(1)[0]!.id).toBe(single.historyId);
+    const single = ws.batch('one write', (w) => void w.writeFile('a.txt', 'b'));
+    expect(ws.history(1)[0]).toMatchObject({ id: single, op: 'one write', paths: ['a.txt'] });
+    const none = ws.batch('same again', (w) => void w.writeFile('a.txt', 'b'));
+    expect(none).toBeNull();
+    expect(ws.history(1)[0]!.id).toBe(single);
   });
 
   it('puts the tree back and rethrows when a step fails', () => {
@@ -48,14 +49,15 @@ describe('asOneEntry', () => {
     ws.writeFile('a.txt', 'a');
     const newest = ws.history(1)[0]!.id;
     expect(() =>
-      asOneEntry(ws, (edit) => {
-        edit.write('b.txt', 'b');
-        edit.write('a.txt', 'changed');
-        edit.write('a.txt/inside', 'x'); // a file is in the way
+      ws.batch('failing', (w) => {
+        w.writeFile('b.txt', 'b');
+        w.writeFile('a.txt', 'changed');
+        w.writeFile('a.txt/inside', 'x'); // a file is in the way
       }),
     ).toThrow(/is a file/);
     expect(tree(ws)).toEqual(['a.txt=a']);
     expect(ws.history(1)[0]!.id).toBe(newest);
+    expect(() => ws.redo()).toThrow(/nothing to redo/);
   });
 });
 

@@ -18,8 +18,6 @@
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
-const { walk } = require('./listing.js');
-const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -66,166 +64,198 @@ function toWorkspacePath(memoryPath) {
 
 /**
  * @param {Workspace} ws
+ * @param {string} wsPath
+ * @returns {'file' | 'dir' | null}
+ */
+const kindOf = (ws, wsPath) => (ws.exists(wsPath) ? ws.stat(wsPath).kind : null);
+
+/**
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @returns {{ wsPath: string, text: string }}
+ */
+function readExistingFile(ws, memoryPath) {
+  const wsPath = toWorkspacePath(memoryPath);
+  const kind = kindOf(ws, wsPath);
+  if (kind === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+  if (kind !== 'file') throw fail('IS_A_DIRECTORY', `The path ${memoryPath} is not a file.`);
+  return { wsPath, text: ws.readText(wsPath) };
+}
+
+/**
+ * A folder two levels deep (hidden entries and node_modules left out), each entry with its size;
+ * a folder's size is the total of the files below it.
+ * @param {Workspace} ws
+ * @param {string} wsPath
+ * @param {string} memoryPath
+ * @param {boolean} exists
+ */
+function viewFolder(ws, wsPath, memoryPath, exists) {
+  const below = exists ? ws.walk(wsPath) : [];
+  const visible = below.filter(
+    (e) => e.depth <= 2 && !e.relative.split('/').some((p) => p.startsWith('.') || p === 'node_modules'),
+  );
+  // Sizes of the shown folders in one pass over everything below: each file adds its size to
+  // its folders of the first two levels.
+  /** @type {Map<string, number>} */
+  const sizeBelow = new Map();
+  let all = 0;
+  for (const e of below) {
+    if (e.kind !== 'file') continue;
+    all += e.size;
+    const parts = e.relative.split('/', 3);
+    for (let depth = 1; depth < parts.length && depth <= 2; depth++) {
+      const folder = parts.slice(0, depth).join('/');
+      sizeBelow.set(folder, (sizeBelow.get(folder) ?? 0) + e.size);
+    }
+  }
+  const lines = new BoundedLines(MAX_CONTENT - 512);
+  lines.add(`${humanSize(all)}\t${memoryPath}`, { cut: true });
+  for (const e of visible) {
+    const line =
+      e.kind === 'dir'
+        ? `${humanSize(sizeBelow.get(e.relative) ?? 0)}\t${memoryPath}/${e.relative}/`
+        : `${humanSize(e.size)}\t${memoryPath}/${e.relative}`;
+    if (!lines.add(line)) break;
+  }
+  if (lines.full) {
+    lines.lines.push(
+      `[${visible.length + 1 - lines.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
+    );
+  }
+  return `Here're the files and directories up to 2 levels deep in ${memoryPath}, excluding hidden items and node_modules:\n${lines.text()}`;
+}
+
+/**
+ * A file's lines with their numbers; only the answer's size of lines is read and numbered.
+ * @param {Workspace} ws
+ * @param {string} wsPath
+ * @param {string} memoryPath
+ * @param {number[] | undefined} viewRange
+ */
+function viewFile(ws, wsPath, memoryPath, viewRange) {
+  const total = ws.readLines(wsPath, 1, null, { maxBytes: 0 }).totalLines;
+  let first = 1;
+  let last = total;
+  if (viewRange && viewRange.length === 2) {
+    first = Math.max(1, viewRange[0]);
+    // As a slice's end: -1 is the end, other negative ends count back from it.
+    const end = viewRange[1] === -1 ? total : viewRange[1] < 0 ? total + viewRange[1] : viewRange[1];
+    last = Math.min(end, total);
+  }
+  const window = readLineWindow(ws, wsPath, first, last, MAX_CONTENT);
+  const shown = new BoundedLines(MAX_CONTENT - 512);
+  for (const [i, line] of window.lines.entries()) {
+    if (!shown.add(catN([line], first + i), { cut: true })) break;
+  }
+  const cut =
+    window.truncated || shown.full
+      ? `\n[the view is cut off after line ${first + shown.lines.length - 1}: the answer is full; view the next lines with view_range]`
+      : '';
+  return `Here's the content of ${memoryPath} with line numbers:\n${shown.text()}${cut}`;
+}
+
+/**
+ * `view`: a folder's listing or a file's lines; a missing /memories is an empty folder.
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @param {number[] | undefined} viewRange
+ */
+function view(ws, memoryPath, viewRange) {
+  const wsPath = toWorkspacePath(memoryPath);
+  const kind = kindOf(ws, wsPath);
+  if (kind === null && wsPath !== 'memories') {
+    throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+  }
+  if (kind === 'file') return viewFile(ws, wsPath, memoryPath, viewRange);
+  return viewFolder(ws, wsPath, memoryPath, kind !== null);
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @param {string} fileText
+ * @returns {ToolResult}
+ */
+function create(ws, memoryPath, fileText) {
+  const wsPath = toWorkspacePath(memoryPath);
+  if (kindOf(ws, wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
+  const historyId = ws.writeFile(wsPath, fileText);
+  return changed(`File created successfully at: ${memoryPath}`, historyId);
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @param {string} oldStr
+ * @param {string} newStr
+ * @returns {ToolResult}
+ */
+function strReplace(ws, memoryPath, oldStr, newStr) {
+  const { wsPath, text } = readExistingFile(ws, memoryPath);
+  const line = uniqueOccurrence(text, oldStr, memoryPath, (lines) => `: ${lines.join(', ')}`);
+  const updated = text.replace(oldStr, () => newStr);
+  const historyId = ws.writeFile(wsPath, updated);
+  const lines = linesOf(updated);
+  const changedLine = line - 1;
+  const from = Math.max(0, changedLine - 2);
+  const to = Math.min(lines.length, changedLine + 3 + (newStr.split('\n').length - 1));
+  return changed(
+    `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${catN(lines.slice(from, to), from + 1)}`,
+    historyId,
+  );
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @param {number} insertLine
+ * @param {string} insertText
+ * @returns {ToolResult}
+ */
+function insert(ws, memoryPath, insertLine, insertText) {
+  const { wsPath, text } = readExistingFile(ws, memoryPath);
+  const historyId = ws.writeFile(wsPath, insertAfterLine(text, insertLine, insertText).updated);
+  return changed(`The file ${memoryPath} has been edited.`, historyId);
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {string} memoryPath
+ * @returns {ToolResult}
+ */
+function remove(ws, memoryPath) {
+  const wsPath = toWorkspacePath(memoryPath);
+  if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
+  if (kindOf(ws, wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
+  const historyId = ws.delete(wsPath, { recursive: true });
+  return changed(`Successfully deleted ${memoryPath}`, historyId);
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {string} oldPath
+ * @param {string} newPath
+ * @returns {ToolResult}
+ */
+function rename(ws, oldPath, newPath) {
+  const from = toWorkspacePath(oldPath);
+  const to = toWorkspacePath(newPath);
+  if (from === 'memories') throw fail('PATH_INVALID', 'Cannot rename the /memories directory itself');
+  if (kindOf(ws, to) !== null) throw fail('EXISTS', `The destination ${newPath} already exists`);
+  const kind = kindOf(ws, from);
+  if (kind === null) throw fail('NOT_FOUND', `The path ${oldPath} does not exist`);
+  if (to.startsWith(`${from}/`)) {
+    throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
+  }
+  return changed(`Successfully renamed ${oldPath} to ${newPath}`, ws.rename(from, to));
+}
+
+/**
+ * @param {Workspace} ws
  * @returns {Tool}
  */
 function memoryTool(ws) {
-  /** @param {string} wsPath */
-  const kindOf = (wsPath) => (ws.exists(wsPath) ? ws.stat(wsPath).kind : null);
-
-  /**
-   * @param {string} memoryPath
-   * @returns {{ wsPath: string, text: string }}
-   */
-  function readExistingFile(memoryPath) {
-    const wsPath = toWorkspacePath(memoryPath);
-    const kind = kindOf(wsPath);
-    if (kind === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
-    if (kind !== 'file') throw fail('IS_A_DIRECTORY', `The path ${memoryPath} is not a file.`);
-    return { wsPath, text: ws.readText(wsPath) };
-  }
-
-  /**
-   * @param {string} memoryPath
-   * @param {number[] | undefined} viewRange
-   */
-  function view(memoryPath, viewRange) {
-    const wsPath = toWorkspacePath(memoryPath);
-    const kind = kindOf(wsPath);
-    if (kind === null && wsPath !== 'memories') {
-      throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
-    }
-    if (kind !== 'file') {
-      const entries = kind === null ? [] : walk(ws, wsPath, 2);
-      const visible = entries.filter((e) => !e.rel.split('/').some((p) => p.startsWith('.') || p === 'node_modules'));
-      // Sizes of the shown folders in one pass over everything below: each file adds its size
-      // to its folders of the first two levels.
-      /** @type {Map<string, number>} */
-      const sizeBelow = new Map();
-      let all = 0;
-      const prefix = `${wsPath}/`;
-      for (const e of kind === null ? [] : ws.list(wsPath, { recursive: true })) {
-        if (e.kind !== 'file') continue;
-        all += e.size;
-        const parts = e.path.slice(prefix.length).split('/', 3);
-        for (let depth = 1; depth < parts.length && depth <= 2; depth++) {
-          const folder = parts.slice(0, depth).join('/');
-          sizeBelow.set(folder, (sizeBelow.get(folder) ?? 0) + e.size);
-        }
-      }
-      const lines = new BoundedLines(MAX_CONTENT - 512);
-      lines.add(`${humanSize(all)}\t${memoryPath}`, { cut: true });
-      for (const e of visible) {
-        const line =
-          e.kind === 'dir'
-            ? `${humanSize(sizeBelow.get(e.rel) ?? 0)}\t${memoryPath}/${e.rel}/`
-            : `${humanSize(e.size)}\t${memoryPath}/${e.rel}`;
-        if (!lines.add(line)) break;
-      }
-      if (lines.full) {
-        lines.lines.push(
-          `[${visible.length + 1 - lines.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
-        );
-      }
-      return `Here're the files and directories up to 2 levels deep in ${memoryPath}, excluding hidden items and node_modules:\n${lines.text()}`;
-    }
-    const total = ws.readLines(wsPath, 1, null, { maxBytes: 0 }).totalLines;
-    let first = 1;
-    let last = total;
-    if (viewRange && viewRange.length === 2) {
-      first = Math.max(1, viewRange[0]);
-      // As a slice's end: -1 is the end, other negative ends count back from it.
-      const end = viewRange[1] === -1 ? total : viewRange[1] < 0 ? total + viewRange[1] : viewRange[1];
-      last = Math.min(end, total);
-    }
-    // Only the answer's size of lines is read and numbered.
-    const window = readLineWindow(ws, wsPath, first, last, MAX_CONTENT);
-    const shown = new BoundedLines(MAX_CONTENT - 512);
-    for (const [i, line] of window.lines.entries()) {
-      if (!shown.add(catN([line], first + i), { cut: true })) break;
-    }
-    const cut =
-      window.truncated || shown.full
-        ? `\n[the view is cut off after line ${first + shown.lines.length - 1}: the answer is full; view the next lines with view_range]`
-        : '';
-    return `Here's the content of ${memoryPath} with line numbers:\n${shown.text()}${cut}`;
-  }
-
-  /**
-   * @param {string} memoryPath
-   * @param {string} fileText
-   * @returns {ToolResult}
-   */
-  function create(memoryPath, fileText) {
-    const wsPath = toWorkspacePath(memoryPath);
-    if (kindOf(wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
-    const historyId = ws.writeFile(wsPath, fileText);
-    return changed(`File created successfully at: ${memoryPath}`, historyId);
-  }
-
-  /**
-   * @param {string} memoryPath
-   * @param {string} oldStr
-   * @param {string} newStr
-   * @returns {ToolResult}
-   */
-  function strReplace(memoryPath, oldStr, newStr) {
-    const { wsPath, text } = readExistingFile(memoryPath);
-    const line = uniqueOccurrence(text, oldStr, memoryPath, (lines) => `: ${lines.join(', ')}`);
-    const updated = text.replace(oldStr, () => newStr);
-    const historyId = ws.writeFile(wsPath, updated);
-    const lines = linesOf(updated);
-    const changedLine = line - 1;
-    const from = Math.max(0, changedLine - 2);
-    const to = Math.min(lines.length, changedLine + 3 + (newStr.split('\n').length - 1));
-    return changed(
-      `The memory file has been edited. Here is the snippet showing the change (with line numbers):\n${catN(lines.slice(from, to), from + 1)}`,
-      historyId,
-    );
-  }
-
-  /**
-   * @param {string} memoryPath
-   * @param {number} insertLine
-   * @param {string} insertText
-   * @returns {ToolResult}
-   */
-  function insert(memoryPath, insertLine, insertText) {
-    const { wsPath, text } = readExistingFile(memoryPath);
-    const historyId = ws.writeFile(wsPath, insertAfterLine(text, insertLine, insertText).updated);
-    return changed(`The file ${memoryPath} has been edited.`, historyId);
-  }
-
-  /**
-   * @param {string} memoryPath
-   * @returns {ToolResult}
-   */
-  function remove(memoryPath) {
-    const wsPath = toWorkspacePath(memoryPath);
-    if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
-    if (kindOf(wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
-    const historyId = ws.delete(wsPath, { recursive: true });
-    return changed(`Successfully deleted ${memoryPath}`, historyId);
-  }
-
-  /**
-   * @param {string} oldPath
-   * @param {string} newPath
-   * @returns {ToolResult}
-   */
-  function rename(oldPath, newPath) {
-    const from = toWorkspacePath(oldPath);
-    const to = toWorkspacePath(newPath);
-    if (from === 'memories') throw fail('PATH_INVALID', 'Cannot rename the /memories directory itself');
-    if (kindOf(to) !== null) throw fail('EXISTS', `The destination ${newPath} already exists`);
-    const kind = kindOf(from);
-    if (kind === null) throw fail('NOT_FOUND', `The path ${oldPath} does not exist`);
-    if (to.startsWith(`${from}/`)) {
-      throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
-    }
-    const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
-    return changed(`Successfully renamed ${oldPath} to ${newPath}`, historyId);
-  }
-
   return {
     name: 'memory',
     description:
@@ -276,20 +306,20 @@ function memoryTool(ws) {
       };
       switch (args.command) {
         case 'view':
-          return view(need('path'), args.view_range);
+          return view(ws, need('path'), args.view_range);
         case 'create':
-          return create(need('path'), need('file_text'));
+          return create(ws, need('path'), need('file_text'));
         case 'str_replace':
-          return strReplace(need('path'), need('old_str'), args.new_str ?? '');
+          return strReplace(ws, need('path'), need('old_str'), args.new_str ?? '');
         case 'insert': {
           const path = need('path');
           const line = need('insert_line');
-          return insert(path, line, args.insert_text ?? args.new_str ?? need('insert_text'));
+          return insert(ws, path, line, args.insert_text ?? args.new_str ?? need('insert_text'));
         }
         case 'delete':
-          return remove(need('path'));
+          return remove(ws, need('path'));
         default:
-          return rename(need('old_path'), need('new_path'));
+          return rename(ws, need('old_path'), need('new_path'));
       }
     },
   };

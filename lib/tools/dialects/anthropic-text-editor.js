@@ -20,8 +20,7 @@
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
-const { walk } = require('./listing.js');
-const { contentBeforeLastChange, entryPath } = require('./history.js');
+const { contentBeforeLastChange } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -61,238 +60,276 @@ const catOutput = (lines, descriptor, first) =>
   `Here's the result of running \`cat -n\` on ${descriptor}:\n${clipView(catN(lines, first))}\n`;
 
 /**
+ * What the commands share: the workspace, and what undo_edit remembers of its own entries.
+ * @typedef {{ ws: Workspace, undoneBy: Map<number, number>, undoneInPlace: Set<number> }} Editor
+ */
+
+/**
+ * Checks the path the way the reference does before any command.
+ * @param {Editor} editor
+ * @param {string} command
+ * @param {string} path
+ * @returns {{ shown: string, kind: 'file' | 'dir' | null }}
+ */
+function resolve({ ws }, command, path) {
+  const shown = shownPath(path);
+  try {
+    ZipWorkspace.displayPath(path);
+  } catch (e) {
+    throw fail(
+      'PATH_INVALID',
+      `The path ${shown} is not a valid workspace path: ${e instanceof Error ? e.message : e}`,
+    );
+  }
+  const kind = ws.exists(path) ? ws.stat(path).kind : null;
+  if (kind === null && command !== 'create' && command !== 'undo_edit') {
+    throw fail('NOT_FOUND', `The path ${shown} does not exist. Please provide a valid path.`);
+  }
+  if (kind !== null && command === 'create') {
+    throw fail('EXISTS', `File already exists at: ${shown}. Cannot overwrite files using command \`create\`.`);
+  }
+  if (kind === 'dir' && command !== 'view') {
+    throw fail(
+      'IS_A_DIRECTORY',
+      `The path ${shown} is a directory and only the \`view\` command can be used on directories`,
+    );
+  }
+  return { shown, kind };
+}
+
+/**
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ */
+function readText({ ws }, path, shown) {
+  try {
+    return ws.readText(path);
+  } catch (e) {
+    if (e && typeof e === 'object' && 'code' in e && e.code === 'NOT_TEXT') {
+      throw fail('NOT_TEXT', `The file ${shown} is not UTF-8 text and cannot be edited with this tool.`);
+    }
+    throw e;
+  }
+}
+
+/**
+ * A folder two levels deep, hidden entries left out.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ */
+function viewDirectory({ ws }, path, shown) {
+  const prefix = shown === '/' ? '' : shown;
+  const entries = ws
+    .walk(path, { maxDepth: 2 })
+    .filter((e) => !e.relative.split('/').some((part) => part.startsWith('.')));
+  const listing = new BoundedLines(MAX_CONTENT - 512);
+  listing.add(shown, { cut: true });
+  for (const e of entries) if (!listing.add(`${prefix}/${e.relative}`)) break;
+  if (listing.full) {
+    listing.lines.push(
+      `[${entries.length + 1 - listing.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
+    );
+  }
+  return `Here's the files and directories up to 2 levels deep in ${shown}, excluding hidden items:\n${listing.text()}\n\n`;
+}
+
+/**
+ * Lines the file has, counted natively without reading its text.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ */
+function lineCount(editor, path, shown) {
+  try {
+    return editor.ws.readLines(path, 1, null, { maxBytes: 0 }).totalLines;
+  } catch (e) {
+    readText(editor, path, shown);
+    throw e;
+  }
+}
+
+/**
+ * The view of lines `first..last`: only as many lines as the clipped view can show are read.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @param {number} first
+ * @param {number} last
+ */
+function viewLines(editor, path, shown, first, last) {
+  // Three bytes a character at most: the view's characters always come from this window.
+  let window;
+  try {
+    window = readLineWindow(editor.ws, path, first, last, MAX_VIEW_CHARS * 3);
+  } catch (e) {
+    readText(editor, path, shown);
+    throw e;
+  }
+  const text = catN(window.lines, first);
+  const view = clipView(text);
+  const clipped = view === text && window.truncated ? `${text}\n${CLIPPED_NOTE}` : view;
+  return `Here's the result of running \`cat -n\` on ${shown}:\n${clipped}\n`;
+}
+
+/**
+ * `view`: a folder's listing, or a file's lines (all, or `view_range`) as `cat -n` prints them.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @param {'file' | 'dir' | null} kind
+ * @param {unknown} viewRange
+ */
+function view(editor, path, shown, kind, viewRange) {
+  if (kind === 'dir') {
+    if (viewRange !== undefined) {
+      throw fail('INVALID_INPUT', 'The `view_range` parameter is not allowed when `path` points to a directory.');
+    }
+    return viewDirectory(editor, path, shown);
+  }
+  const count = lineCount(editor, path, shown);
+  if (viewRange === undefined) return viewLines(editor, path, shown, 1, count);
+  if (!Array.isArray(viewRange) || viewRange.length !== 2) {
+    throw fail('INVALID_INPUT', 'Invalid `view_range`. It should be a list of two integers.');
+  }
+  const [first, last] = /** @type {[number, number]} */ (viewRange);
+  const range = pyList(viewRange);
+  if (first < 1 || first > count) {
+    throw fail(
+      'RANGE',
+      `Invalid \`view_range\`: ${range}. Its first element \`${first}\` should be within the range of lines of the file: ${pyList([1, count])}`,
+    );
+  }
+  if (last > count) {
+    throw fail(
+      'RANGE',
+      `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be smaller than the number of lines in the file: \`${count}\``,
+    );
+  }
+  if (last !== -1 && last < first) {
+    throw fail(
+      'RANGE',
+      `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be larger or equal than its first \`${first}\``,
+    );
+  }
+  return viewLines(editor, path, shown, first, last === -1 ? count : last);
+}
+
+/**
+ * `create`: a new file.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @param {string} fileText
+ * @returns {ToolResult}
+ */
+function create({ ws }, path, shown, fileText) {
+  return changed(`File created successfully at: ${shown}`, ws.writeFile(path, fileText));
+}
+
+/**
+ * `str_replace`: the one occurrence of `oldStr` replaced, with a snippet around it.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @param {string} oldStr
+ * @param {string} newStr
+ * @returns {ToolResult}
+ */
+function strReplace(editor, path, shown, oldStr, newStr) {
+  if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
+  const text = readText(editor, path, shown);
+  const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
+  const updated = text.replace(oldStr, () => newStr);
+  const historyId = editor.ws.writeFile(path, updated);
+  const changedLine = line - 1;
+  const first = Math.max(0, changedLine - SNIPPET_LINES);
+  const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
+  const snippet = linesOf(updated).slice(first, last + 1);
+  return changed(
+    `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
+      'Review the changes and make sure they are as expected. Edit the file again if necessary.',
+    historyId,
+  );
+}
+
+/**
+ * `insert`: lines added after `insertLine`, with a snippet around them.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @param {number} insertLine
+ * @param {string} insertText
+ * @returns {ToolResult}
+ */
+function insert(editor, path, shown, insertLine, insertText) {
+  const { updated, lines, added } = insertAfterLine(readText(editor, path, shown), insertLine, insertText);
+  const historyId = editor.ws.writeFile(path, updated);
+  const snippet = [
+    ...lines.slice(Math.max(0, insertLine - SNIPPET_LINES), insertLine),
+    ...added,
+    ...lines.slice(insertLine, insertLine + SNIPPET_LINES),
+  ];
+  return changed(
+    `The file ${shown} has been edited. ` +
+      catOutput(snippet, 'a snippet of the edited file', Math.max(1, insertLine - SNIPPET_LINES + 1)) +
+      'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). ' +
+      'Edit the file again if necessary.',
+    historyId,
+  );
+}
+
+/**
+ * `undo_edit`: the file as it was before its newest edit that is not yet undone.
+ * @param {Editor} editor
+ * @param {string} path
+ * @param {string} shown
+ * @returns {ToolResult}
+ */
+function undoEdit({ ws, undoneBy, undoneInPlace }, path, shown) {
+  /** @type {Set<number>} */
+  const skipped = new Set(undoneInPlace);
+  const found = contentBeforeLastChange(ws, path, (id) => {
+    if (skipped.has(id)) return true;
+    const target = undoneBy.get(id);
+    if (target === undefined) return false;
+    skipped.add(target);
+    return true;
+  });
+  if (found.entryId === null) {
+    if (found.reason === 'compacted') {
+      throw fail('HISTORY', `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`);
+    }
+    throw fail('NO_HISTORY', `No edit history found for ${shown}.`);
+  }
+  const { entryId, before } = found;
+  /** @param {number | null} historyId */
+  const remember = (historyId) => {
+    if (historyId === null) undoneInPlace.add(entryId);
+    else undoneBy.set(historyId, entryId);
+  };
+  if (before === null) {
+    const historyId = ws.exists(path) ? ws.delete(path) : null;
+    remember(historyId);
+    return changed(
+      `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
+      historyId,
+    );
+  }
+  const historyId = ws.writeFile(path, before);
+  remember(historyId);
+  const text = before.toString('utf8');
+  return changed(`Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`, historyId);
+}
+
+/**
  * @param {Workspace} ws
  * @returns {Tool}
  */
 function textEditorTool(ws) {
-  /** History entries written by undo_edit, mapped to the entry each one undid. */
-  const undoneBy = new Map();
-  /** Edits undone without a new entry (the file already held its earlier content). */
-  const undoneInPlace = new Set();
-
-  /**
-   * Checks the path the way the reference does before any command.
-   * @param {string} command
-   * @param {string} path
-   * @returns {{ shown: string, kind: 'file' | 'dir' | null }}
-   */
-  function resolve(command, path) {
-    const shown = shownPath(path);
-    try {
-      ZipWorkspace.displayPath(path);
-    } catch (e) {
-      throw fail(
-        'PATH_INVALID',
-        `The path ${shown} is not a valid workspace path: ${e instanceof Error ? e.message : e}`,
-      );
-    }
-    const kind = ws.exists(path) ? ws.stat(path).kind : null;
-    if (kind === null && command !== 'create' && command !== 'undo_edit') {
-      throw fail('NOT_FOUND', `The path ${shown} does not exist. Please provide a valid path.`);
-    }
-    if (kind !== null && command === 'create') {
-      throw fail('EXISTS', `File already exists at: ${shown}. Cannot overwrite files using command \`create\`.`);
-    }
-    if (kind === 'dir' && command !== 'view') {
-      throw fail(
-        'IS_A_DIRECTORY',
-        `The path ${shown} is a directory and only the \`view\` command can be used on directories`,
-      );
-    }
-    return { shown, kind };
-  }
-
-  /**
-   * @param {string} path
-   * @param {string} shown
-   */
-  function readText(path, shown) {
-    try {
-      return ws.readText(path);
-    } catch (e) {
-      if (e && typeof e === 'object' && 'code' in e && e.code === 'NOT_TEXT') {
-        throw fail('NOT_TEXT', `The file ${shown} is not UTF-8 text and cannot be edited with this tool.`);
-      }
-      throw e;
-    }
-  }
-
-  /**
-   * @param {string} path
-   * @param {string} shown
-   * @param {'file' | 'dir' | null} kind
-   * @param {unknown} viewRange
-   */
-  function view(path, shown, kind, viewRange) {
-    if (kind === 'dir') {
-      if (viewRange !== undefined) {
-        throw fail('INVALID_INPUT', 'The `view_range` parameter is not allowed when `path` points to a directory.');
-      }
-      const prefix = shown === '/' ? '' : shown;
-      const entries = walk(ws, path, 2).filter((e) => !e.rel.split('/').some((part) => part.startsWith('.')));
-      const listing = new BoundedLines(MAX_CONTENT - 512);
-      listing.add(shown, { cut: true });
-      for (const e of entries) if (!listing.add(`${prefix}/${e.rel}`)) break;
-      if (listing.full) {
-        listing.lines.push(
-          `[${entries.length + 1 - listing.lines.length} more entries not shown: the answer is full; view a sub-folder]`,
-        );
-      }
-      return `Here's the files and directories up to 2 levels deep in ${shown}, excluding hidden items:\n${listing.text()}\n\n`;
-    }
-    /**
-     * Lines the file has, counted natively without reading its text.
-     * @param {string} path
-     * @param {string} shown
-     */
-    function lineCount(path, shown) {
-      try {
-        return ws.readLines(path, 1, null, { maxBytes: 0 }).totalLines;
-      } catch (e) {
-        readText(path, shown);
-        throw e;
-      }
-    }
-
-    /**
-     * The view of lines `first..last`: only as many lines as the clipped view can show are read.
-     * @param {string} path
-     * @param {string} shown
-     * @param {number} first
-     * @param {number} last
-     */
-    function viewLines(path, shown, first, last) {
-      // Three bytes a character at most: the view's characters always come from this window.
-      let window;
-      try {
-        window = readLineWindow(ws, path, first, last, MAX_VIEW_CHARS * 3);
-      } catch (e) {
-        readText(path, shown);
-        throw e;
-      }
-      const text = catN(window.lines, first);
-      const view = clipView(text);
-      const clipped = view === text && window.truncated ? `${text}\n${CLIPPED_NOTE}` : view;
-      return `Here's the result of running \`cat -n\` on ${shown}:\n${clipped}\n`;
-    }
-
-    const count = lineCount(path, shown);
-    if (viewRange === undefined) return viewLines(path, shown, 1, count);
-    if (!Array.isArray(viewRange) || viewRange.length !== 2) {
-      throw fail('INVALID_INPUT', 'Invalid `view_range`. It should be a list of two integers.');
-    }
-    const [first, last] = /** @type {[number, number]} */ (viewRange);
-    const range = pyList(viewRange);
-    if (first < 1 || first > count) {
-      throw fail(
-        'RANGE',
-        `Invalid \`view_range\`: ${range}. Its first element \`${first}\` should be within the range of lines of the file: ${pyList([1, count])}`,
-      );
-    }
-    if (last > count) {
-      throw fail(
-        'RANGE',
-        `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be smaller than the number of lines in the file: \`${count}\``,
-      );
-    }
-    if (last !== -1 && last < first) {
-      throw fail(
-        'RANGE',
-        `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be larger or equal than its first \`${first}\``,
-      );
-    }
-    return viewLines(path, shown, first, last === -1 ? count : last);
-  }
-
-  /**
-   * @param {string} path
-   * @param {string} shown
-   * @param {string} oldStr
-   * @param {string} newStr
-   * @returns {ToolResult}
-   */
-  function strReplace(path, shown, oldStr, newStr) {
-    if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
-    const text = readText(path, shown);
-    const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
-    const updated = text.replace(oldStr, () => newStr);
-    const historyId = ws.writeFile(path, updated);
-    const changedLine = line - 1;
-    const first = Math.max(0, changedLine - SNIPPET_LINES);
-    const last = changedLine + SNIPPET_LINES + (newStr.split('\n').length - 1);
-    const snippet = linesOf(updated).slice(first, last + 1);
-    return changed(
-      `The file ${shown} has been edited. ${catOutput(snippet, `a snippet of ${shown}`, first + 1)}` +
-        'Review the changes and make sure they are as expected. Edit the file again if necessary.',
-      historyId,
-    );
-  }
-
-  /**
-   * @param {string} path
-   * @param {string} shown
-   * @param {number} insertLine
-   * @param {string} insertText
-   * @returns {ToolResult}
-   */
-  function insert(path, shown, insertLine, insertText) {
-    const { updated, lines, added } = insertAfterLine(readText(path, shown), insertLine, insertText);
-    const historyId = ws.writeFile(path, updated);
-    const snippet = [
-      ...lines.slice(Math.max(0, insertLine - SNIPPET_LINES), insertLine),
-      ...added,
-      ...lines.slice(insertLine, insertLine + SNIPPET_LINES),
-    ];
-    return changed(
-      `The file ${shown} has been edited. ` +
-        catOutput(snippet, 'a snippet of the edited file', Math.max(1, insertLine - SNIPPET_LINES + 1)) +
-        'Review the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). ' +
-        'Edit the file again if necessary.',
-      historyId,
-    );
-  }
-
-  /**
-   * @param {string} path
-   * @param {string} shown
-   * @returns {ToolResult}
-   */
-  function undoEdit(path, shown) {
-    const relPath = entryPath(ZipWorkspace, path);
-    /** @type {Set<number>} */
-    const skipped = new Set(undoneInPlace);
-    const found = contentBeforeLastChange(ws, relPath, (id) => {
-      if (skipped.has(id)) return true;
-      const target = undoneBy.get(id);
-      if (target === undefined) return false;
-      skipped.add(target);
-      return true;
-    });
-    if (found.entryId === null) {
-      if (found.reason === 'compacted') {
-        throw fail(
-          'HISTORY',
-          `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`,
-        );
-      }
-      throw fail('NO_HISTORY', `No edit history found for ${shown}.`);
-    }
-    const { entryId, before } = found;
-    if (before === null) {
-      const historyId = ws.exists(path) ? ws.delete(path) : null;
-      if (historyId === null) undoneInPlace.add(entryId);
-      else undoneBy.set(historyId, entryId);
-      return changed(
-        `Last edit to ${shown} undone successfully. The file did not exist before that edit, so it was removed.`,
-        historyId,
-      );
-    }
-    const historyId = ws.writeFile(path, before);
-    if (historyId === null) undoneInPlace.add(entryId);
-    else undoneBy.set(historyId, entryId);
-    const text = before.toString('utf8');
-    return changed(`Last edit to ${shown} undone successfully. ${catOutput(linesOf(text), shown, 1)}`, historyId);
-  }
+  /** @type {Editor} */
+  const editor = { ws, undoneBy: new Map(), undoneInPlace: new Set() };
 
   return {
     name: TOOL_NAME,
@@ -340,22 +377,20 @@ function textEditorTool(ws) {
      */
     handler(args) {
       const { command, path } = args;
-      const { shown, kind } = resolve(command, path);
+      const { shown, kind } = resolve(editor, command, path);
       switch (command) {
         case 'view':
-          return view(path, shown, kind, args.view_range);
-        case 'create': {
+          return view(editor, path, shown, kind, args.view_range);
+        case 'create':
           if (args.file_text === undefined) {
             throw fail('INVALID_INPUT', 'Parameter `file_text` is required for command: create');
           }
-          const historyId = ws.writeFile(path, args.file_text);
-          return changed(`File created successfully at: ${shown}`, historyId);
-        }
+          return create(editor, path, shown, args.file_text);
         case 'str_replace':
           if (args.old_str === undefined) {
             throw fail('INVALID_INPUT', 'Parameter `old_str` is required for command: str_replace');
           }
-          return strReplace(path, shown, args.old_str, args.new_str ?? '');
+          return strReplace(editor, path, shown, args.old_str, args.new_str ?? '');
         case 'insert': {
           if (args.insert_line === undefined) {
             throw fail('INVALID_INPUT', 'Parameter `insert_line` is required for command: insert');
@@ -364,10 +399,10 @@ function textEditorTool(ws) {
           if (text === undefined) {
             throw fail('INVALID_INPUT', 'Parameter `insert_text` is required for command: insert');
           }
-          return insert(path, shown, args.insert_line, text);
+          return insert(editor, path, shown, args.insert_line, text);
         }
         default:
-          return undoEdit(path, shown);
+          return undoEdit(editor, path, shown);
       }
     },
   };

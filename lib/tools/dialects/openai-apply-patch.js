@@ -24,7 +24,6 @@ const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail, ToolFailure } = require('../toolset.js');
 const { LineIndex } = require('../../native/load.js');
 const { lineEnding } = require('./text.js');
-const { asOneEntry } = require('./history.js');
 
 /**
  * @typedef {import('../../index.js').ZipWorkspace} Workspace
@@ -211,90 +210,157 @@ function updatedContent(path, text, diff) {
 }
 
 /**
+ * What each touched path will hold (null: deleted), by its display form, in the order first
+ * touched.
+ * @typedef {Map<string, { path: string, content: string | null }>} Plan
+ */
+
+/**
+ * The kind of `op.path` once the operations planned so far are applied.
+ * @param {Workspace} ws
+ * @param {Plan} planned
+ * @param {string} key
+ * @param {string} path
+ * @returns {'file' | 'dir' | null}
+ */
+function plannedKind(ws, planned, key, path) {
+  const entry = planned.get(key);
+  if (entry) return entry.content === null ? null : 'file';
+  return ws.exists(path) ? ws.stat(path).kind : null;
+}
+
+/**
+ * Plans a create_file: refused over a folder, or where a file stands in for a parent folder
+ * (which would only fail while writing).
+ * @param {Workspace} ws
+ * @param {Plan} planned
+ * @param {string} key
+ * @param {PatchOperation} op
+ */
+function planCreate(ws, planned, key, op) {
+  if (op.diff === undefined) throw fail('INVALID_INPUT', `The create_file operation for ${op.path} needs a diff`);
+  if (plannedKind(ws, planned, key, op.path) === 'dir') {
+    throw fail('IS_A_DIRECTORY', `Cannot create ${op.path}: it is a directory`);
+  }
+  for (let parent = key.replace(/\/[^/]*$/, ''); parent !== '~'; parent = parent.replace(/\/[^/]*$/, '')) {
+    const plannedParent = planned.get(parent);
+    const isFile = plannedParent
+      ? plannedParent.content !== null
+      : ws.exists(parent) && ws.stat(parent).kind === 'file';
+    if (isFile) throw fail('NOT_A_DIRECTORY', `Cannot create ${op.path}: ${parent} is a file`);
+  }
+  planned.set(key, { path: op.path, content: createdContent(op.path, op.diff) });
+  return `Created ${op.path}`;
+}
+
+/**
+ * Plans an update_file over the file as the operations before it leave it.
+ * @param {Workspace} ws
+ * @param {Plan} planned
+ * @param {string} key
+ * @param {PatchOperation} op
+ */
+function planUpdate(ws, planned, key, op) {
+  if (op.diff === undefined) throw fail('INVALID_INPUT', `The update_file operation for ${op.path} needs a diff`);
+  const kind = plannedKind(ws, planned, key, op.path);
+  if (kind === null) throw fail('NOT_FOUND', `Cannot update missing file: ${op.path}`);
+  if (kind === 'dir') throw fail('IS_A_DIRECTORY', `Cannot update ${op.path}: it is a directory`);
+  const earlier = planned.get(key);
+  const current = earlier ? /** @type {string} */ (earlier.content) : ws.readText(op.path);
+  planned.set(key, { path: op.path, content: updatedContent(op.path, current, op.diff) });
+  return `Updated ${op.path}`;
+}
+
+/**
+ * Plans a delete_file.
+ * @param {Workspace} ws
+ * @param {Plan} planned
+ * @param {string} key
+ * @param {PatchOperation} op
+ */
+function planDelete(ws, planned, key, op) {
+  const kind = plannedKind(ws, planned, key, op.path);
+  if (kind === null) throw fail('NOT_FOUND', `Cannot delete missing file: ${op.path}`);
+  if (kind === 'dir') throw fail('IS_A_DIRECTORY', `Cannot delete ${op.path}: it is a directory`);
+  planned.set(key, { path: op.path, content: null });
+  return `Deleted ${op.path}`;
+}
+
+/** @type {Record<PatchOperation['type'], typeof planCreate>} */
+const PLANNERS = { create_file: planCreate, update_file: planUpdate, delete_file: planDelete };
+
+/**
+ * Works every operation out before anything is written; a failure names the operation and
+ * leaves the workspace untouched.
+ * @param {Workspace} ws
+ * @param {PatchOperation[]} operations
+ * @returns {{ planned: Plan, done: string[] }}
+ */
+function plan(ws, operations) {
+  /** @type {Plan} */
+  const planned = new Map();
+  /** @type {string[]} */
+  const done = [];
+  for (const [i, op] of operations.entries()) {
+    try {
+      let key;
+      try {
+        key = ZipWorkspace.displayPath(op.path);
+      } catch (e) {
+        throw fail('PATH_INVALID', `Invalid path ${op.path}: ${e instanceof Error ? e.message : e}`);
+      }
+      done.push((PLANNERS[op.type] ?? planDelete)(ws, planned, key, op));
+    } catch (err) {
+      if (operations.length === 1) throw err;
+      const code = err instanceof ToolFailure ? err.code : 'PATCH_FAILED';
+      const message = err instanceof Error ? err.message : String(err);
+      throw fail(
+        code,
+        `Operation ${i + 1} of ${operations.length} (${op.type} ${op.path}) failed: ${message}\nNo operation was applied.`,
+      );
+    }
+  }
+  return { planned, done };
+}
+
+/**
+ * Writes what `planned` says; returns the id of the last entry recorded.
+ * @param {Workspace} ws
+ * @param {Plan} planned
+ */
+function writePlanned(ws, planned) {
+  /** @type {number | null} */
+  let id = null;
+  for (const { path, content } of planned.values()) {
+    if (content === null) {
+      if (ws.exists(path)) id = ws.delete(path);
+    } else {
+      id = ws.writeFile(path, content);
+    }
+  }
+  return id;
+}
+
+/**
+ * @param {Workspace} ws
+ * @param {PatchOperation[]} operations
+ * @returns {ToolResult}
+ */
+function apply(ws, operations) {
+  const { planned, done } = plan(ws, operations);
+  // One file keeps the entry its write records (`write ~/a.py`); several are one batch.
+  const historyId =
+    planned.size === 1
+      ? writePlanned(ws, planned)
+      : ws.batch(`apply_patch ${planned.size} files`, (w) => void writePlanned(w, planned));
+  return changed(done.join('\n'), historyId);
+}
+
+/**
  * @param {Workspace} ws
  * @returns {Tool}
  */
 function applyPatchTool(ws) {
-  /**
-   * @param {PatchOperation[]} operations
-   * @returns {ToolResult}
-   */
-  function apply(operations) {
-    /** What each touched path will hold (null: deleted), in the order first touched. */
-    /** @type {Map<string, { path: string, content: string | null }>} */
-    const planned = new Map();
-    /** @type {string[]} */
-    const done = [];
-    for (const [i, op] of operations.entries()) {
-      try {
-        let key;
-        try {
-          key = ZipWorkspace.displayPath(op.path);
-        } catch (e) {
-          throw fail('PATH_INVALID', `Invalid path ${op.path}: ${e instanceof Error ? e.message : e}`);
-        }
-        const plannedEntry = planned.get(key);
-        /** @returns {'file' | 'dir' | null} */
-        const kind = () =>
-          plannedEntry
-            ? plannedEntry.content === null
-              ? null
-              : 'file'
-            : ws.exists(op.path)
-              ? ws.stat(op.path).kind
-              : null;
-        const current = () => (plannedEntry ? /** @type {string} */ (plannedEntry.content) : ws.readText(op.path));
-        if (op.type === 'create_file') {
-          if (op.diff === undefined)
-            throw fail('INVALID_INPUT', `The create_file operation for ${op.path} needs a diff`);
-          if (kind() === 'dir') throw fail('IS_A_DIRECTORY', `Cannot create ${op.path}: it is a directory`);
-          // A file where a parent folder has to be would only fail while writing; refuse it now.
-          for (let parent = key.replace(/\/[^/]*$/, ''); parent !== '~'; parent = parent.replace(/\/[^/]*$/, '')) {
-            const plannedParent = planned.get(parent);
-            const isFile = plannedParent
-              ? plannedParent.content !== null
-              : ws.exists(parent) && ws.stat(parent).kind === 'file';
-            if (isFile) throw fail('NOT_A_DIRECTORY', `Cannot create ${op.path}: ${parent} is a file`);
-          }
-          planned.set(key, { path: op.path, content: createdContent(op.path, op.diff) });
-          done.push(`Created ${op.path}`);
-        } else if (op.type === 'update_file') {
-          if (op.diff === undefined)
-            throw fail('INVALID_INPUT', `The update_file operation for ${op.path} needs a diff`);
-          const k = kind();
-          if (k === null) throw fail('NOT_FOUND', `Cannot update missing file: ${op.path}`);
-          if (k === 'dir') throw fail('IS_A_DIRECTORY', `Cannot update ${op.path}: it is a directory`);
-          planned.set(key, { path: op.path, content: updatedContent(op.path, current(), op.diff) });
-          done.push(`Updated ${op.path}`);
-        } else {
-          const k = kind();
-          if (k === null) throw fail('NOT_FOUND', `Cannot delete missing file: ${op.path}`);
-          if (k === 'dir') throw fail('IS_A_DIRECTORY', `Cannot delete ${op.path}: it is a directory`);
-          planned.set(key, { path: op.path, content: null });
-          done.push(`Deleted ${op.path}`);
-        }
-      } catch (err) {
-        if (operations.length === 1) throw err;
-        const code = err instanceof ToolFailure ? err.code : 'PATCH_FAILED';
-        const message = err instanceof Error ? err.message : String(err);
-        throw fail(
-          code,
-          `Operation ${i + 1} of ${operations.length} (${op.type} ${op.path}) failed: ${message}\nNo operation was applied.`,
-        );
-      }
-    }
-    const { historyId } = asOneEntry(ws, (edit) => {
-      for (const { path, content } of planned.values()) {
-        if (content === null) {
-          if (ws.exists(path)) edit.delete(path);
-        } else {
-          edit.write(path, content);
-        }
-      }
-    });
-    return changed(done.join('\n'), historyId);
-  }
-
   /** @type {import('../index.js').JsonSchema} */
   const operationSchema = {
     type: 'object',
@@ -348,7 +414,7 @@ function applyPatchTool(ws) {
           'Invalid arguments for apply_patch: give exactly one of `operation` or `operations`',
         );
       }
-      return apply(args.operation ? [args.operation] : /** @type {PatchOperation[]} */ (args.operations));
+      return apply(ws, args.operation ? [args.operation] : /** @type {PatchOperation[]} */ (args.operations));
     },
   };
 }

@@ -258,6 +258,9 @@ pub struct ExecResult {
     pub error: Option<ExecErrorInfo>,
     /// Present when the changes were applied: the history entry, or null if nothing changed.
     pub history_id: Option<Either<i64, Null>>,
+    /// Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes`
+    /// counts), whether or not its changes were applied. Always set.
+    pub bytes_written: Option<i64>,
     /// Always set; optional only so that it comes after the optional fields.
     pub stats: Option<ExecStats>,
 }
@@ -274,6 +277,7 @@ impl From<ExecOutcome> for ExecResult {
                 Some(id) => Either::A(num(id)),
                 None => Either::B(Null),
             }),
+            bytes_written: Some(num(o.bytes_written)),
             stats: Some(ExecStats {
                 wall_ms: o.stats.wall_ms,
                 heap_bytes: num(o.stats.heap_bytes as u64),
@@ -318,6 +322,36 @@ impl WorkspaceChange {
             } else {
                 c.text_diff(diff_limit)
             },
+        }
+    }
+}
+
+/// One entry of `walk`: a folder's contents in tree order.
+#[napi(object)]
+pub struct WorkspaceWalkEntry {
+    /// The workspace path (`src/lib/a.js`).
+    pub path: String,
+    /// The path below the walked folder (`lib/a.js` when walking `src`), the form a listing
+    /// shows under the folder's own name.
+    pub relative: String,
+    /// The last segment (`a.js`).
+    pub name: String,
+    pub kind: WorkspaceEntryKind,
+    /// Bytes; 0 for folders.
+    pub size: i64,
+    /// 1 for the walked folder's own entries.
+    pub depth: i64,
+}
+
+impl From<crate::workspace::WalkEntry> for WorkspaceWalkEntry {
+    fn from(e: crate::workspace::WalkEntry) -> Self {
+        WorkspaceWalkEntry {
+            path: e.path,
+            relative: e.relative,
+            name: e.name,
+            kind: e.kind.into(),
+            size: num(e.size),
+            depth: num(e.depth as u64),
         }
     }
 }
