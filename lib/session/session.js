@@ -193,23 +193,6 @@ function snapshotKeyOf(key) {
 }
 
 /**
- * Runs a native ledger call; its failures ("CODE: message") are thrown as session errors with
- * that code.
- * @template T
- * @param {() => T} call
- * @returns {T}
- */
-function ledgerCall(call) {
-  try {
-    return call();
-  } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const code = /^([A-Z_]+):/.exec(message)?.[1] ?? 'INVALID_INPUT';
-    throw sessionError(code, message.replace(/^[A-Z_]+: /, ''), code === 'INVALID_INPUT' ? TypeError : Error);
-  }
-}
-
-/**
  * A 32-bit seed for a turn's `Math.random`, from the session id and the turn number.
  * @param {string} id
  * @param {number} turnNumber
@@ -289,7 +272,7 @@ class Session {
       throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
     }
     this.#callsPerTurn = calls;
-    this.#ledger = ledgerCall(() => new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits));
+    this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
 
   #ledgerPolicy() {
@@ -988,7 +971,7 @@ class Session {
     const meta = snap.meta;
     if (!STATUSES.includes(meta.status))
       throw sessionError('INVALID_INPUT', `the snapshot's status ${meta.status} is unknown`);
-    this.#ledger = ledgerCall(() => SessionLedger.restore(this.#ledgerPolicy(), snap.ledger));
+    this.#ledger = SessionLedger.restore(this.#ledgerPolicy(), snap.ledger);
     this.#status = meta.status;
     this.#createdAt = meta.createdAt;
     this.#turnNumber = meta.turnNumber;

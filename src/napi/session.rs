@@ -7,25 +7,36 @@ use std::collections::HashMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::{throw, ErrorClass, Thrown};
 use crate::session::{
     AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Exceeded, JournalEntry, Ledger,
-    OperationPolicy, Replay, SessionError,
+    OperationPolicy, Replay, SessionCode, SessionError,
 };
+use crate::workspace::WsError;
 
-fn throw(e: SessionError) -> Error {
-    Error::new(
-        Status::GenericFailure,
-        format!("{}: {}", e.code.as_str(), e.message),
-    )
-}
-
-fn kind(name: &str) -> Result<BudgetKind> {
+fn kind(env: &Env, name: &str) -> Result<BudgetKind> {
     BudgetKind::parse(name).ok_or_else(|| {
-        Error::new(
-            Status::InvalidArg,
-            format!("INVALID_INPUT: unknown budget kind {name:?}"),
+        throw(
+            env,
+            SessionError::new(
+                SessionCode::InvalidInput,
+                format!("unknown budget kind {name:?}"),
+            ),
         )
     })
+}
+
+/// An archive failure, thrown with the workspace's code and a message that starts with it.
+fn archive_failure(env: &Env, e: WsError) -> Error {
+    let message = e.to_string();
+    throw(
+        env,
+        Thrown {
+            class: ErrorClass::Error,
+            code: e.code.as_str(),
+            message,
+        },
+    )
 }
 
 /// The operation rules of a session policy.
@@ -37,9 +48,9 @@ pub struct LedgerPolicy {
     pub denied_operations: Option<Vec<String>>,
 }
 
-fn policy(p: &LedgerPolicy) -> Result<OperationPolicy> {
+fn policy(env: &Env, p: &LedgerPolicy) -> Result<OperationPolicy> {
     let denied = p.denied_operations.clone().unwrap_or_default();
-    OperationPolicy::new(p.allowed_operations.as_deref(), &denied).map_err(throw)
+    OperationPolicy::new(p.allowed_operations.as_deref(), &denied).map_err(|e| throw(env, e))
 }
 
 /// A refused operation or an exhausted budget.
@@ -151,22 +162,23 @@ impl SessionLedger {
     /// A fresh ledger. `budget` maps kinds (`turns`, `wallMs`, `hostCalls`, `bytesWritten`,
     /// `tokens`, `cost`) to limits.
     #[napi(constructor, catch_unwind)]
-    pub fn new(policy_rules: LedgerPolicy, budget: HashMap<String, f64>) -> Result<Self> {
+    pub fn new(env: Env, policy_rules: LedgerPolicy, budget: HashMap<String, f64>) -> Result<Self> {
         let mut limits = Vec::new();
         for (name, limit) in &budget {
-            limits.push((kind(name)?, *limit));
+            limits.push((kind(&env, name)?, *limit));
         }
-        let budget = Budget::new(&limits).map_err(throw)?;
+        let budget = Budget::new(&limits).map_err(|e| throw(&env, e))?;
         Ok(SessionLedger {
-            inner: Ledger::new(policy(&policy_rules)?, budget),
+            inner: Ledger::new(policy(&env, &policy_rules)?, budget),
         })
     }
 
     /// A ledger from `save()`'s text; refuses a tampered audit log (`AUDIT_TAMPERED`).
     #[napi(factory, catch_unwind)]
-    pub fn restore(policy_rules: LedgerPolicy, saved: String) -> Result<Self> {
+    pub fn restore(env: Env, policy_rules: LedgerPolicy, saved: String) -> Result<Self> {
         Ok(SessionLedger {
-            inner: Ledger::restore(policy(&policy_rules)?, &saved).map_err(throw)?,
+            inner: Ledger::restore(policy(&env, &policy_rules)?, &saved)
+                .map_err(|e| throw(&env, e))?,
         })
     }
 
@@ -206,22 +218,27 @@ impl SessionLedger {
 
     /// Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing.
     #[napi(catch_unwind)]
-    pub fn take(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+    pub fn take(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
         Ok(self
             .inner
             .budget
-            .take(kind(&budget)?, amount)
+            .take(kind(&env, &budget)?, amount)
             .err()
             .map(exceeded))
     }
 
     /// Records `amount` already spent; a refusal when a limit is now passed.
     #[napi(catch_unwind)]
-    pub fn record(&mut self, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+    pub fn record(
+        &mut self,
+        env: Env,
+        budget: String,
+        amount: f64,
+    ) -> Result<Option<LedgerRefusal>> {
         Ok(self
             .inner
             .budget
-            .record(kind(&budget)?, amount)
+            .record(kind(&env, &budget)?, amount)
             .err()
             .map(exceeded))
     }
@@ -234,14 +251,14 @@ impl SessionLedger {
 
     /// What is left of a budget (`null`: unlimited).
     #[napi(catch_unwind)]
-    pub fn remaining(&self, budget: String) -> Result<Option<f64>> {
-        Ok(self.inner.budget.remaining(kind(&budget)?))
+    pub fn remaining(&self, env: Env, budget: String) -> Result<Option<f64>> {
+        Ok(self.inner.budget.remaining(kind(&env, &budget)?))
     }
 
     /// What has been used of a budget.
     #[napi(catch_unwind)]
-    pub fn used(&self, budget: String) -> Result<f64> {
-        Ok(self.inner.budget.used(kind(&budget)?))
+    pub fn used(&self, env: Env, budget: String) -> Result<f64> {
+        Ok(self.inner.budget.used(kind(&env, &budget)?))
     }
 
     /// Appends an audit record (read the entries back with `auditEntries`).
@@ -392,24 +409,20 @@ pub struct ArchiveEntry {
 
 /// Writes entries as an archive of stored entries (a session snapshot's container).
 #[napi(js_name = "packArchive", catch_unwind)]
-pub fn pack_archive(entries: Vec<ArchiveEntry>) -> Result<Buffer> {
+pub fn pack_archive(env: Env, entries: Vec<ArchiveEntry>) -> Result<Buffer> {
     let parts: Vec<(&str, &[u8])> = entries
         .iter()
         .map(|e| (e.name.as_str(), &e.data[..]))
         .collect();
     crate::workspace::pack(&parts)
         .map(Buffer::from)
-        .map_err(|e| {
-            Error::new(
-                Status::GenericFailure,
-                format!("{}: {}", e.code.as_str(), e.message),
-            )
-        })
+        .map_err(|e| archive_failure(&env, e))
 }
 
 /// Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes.
 #[napi(js_name = "unpackArchive", catch_unwind)]
 pub fn unpack_archive(
+    env: Env,
     bytes: Buffer,
     max_entries: u32,
     max_total_bytes: f64,
@@ -428,10 +441,5 @@ pub fn unpack_archive(
                 })
                 .collect()
         })
-        .map_err(|e| {
-            Error::new(
-                Status::GenericFailure,
-                format!("{}: {}", e.code.as_str(), e.message),
-            )
-        })
+        .map_err(|e| archive_failure(&env, e))
 }

@@ -21,6 +21,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::raw::Host;
+use super::throw;
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
@@ -43,24 +44,9 @@ use results::{
 
 pub(crate) type Res<T> = std::result::Result<T, WsError>;
 
-/// Throws `e` as a JS error with a `code` property (a `TypeError` for `INVALID_INPUT`) and
-/// returns the matching napi error, which tells the caller that an exception is pending.
-fn throw(env: Env, e: WsError) -> Error {
-    let built = Error::new(e.code.as_str(), e.message.clone());
-    let value = if e.code == WsCode::InvalidInput {
-        JsTypeError::from(built).into_unknown(env)
-    } else {
-        JsError::from(built).into_unknown(env)
-    };
-    match env.throw(value) {
-        Ok(()) => Error::new(Status::PendingException, e.message),
-        Err(_) => Error::new(Status::GenericFailure, e.to_string()),
-    }
-}
-
 /// Runs `body` and throws its failure, if any.
 pub(crate) fn run<T>(env: Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
-    body(Host::of(&env)).map_err(|e| throw(env, e))
+    body(Host::of(&env)).map_err(|e| throw(&env, e))
 }
 
 // ----- the class -----
@@ -627,7 +613,7 @@ impl ZipWorkspace {
         match workers::global() {
             Some(pool) if pool.submit(Box::new(job)) => Ok(promise),
             _ => Err(throw(
-                env_value,
+                &env_value,
                 WsError::internal("the worker pool is not accepting work"),
             )),
         }
