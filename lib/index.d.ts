@@ -40,7 +40,6 @@ export interface Limits {
 }
 
 import type {
-  ErrorCode,
   LogLine,
   NativeRunResult,
   PoolStats,
@@ -50,7 +49,13 @@ import type {
 } from './native/binding.js';
 
 // Generated from the Rust types that build them (src/napi/results.rs).
-export type { ErrorCode, PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+export type { PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+/**
+ * Every error code quickrealm reports, from every layer: a string union, and at run time an
+ * object from member names to codes (`ErrorCode.NotFound === 'NOT_FOUND'`). Generated from
+ * src/codes.rs.
+ */
+export { ErrorCode } from './native/binding.js';
 
 export type LogLevel = LogLine['level'];
 

@@ -3,6 +3,7 @@
 // promise (bad options reject instead of throwing), and `dispose()` / `Symbol.dispose`, which
 // free the workspace's memory; every later call throws an error coded DISPOSED.
 
+const { ErrorCode } = require('./errors.js');
 const binding = require('./native/load.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
@@ -37,7 +38,7 @@ function exec(entryPath, options) {
       return result;
     },
     (e) => {
-      runEnded(id, 'exec', { ok: false, error: { code: e?.code ?? 'INTERNAL' } });
+      runEnded(id, 'exec', { ok: false, error: { code: e?.code ?? ErrorCode.Internal } });
       throw e;
     },
   );
@@ -53,7 +54,7 @@ function execUnobserved(entryPath, options) {
   try {
     const { handle, signal, error } = cancelHandleFor(options);
     if (error !== undefined) {
-      throw Object.assign(new TypeError(`options.signal: ${error}`), { code: 'INVALID_INPUT' });
+      throw Object.assign(new TypeError(`options.signal: ${error}`), { code: ErrorCode.InvalidInput });
     }
     if (!handle) return nativeExec.call(this, entryPath, options).then((result) => afterRun(this, result));
     const { signal: _omitted, ...rest } = /** @type {Record<string, unknown>} */ (options);
@@ -99,7 +100,7 @@ const disposed = new WeakSet();
 
 /** @param {string} method */
 function disposedError(method) {
-  return Object.assign(new Error(`ZipWorkspace.${method}: the workspace was disposed`), { code: 'DISPOSED' });
+  return Object.assign(new Error(`ZipWorkspace.${method}: the workspace was disposed`), { code: ErrorCode.Disposed });
 }
 
 // Every method refuses to work on a disposed workspace (exec by rejecting, as it answers with a

@@ -14,6 +14,7 @@ const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
 );
 const { createHash, createHmac, timingSafeEqual } = require('node:crypto');
 const { packArchive, unpackArchive } = require('../native/load.js');
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
@@ -90,7 +91,7 @@ function encodeSnapshot(parts, key) {
  */
 function checkBinding(bytes, expected, metaId, signed) {
   if (!bytes) {
-    if (signed) throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot does not say which session it is for');
+    if (signed) throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot does not say which session it is for');
     return;
   }
   /** @type {SnapshotBinding} */
@@ -98,20 +99,20 @@ function checkBinding(bytes, expected, metaId, signed) {
   try {
     binding = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is not JSON');
+    throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot binding is not JSON');
   }
   const { id, version, purpose } = binding ?? {};
   if (typeof id !== 'string' || !PURPOSES.includes(purpose) || !(version === null || Number.isSafeInteger(version))) {
-    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is malformed');
+    throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot binding is malformed');
   }
   if (id !== metaId)
-    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is bound to session ${id} but holds ${metaId}`);
+    throw sessionError(ErrorCode.SnapshotTampered, `the snapshot is bound to session ${id} but holds ${metaId}`);
   if (expected.id !== undefined && id !== expected.id) {
-    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is of session ${id}, not of session ${expected.id}`);
+    throw sessionError(ErrorCode.SnapshotTampered, `the snapshot is of session ${id}, not of session ${expected.id}`);
   }
   if (purpose !== expected.purpose) {
     throw sessionError(
-      'SNAPSHOT_TAMPERED',
+      ErrorCode.SnapshotTampered,
       purpose === 'export'
         ? 'the snapshot is an export (Session#snapshot), not a stored state: a store serves only what it saved'
         : 'the snapshot is a stored state of a SessionManager, not an export: load it through its manager',
@@ -119,7 +120,7 @@ function checkBinding(bytes, expected, metaId, signed) {
   }
   if (expected.version !== undefined && version !== expected.version) {
     throw sessionError(
-      'SNAPSHOT_TAMPERED',
+      ErrorCode.SnapshotTampered,
       `the snapshot was saved as version ${version} of session ${id} but the store serves it as version ${expected.version}: an older snapshot was written back`,
     );
   }
@@ -133,7 +134,7 @@ function checkBinding(bytes, expected, metaId, signed) {
  */
 function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   if (!(bytes instanceof Uint8Array)) {
-    throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
   }
   /** @type {Map<string, Buffer>} */
   let files;
@@ -141,7 +142,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     files = new Map(unpackArchive(view, MAX_PARTS, MAX_SNAPSHOT_BYTES).map((e) => [e.name, e.data]));
   } catch (e) {
-    throw sessionError('INVALID_INPUT', `not a session snapshot: ${e instanceof Error ? e.message : e}`);
+    throw sessionError(ErrorCode.InvalidInput, `not a session snapshot: ${e instanceof Error ? e.message : e}`);
   }
   /** @param {string} name */
   const file = (name) => files.get(name) ?? null;
@@ -150,7 +151,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     const given = file('signature');
     if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw sessionError(
-        'SNAPSHOT_TAMPERED',
+        ErrorCode.SnapshotTampered,
         given
           ? 'the snapshot was changed after it was signed (or signed with another key)'
           : 'the snapshot is not signed',
@@ -161,17 +162,20 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   const ledger = file('ledger.json');
   const world = file('world.zip');
   if (!metaBytes || !ledger || !world) {
-    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json, ledger.json or world.zip is missing');
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      'not a session snapshot: session.json, ledger.json or world.zip is missing',
+    );
   }
   let meta;
   try {
     meta = JSON.parse(metaBytes.toString('utf8'));
   } catch {
-    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json is not JSON');
+    throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: session.json is not JSON');
   }
   if (meta === null || meta.format !== FORMAT || meta.version !== VERSION) {
     throw sessionError(
-      'INVALID_INPUT',
+      ErrorCode.InvalidInput,
       `not a session snapshot of this version (format ${meta?.format}, version ${meta?.version})`,
     );
   }
@@ -181,7 +185,10 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     try {
       return ZipWorkspace.fromZip(zip, WORLD_LIMITS);
     } catch (e) {
-      throw sessionError('INVALID_INPUT', `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`,
+      );
     }
   };
   checkBinding(file('binding.json'), expected, meta.id, key !== undefined);

@@ -10,6 +10,7 @@ pub mod session;
 pub mod text;
 pub(crate) mod workspace;
 
+use crate::codes::ErrorCode;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::run::execute_on_worker;
 use crate::engine::settings::{self, SettingsRequest};
@@ -35,7 +36,7 @@ pub(crate) enum ErrorClass {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Thrown {
     pub class: ErrorClass,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
 }
 
@@ -49,7 +50,7 @@ impl From<&ErrorInfo> for Thrown {
         };
         Thrown {
             class,
-            code: e.code.as_str(),
+            code: e.code,
             message: format!("{}: {}", e.code.as_str(), e.message),
         }
     }
@@ -65,7 +66,7 @@ impl From<WsError> for Thrown {
         };
         Thrown {
             class,
-            code: e.code.as_str(),
+            code: e.code,
             message: e.message,
         }
     }
@@ -81,7 +82,7 @@ impl From<SessionError> for Thrown {
         };
         Thrown {
             class,
-            code: e.code.as_str(),
+            code: e.code,
             message: format!("{}: {}", e.code.as_str(), e.message),
         }
     }
@@ -96,10 +97,11 @@ pub(crate) fn throw(env: &Env, failure: impl Into<Thrown>) -> Error {
         code,
         message,
     } = failure.into();
+    let code = Some(code.as_str());
     let thrown = match class {
-        ErrorClass::TypeError => env.throw_type_error(&message, Some(code)),
-        ErrorClass::RangeError => env.throw_range_error(&message, Some(code)),
-        ErrorClass::Error => env.throw_error(&message, Some(code)),
+        ErrorClass::TypeError => env.throw_type_error(&message, code),
+        ErrorClass::RangeError => env.throw_range_error(&message, code),
+        ErrorClass::Error => env.throw_error(&message, code),
     };
     match thrown {
         Ok(()) => Error::new(Status::PendingException, message),

@@ -33,7 +33,7 @@ fn archive_failure(env: &Env, e: WsError) -> Error {
         env,
         Thrown {
             class: ErrorClass::Error,
-            code: e.code.as_str(),
+            code: e.code,
             message,
         },
     )

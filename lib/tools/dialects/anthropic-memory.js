@@ -15,6 +15,7 @@
 //   the snippet covers every line of a multi-line replacement;
 // - `rename` of a folder into itself is refused.
 
+const { ErrorCode } = require('../../errors.js');
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
@@ -49,17 +50,17 @@ function humanSize(bytes) {
  */
 function toWorkspacePath(memoryPath) {
   if (memoryPath !== ROOT && !memoryPath.startsWith(`${ROOT}/`)) {
-    throw fail('PATH_INVALID', `Path must start with /memories, got: ${memoryPath}`);
+    throw fail(ErrorCode.PathInvalid, `Path must start with /memories, got: ${memoryPath}`);
   }
   const rest = memoryPath.slice(ROOT.length).split('/').filter(Boolean);
   if (rest.some((part) => part === '..' || part === '.' || part.includes('\\'))) {
-    throw fail('PATH_INVALID', `Path ${memoryPath} would escape /memories directory`);
+    throw fail(ErrorCode.PathInvalid, `Path ${memoryPath} would escape /memories directory`);
   }
   const wsPath = ['memories', ...rest].join('/');
   try {
     ZipWorkspace.displayPath(wsPath);
   } catch (e) {
-    throw fail('PATH_INVALID', `Path ${memoryPath} is not valid: ${e instanceof Error ? e.message : e}`);
+    throw fail(ErrorCode.PathInvalid, `Path ${memoryPath} is not valid: ${e instanceof Error ? e.message : e}`);
   }
   return wsPath;
 }
@@ -79,8 +80,9 @@ function memoryTool(ws) {
   function readExistingFile(memoryPath) {
     const wsPath = toWorkspacePath(memoryPath);
     const kind = kindOf(wsPath);
-    if (kind === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
-    if (kind !== 'file') throw fail('IS_A_DIRECTORY', `The path ${memoryPath} is not a file.`);
+    if (kind === null)
+      throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
+    if (kind !== 'file') throw fail(ErrorCode.IsADirectory, `The path ${memoryPath} is not a file.`);
     return { wsPath, text: ws.readText(wsPath) };
   }
 
@@ -92,7 +94,7 @@ function memoryTool(ws) {
     const wsPath = toWorkspacePath(memoryPath);
     const kind = kindOf(wsPath);
     if (kind === null && wsPath !== 'memories') {
-      throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+      throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
     }
     if (kind !== 'file') {
       const entries = kind === null ? [] : walk(ws, wsPath, 2);
@@ -157,7 +159,7 @@ function memoryTool(ws) {
    */
   function create(memoryPath, fileText) {
     const wsPath = toWorkspacePath(memoryPath);
-    if (kindOf(wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
+    if (kindOf(wsPath) !== null) throw fail(ErrorCode.Exists, `File ${memoryPath} already exists`);
     const historyId = ws.writeFile(wsPath, fileText);
     return changed(`File created successfully at: ${memoryPath}`, historyId);
   }
@@ -201,8 +203,8 @@ function memoryTool(ws) {
    */
   function remove(memoryPath) {
     const wsPath = toWorkspacePath(memoryPath);
-    if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
-    if (kindOf(wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
+    if (wsPath === 'memories') throw fail(ErrorCode.PathInvalid, 'Cannot delete the /memories directory itself');
+    if (kindOf(wsPath) === null) throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist`);
     const historyId = ws.delete(wsPath, { recursive: true });
     return changed(`Successfully deleted ${memoryPath}`, historyId);
   }
@@ -215,12 +217,12 @@ function memoryTool(ws) {
   function rename(oldPath, newPath) {
     const from = toWorkspacePath(oldPath);
     const to = toWorkspacePath(newPath);
-    if (from === 'memories') throw fail('PATH_INVALID', 'Cannot rename the /memories directory itself');
-    if (kindOf(to) !== null) throw fail('EXISTS', `The destination ${newPath} already exists`);
+    if (from === 'memories') throw fail(ErrorCode.PathInvalid, 'Cannot rename the /memories directory itself');
+    if (kindOf(to) !== null) throw fail(ErrorCode.Exists, `The destination ${newPath} already exists`);
     const kind = kindOf(from);
-    if (kind === null) throw fail('NOT_FOUND', `The path ${oldPath} does not exist`);
+    if (kind === null) throw fail(ErrorCode.NotFound, `The path ${oldPath} does not exist`);
     if (to.startsWith(`${from}/`)) {
-      throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
+      throw fail(ErrorCode.InvalidInput, `Cannot move ${oldPath} into itself (${newPath})`);
     }
     const { historyId } = asOneEntry(ws, (edit) => edit.move(from, to));
     return changed(`Successfully renamed ${oldPath} to ${newPath}`, historyId);
@@ -270,7 +272,7 @@ function memoryTool(ws) {
       const need = (name) => {
         const value = /** @type {Record<string, unknown>} */ (args)[name];
         if (value === undefined) {
-          throw fail('INVALID_INPUT', `Parameter \`${name}\` is required for command: ${args.command}`);
+          throw fail(ErrorCode.InvalidInput, `Parameter \`${name}\` is required for command: ${args.command}`);
         }
         return value;
       };

@@ -11,6 +11,7 @@
 // `move_file` refuses an existing destination, as the server's description promises (its code
 // would replace a file).
 
+const { ErrorCode } = require('../../errors.js');
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
@@ -47,7 +48,10 @@ function fsError(code, operation, target) {
     EEXIST: 'file already exists',
     EINVAL: 'invalid argument',
   }[code];
-  return fail(code === 'ENOENT' ? 'NOT_FOUND' : code, `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`);
+  return fail(
+    code === 'ENOENT' ? ErrorCode.NotFound : code,
+    `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`,
+  );
 }
 
 /**
@@ -105,7 +109,7 @@ function filesystemTools(ws) {
     try {
       ZipWorkspace.displayPath(abs);
     } catch {
-      throw fail('PATH_INVALID', `Access denied - path outside allowed directories: ${abs} not in ${ALLOWED}`);
+      throw fail(ErrorCode.PathInvalid, `Access denied - path outside allowed directories: ${abs} not in ${ALLOWED}`);
     }
     return abs;
   }
@@ -122,7 +126,7 @@ function filesystemTools(ws) {
     const abs = inside(absolute(requested));
     if (kindOf(abs) !== null) return abs;
     const parent = path.dirname(abs);
-    if (kindOf(parent) === null) throw fail('NOT_FOUND', `Parent directory does not exist: ${parent}`);
+    if (kindOf(parent) === null) throw fail(ErrorCode.NotFound, `Parent directory does not exist: ${parent}`);
     return abs;
   }
 
@@ -192,7 +196,7 @@ function filesystemTools(ws) {
   function readTextFile(args) {
     const abs = validate(args.path);
     if (args.head && args.tail)
-      throw fail('INVALID_INPUT', 'Cannot specify both head and tail parameters simultaneously');
+      throw fail(ErrorCode.InvalidInput, 'Cannot specify both head and tail parameters simultaneously');
     if (!args.head && !args.tail) return readFileText(abs);
     if (kindOf(abs) !== 'file') readFileBytes(abs); // the file's own failures (missing, a folder)
     // Only the lines shown are read out of the file, at most the answer's size of them.
@@ -251,7 +255,7 @@ function filesystemTools(ws) {
         lines.splice(i, oldLines.length, ...replacement);
         text = lines.join('\n');
       }
-      if (!matched) throw fail('NO_MATCH', `Could not find exact match for edit:\n${quoted(edit.oldText)}`);
+      if (!matched) throw fail(ErrorCode.NoMatch, `Could not find exact match for edit:\n${quoted(edit.oldText)}`);
     }
     const diff = twoFilesPatch(abs, original, text, MAX_DIFF_BYTES);
     let fence = '```';
