@@ -9,7 +9,7 @@
 // an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
 const { ErrorCode } = require('../errors.js');
-const { ZipWorkspace } = require('../native/load.js');
+const { ZipWorkspace } = require('../workspace.js');
 const { EXIT_FAILED, EXIT_INVALID, answer, fail, isPlainObject, readRequest } = require('./io.js');
 
 /**

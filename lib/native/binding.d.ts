@@ -14,6 +14,38 @@ type MemberName<S extends string> = S extends `${infer Head}_${infer Rest}`
  */
 export declare const ErrorCode: { readonly [C in ErrorCode as MemberName<C>]: C }
 
+import type { AccessRules, ExecOptions, ExecResult as Executed, WorkspaceSearchOptions, ZipLimits } from '../index.js'
+
+/**
+ * What `lib/workspace.js` adds to the native class: access rules given as Sets, and `dispose()`
+ * (its `exec` also takes `options.signal`, and answers with a promise even for bad options).
+ */
+export interface ZipWorkspace {
+  /**
+   * Restricts which paths may be read and written: every method, every tool built on the
+   * workspace (`workspaceTools`, `editorTools`, `codeTool`) and the `fs` and module loader of
+   * every program `exec` runs pass the same check, made once in the native layer. A refusal
+   * throws `POLICY_VIOLATION` naming the path and the rule (`EACCES` inside `exec`); paths that
+   * may not be read are also left out of listings and searches. Patterns are gitignore-style
+   * globs: `*` within one name, `**` across folders, a pattern without `/` matches a name at
+   * any depth, and a pattern covers everything below what it matches. A list left out
+   * restricts nothing; an empty list allows nothing. `null` lifts the rules. History
+   * operations (undo, redo, restore) are not path operations and are not restricted.
+   * @throws {TypeError} `INVALID_INPUT` for an unknown key or a pattern that is not a glob.
+   * @example
+   * ws.setAccessRules({ readPatterns: ['src/**', '*.md'], writePatterns: ['src/**'] });
+   * ws.writeFile('notes.txt', 'x'); // throws POLICY_VIOLATION: writing ~/notes.txt is refused ...
+   */
+  setAccessRules(rules: AccessRules | null): void
+  /**
+   * Frees the workspace's files and history now rather than at garbage collection; every later
+   * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.
+   * Runs in progress finish, but their changes are not kept.
+   */
+  dispose(): void
+  [Symbol.dispose](): void
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -144,9 +176,9 @@ export declare class ZipWorkspace {
   /** An empty workspace. */
   constructor()
   /** Imports a workspace (and its history) from zip bytes, enforcing `limits`. */
-  static fromZip(bytes: Uint8Array, limits?: object | null): ZipWorkspace
+  static fromZip(bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null): ZipWorkspace
   /** Reads a zip archive from the host file system. */
-  static open(hostPath: string, limits?: object | null): ZipWorkspace
+  static open(hostPath: string, limits?: ZipLimits | null): ZipWorkspace
   /**
    * The form a workspace path is shown in, to people and models: `~/src/a.js` (the root is
    * `~/`). Takes every form the other methods take (`~/a`, `/a`, `a`, with `.` and `..`); a
@@ -171,7 +203,7 @@ export declare class ZipWorkspace {
    * Creates or replaces a file, creating missing parent folders. Returns the id of the
    * history entry recorded, or `null` if nothing changed.
    */
-  writeFile(path: string, data: string | Uint8Array): number | null
+  writeFile(path: string, data: string | Uint8Array | ArrayBuffer): number | null
   /**
    * Creates a folder (with `recursive`, also missing parents, and an existing folder is
    * fine). Returns the history entry id, or `null` if nothing changed.
@@ -212,7 +244,7 @@ export declare class ZipWorkspace {
    * at most `maxResults` hits (default 100) and `maxBytes` of answer (default 1 MiB);
    * `truncated` tells whether the answer was cut.
    */
-  search(query: string, options?: { path?: string, context?: number, maxResults?: number, maxBytes?: number } | null): WorkspaceSearchResult
+  search(query: string, options?: WorkspaceSearchOptions | null): WorkspaceSearchResult
   /**
    * Restricts which paths may be read and written, for every method, every tool built on
    * the workspace and every program `exec` runs; `null` lifts the rules. Refusals throw
@@ -224,7 +256,7 @@ export declare class ZipWorkspace {
    * Narrows the rules in force: every later call must pass them and the rules already set
    * (a session's policy over the host's rules). `accessRules()` still reports the latter.
    */
-  narrowAccessRules(rules: WorkspaceAccessRules): void
+  narrowAccessRules(rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }): void
   accessRules(): WorkspaceAccessRules | null
   /** The newest `n` history entries (default 20), newest first. */
   history(n?: number | null): Array<WorkspaceHistoryEntry>
@@ -269,7 +301,7 @@ export declare class ZipWorkspace {
    * settles (by default only if it succeeded), as one history entry, on top of whatever the
    * host changed meanwhile.
    */
-  exec(entryPath: string, options?: object | null, cancel?: CancelHandle | null): Promise<ExecResult>
+  exec(entryPath: string, options?: ExecOptions | null, cancel?: CancelHandle | null): Promise<Executed>
 }
 
 /** One entry of a container archive. */
@@ -302,7 +334,7 @@ export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMI
 
 /** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
 export interface ExecErrorInfo {
-  code: string
+  code: ErrorCode
   name: string
   message: string
   /** The workspace module the error points into, e.g. `~/lib/util.ts`. */

@@ -13,3 +13,35 @@ type MemberName<S extends string> = S extends `${infer Head}_${infer Rest}`
  * The JavaScript layers throw these members instead of string literals.
  */
 export declare const ErrorCode: { readonly [C in ErrorCode as MemberName<C>]: C }
+
+import type { AccessRules, ExecOptions, ExecResult as Executed, WorkspaceSearchOptions, ZipLimits } from '../index.js'
+
+/**
+ * What `lib/workspace.js` adds to the native class: access rules given as Sets, and `dispose()`
+ * (its `exec` also takes `options.signal`, and answers with a promise even for bad options).
+ */
+export interface ZipWorkspace {
+  /**
+   * Restricts which paths may be read and written: every method, every tool built on the
+   * workspace (`workspaceTools`, `editorTools`, `codeTool`) and the `fs` and module loader of
+   * every program `exec` runs pass the same check, made once in the native layer. A refusal
+   * throws `POLICY_VIOLATION` naming the path and the rule (`EACCES` inside `exec`); paths that
+   * may not be read are also left out of listings and searches. Patterns are gitignore-style
+   * globs: `*` within one name, `**` across folders, a pattern without `/` matches a name at
+   * any depth, and a pattern covers everything below what it matches. A list left out
+   * restricts nothing; an empty list allows nothing. `null` lifts the rules. History
+   * operations (undo, redo, restore) are not path operations and are not restricted.
+   * @throws {TypeError} `INVALID_INPUT` for an unknown key or a pattern that is not a glob.
+   * @example
+   * ws.setAccessRules({ readPatterns: ['src/**', '*.md'], writePatterns: ['src/**'] });
+   * ws.writeFile('notes.txt', 'x'); // throws POLICY_VIOLATION: writing ~/notes.txt is refused ...
+   */
+  setAccessRules(rules: AccessRules | null): void
+  /**
+   * Frees the workspace's files and history now rather than at garbage collection; every later
+   * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.
+   * Runs in progress finish, but their changes are not kept.
+   */
+  dispose(): void
+  [Symbol.dispose](): void
+}

@@ -71,7 +71,7 @@ impl ZipWorkspace {
         factory,
         js_name = "fromZip",
         catch_unwind,
-        ts_args_type = "bytes: Uint8Array, limits?: object | null"
+        ts_args_type = "bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null"
     )]
     pub fn from_zip(env: Env, bytes: Unknown, limits: Option<Unknown>) -> Result<Self> {
         run(env, |h| {
@@ -87,7 +87,7 @@ impl ZipWorkspace {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "hostPath: string, limits?: object | null"
+        ts_args_type = "hostPath: string, limits?: ZipLimits | null"
     )]
     pub fn open(env: Env, host_path: Unknown, limits: Option<Unknown>) -> Result<Self> {
         run(env, |h| {
@@ -174,7 +174,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "writeFile",
         catch_unwind,
-        ts_args_type = "path: string, data: string | Uint8Array"
+        ts_args_type = "path: string, data: string | Uint8Array | ArrayBuffer"
     )]
     pub fn write_file(&mut self, env: Env, path: Unknown, data: Unknown) -> Result<Option<i64>> {
         run(env, |h| {
@@ -342,7 +342,7 @@ impl ZipWorkspace {
     /// `truncated` tells whether the answer was cut.
     #[napi(
         catch_unwind,
-        ts_args_type = "query: string, options?: { path?: string, context?: number, maxResults?: number, maxBytes?: number } | null"
+        ts_args_type = "query: string, options?: WorkspaceSearchOptions | null"
     )]
     pub fn search(
         &self,
@@ -394,7 +394,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "narrowAccessRules",
         catch_unwind,
-        ts_args_type = "rules: WorkspaceAccessRules"
+        ts_args_type = "rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }"
     )]
     pub fn narrow_access_rules(&self, env: Env, rules: Unknown) -> Result<()> {
         run(env, |h| match access_rules(h, Some(&rules))? {
@@ -588,8 +588,8 @@ impl ZipWorkspace {
     /// host changed meanwhile.
     #[napi(
         catch_unwind,
-        ts_args_type = "entryPath: string, options?: object | null, cancel?: CancelHandle | null",
-        ts_return_type = "Promise<ExecResult>"
+        ts_args_type = "entryPath: string, options?: ExecOptions | null, cancel?: CancelHandle | null",
+        ts_return_type = "Promise<Executed>"
     )]
     pub fn exec<'env>(
         &self,
