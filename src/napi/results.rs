@@ -28,7 +28,7 @@ pub struct SandboxErrorInfo {
 impl From<ErrorInfo> for SandboxErrorInfo {
     fn from(e: ErrorInfo) -> Self {
         SandboxErrorInfo {
-            code: e.code.into(),
+            code: e.code,
             name: e.name,
             message: e.message,
             line: e.line,
