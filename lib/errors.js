@@ -8,8 +8,9 @@
 // - Guest failures are not thrown: they come back as a failed RunResult (`failedResult`).
 // - `formatForModel` renders a SandboxErrorInfo the one way a model reads it.
 
+const { ErrorCode } = require('./native/load.js');
+
 /**
- * @typedef {import('./index.js').ErrorCode} ErrorCode
  * @typedef {import('./index.js').SandboxErrorInfo} SandboxErrorInfo
  * @typedef {import('./index.js').ExecErrorInfo} ExecErrorInfo
  * @typedef {import('./index.js').RunResult} RunResult
@@ -60,7 +61,7 @@ class QuickrealmRangeError extends RangeError {
  * @param {string} detail
  */
 function invalidInput(detail) {
-  return new QuickrealmTypeError('INVALID_INPUT', `INVALID_INPUT: ${detail}`);
+  return new QuickrealmTypeError(ErrorCode.InvalidInput, `INVALID_INPUT: ${detail}`);
 }
 
 /**
@@ -69,7 +70,7 @@ function invalidInput(detail) {
  * @param {string} detail
  */
 function outOfRange(detail) {
-  return new QuickrealmRangeError('INVALID_INPUT', `INVALID_INPUT: ${detail}`);
+  return new QuickrealmRangeError(ErrorCode.InvalidInput, `INVALID_INPUT: ${detail}`);
 }
 
 /**
@@ -114,7 +115,7 @@ function failedResult(code, name, message) {
 function formatForModel(error, options = {}) {
   const { code = false, name = true, frame = true } = options;
   let text = code && error.code ? `${error.code}: ` : '';
-  if (name && error.code === 'EVAL_ERROR' && error.name) text += `${error.name}: `;
+  if (name && error.code === ErrorCode.EvalError && error.name) text += `${error.name}: `;
   text += error.message ?? '';
   if (error.line !== undefined && error.line !== null) {
     const file = 'file' in error ? error.file : undefined;
@@ -127,6 +128,7 @@ function formatForModel(error, options = {}) {
 }
 
 module.exports = {
+  ErrorCode,
   QuickrealmError,
   QuickrealmTypeError,
   QuickrealmRangeError,

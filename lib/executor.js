@@ -9,7 +9,7 @@
 // a coded error; only what the generated code did becomes a failed edit.
 
 const { run, runSync } = require('./run.js');
-const { QuickrealmError, formatForModel, invalidInput } = require('./errors.js');
+const { ErrorCode, QuickrealmError, formatForModel, invalidInput } = require('./errors.js');
 const { fluidTreeIfInstalled, loadFluidTree, pathOf, valueAt } = require('./fluid-tree.js');
 
 /**
@@ -183,7 +183,7 @@ function createSandboxExecutor(options = {}) {
     if (name === 'context') {
       // The SES executor's wording, kept for drop-in parity.
       throw new QuickrealmError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         "The global 'context' is reserved by the executor and cannot be provided in globals",
       );
     }
@@ -205,7 +205,7 @@ function createSandboxExecutor(options = {}) {
   // Host mistakes in limits or mode are the caller's to fix: refuse them now, so that a model is
   // never told to retry an edit that could not run whatever it wrote.
   const probe = runSync('return 0', { mode: options.mode ?? 'function', limits: options.limits, console: 'none' });
-  if (!probe.ok && probe.error.code === 'INVALID_INPUT') throw invalidInput(probe.error.message);
+  if (!probe.ok && probe.error.code === ErrorCode.InvalidInput) throw invalidInput(probe.error.message);
   const consoleMode = lockdown.consoleTaming === 'unsafe' ? 'inherit' : 'capture';
   const fullStacks = lockdown.errorTaming === 'unsafe';
 

@@ -3,7 +3,7 @@
 // modules only; Node.js 20.19+ and 22.12+ require() an ES module synchronously, and it is the
 // same module instance that `import` gives the application, so node classes and schema match.
 
-const { QuickrealmError } = require('./errors.js');
+const { ErrorCode, QuickrealmError } = require('./errors.js');
 
 /**
  * @typedef {typeof import('@fluidframework/tree/alpha')} FluidTree
@@ -29,15 +29,15 @@ function loadFluidTree() {
     loaded = /** @type {FluidTree} */ (require(ENTRY));
   } catch (e) {
     const error = /** @type {NodeJS.ErrnoException} */ (e);
-    if (error?.code === 'MODULE_NOT_FOUND' && String(error.message).includes(`'${ENTRY}'`)) {
+    if (error?.code === ErrorCode.ModuleNotFound && String(error.message).includes(`'${ENTRY}'`)) {
       throw new QuickrealmError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `INVALID_INPUT: quickrealm/tree needs the optional peer dependency ${PACKAGE} (3.1.0 or later), which is not installed: npm install ${PACKAGE}`,
       );
     }
     if (error?.code === 'ERR_REQUIRE_ESM') {
       throw new QuickrealmError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `INVALID_INPUT: quickrealm/tree loads ${PACKAGE}, an ES-module-only package, with require(); this needs Node.js 20.19+ or 22.12+`,
       );
     }

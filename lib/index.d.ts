@@ -40,7 +40,9 @@ export interface Limits {
 }
 
 import type {
-  ErrorCode,
+  ZipWorkspace,
+  ExecResult as NativeExecResult,
+  ExecStats,
   LogLine,
   NativeRunResult,
   PoolStats,
@@ -50,7 +52,13 @@ import type {
 } from './native/binding.js';
 
 // Generated from the Rust types that build them (src/napi/results.rs).
-export type { ErrorCode, PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+export type { PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+/**
+ * Every error code quickrealm reports, from every layer: a string union, and at run time an
+ * object from member names to codes (`ErrorCode.NotFound === 'NOT_FOUND'`). Generated from
+ * src/codes.rs.
+ */
+export { ErrorCode } from './native/binding.js';
 
 export type LogLevel = LogLine['level'];
 
@@ -323,71 +331,33 @@ export interface ZipLimits {
 }
 
 /**
- * One listed entry. Paths in results are relative to the workspace root without a leading
- * `~/` (`src/app.js`); arguments accept `~/src/app.js`, `/src/app.js` and `src/app.js` alike.
+ * An in-memory tree of files and folders with a recorded history; zip is its import and export
+ * format. History lives in a hidden `.time/` folder that no method can read or write but that
+ * travels with `toZip`/`fromZip`. Every change records one history entry; mutating methods
+ * return its id (null when nothing changed). Failures throw a WorkspaceError. Paths in results
+ * are relative to the workspace root without a leading `~/` (`src/app.js`); arguments accept
+ * `~/src/app.js`, `/src/app.js` and `src/app.js` alike. Declared in native/binding.d.ts,
+ * generated from the Rust class with what lib/workspace.js adds.
  */
-export interface WorkspaceEntry {
-  path: string;
-  kind: 'file' | 'dir';
-  /** Bytes; 0 for folders. */
-  size: number;
-}
+export { ZipWorkspace } from './native/binding.js';
 
-export interface WorkspaceStat extends WorkspaceEntry {
-  /** Last change in ms since the Unix epoch (0 for the root, whose path is ''). */
-  mtime: number;
-}
+// Generated from the Rust types that build them (src/napi/workspace/results.rs).
+export type {
+  ExecErrorInfo,
+  ExecStats,
+  WorkspaceAccessRules,
+  WorkspaceChange,
+  WorkspaceEntry,
+  WorkspaceHistoryEntry,
+  WorkspaceLineRange,
+  WorkspacePatchResult,
+  WorkspaceSearchMatch,
+  WorkspaceSearchResult,
+  WorkspaceStat,
+} from './native/binding.js';
 
-/** Lines read by `readLines`, 1-based and inclusive. */
-export interface WorkspaceLineRange {
-  start: number;
-  /** Last line returned; `start - 1` when none was. */
-  end: number;
-  totalLines: number;
-  lines: string[];
-  /** Whether `maxBytes` left out lines asked for, or cut the one line returned short. */
-  truncated: boolean;
-  /** Whether the one line returned is only its first `maxBytes` bytes (it alone was longer). */
-  lineCut: boolean;
-  /** Whether the file ends with a line terminator. */
-  finalNewline: boolean;
-}
-
-export interface WorkspacePatchResult {
-  /** First line replaced, or where inserted lines begin. */
-  start: number;
-  removed: number;
-  inserted: number;
-  /** Lines in the file afterwards. */
-  totalLines: number;
-  /** History entry recorded, or null when the file did not change. */
-  historyId: number | null;
-}
-
-export interface WorkspaceSearchMatch {
-  path: string;
-  /** 1-based line. */
-  line: number;
-  /** 1-based column of the first hit on the line, in characters. */
-  column: number;
-  /** Up to `context` lines before the hit. */
-  before: string[];
-  /** The line holding the hit. */
-  text: string;
-  /** Up to `context` lines after the hit. */
-  after: string[];
-}
-
-export interface WorkspaceSearchResult {
-  matches: WorkspaceSearchMatch[];
-  /**
-   * Whether the answer was cut: more hits existed than `maxResults`, or the hits and their
-   * context did not fit in `maxBytes` (the last hit may then have less context).
-   */
-  truncated: boolean;
-  /** Text files searched (binary files are skipped). */
-  filesSearched: number;
-}
+/** What `exec` resolves to: the generated result, whose `stats` are always set. */
+export type ExecResult = Omit<NativeExecResult, 'stats'> & { stats: ExecStats };
 
 export interface WorkspaceSearchOptions {
   /**
@@ -422,246 +392,6 @@ export interface AccessRules {
   writePatterns?: readonly string[] | ReadonlySet<string> | null;
   /** Refuses every change. */
   readOnly?: boolean;
-}
-
-/** The rules in force, as `accessRules()` gives them back. */
-export interface WorkspaceAccessRules {
-  readPatterns?: string[];
-  writePatterns?: string[];
-  readOnly: boolean;
-}
-
-/** One entry of `ZipWorkspace.walk`. */
-export interface WorkspaceWalkEntry {
-  /** The workspace path, e.g. 'src/lib/a.js'. */
-  path: string;
-  /** The path below the walked folder, e.g. 'lib/a.js' when walking 'src'. */
-  relative: string;
-  /** The last segment, e.g. 'a.js'. */
-  name: string;
-  kind: 'file' | 'dir';
-  /** Bytes; 0 for folders. */
-  size: number;
-  /** 1 for the walked folder's own entries. */
-  depth: number;
-}
-
-export interface WorkspaceHistoryEntry {
-  /** Increasing id, starting at 1. */
-  id: number;
-  /** What was done, e.g. 'write ~/src/a.js', 'patch ~/a.js:2-3', 'restore #4'. */
-  op: string;
-  /** Paths changed, sorted (a compacted entry keeps only the first 100). */
-  paths: string[];
-  pathCount: number;
-  /** When, in ms since the Unix epoch. */
-  time: number;
-  /** Whether the entry's contents were dropped: it can no longer be undone or diffed. */
-  compacted: boolean;
-}
-
-/**
- * An in-memory tree of files and folders with a recorded history; zip is its import and export
- * format. History lives in a hidden `.time/` folder that no method can read or write but that
- * travels with `toZip`/`fromZip`. Every change records one history entry; mutating methods
- * return its id (null when nothing changed). Failures throw a WorkspaceError.
- */
-export declare class ZipWorkspace {
-  /** An empty workspace. */
-  constructor();
-  /**
-   * Imports an archive (files, folders and history), treating it as hostile.
-   * @throws {WorkspaceError} `ZIP_INVALID` for a malformed or unsafe archive, `ZIP_LIMIT` past a limit.
-   * @example
-   * const ws = ZipWorkspace.fromZip(readFileSync('project.zip'), { maxEntries: 500 });
-   */
-  static fromZip(bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null): ZipWorkspace;
-  /**
-   * Reads an archive from the host file system and imports it.
-   * @throws {WorkspaceError} `IO` when the file cannot be read, then as {@link ZipWorkspace.fromZip}.
-   */
-  static open(hostPath: string, limits?: ZipLimits | null): ZipWorkspace;
-  /**
-   * How a workspace path is shown to people and models: `~/src/a.js` (the root is `~/`). Takes
-   * every form the other methods take; a path none of them accepts throws PATH_INVALID.
-   */
-  static displayPath(path: string): string;
-  /**
-   * Exports files, folders and history; the same workspace always gives the same bytes.
-   * `{ history: false }`: files and folders only; `{ compress: false }`: entries stored, not
-   * deflated (several times faster, larger).
-   */
-  toZip(options?: { history?: boolean; compress?: boolean } | null): Buffer;
-  /**
-   * Frees the workspace's files and history now rather than at garbage collection; every later
-   * call throws (exec rejects) an error coded `DISPOSED`. Also `using ws = new ZipWorkspace()`.
-   * Runs in progress finish, but their changes are not kept.
-   */
-  dispose(): void;
-  [Symbol.dispose](): void;
-  /** Writes `toZip()` to the host file system atomically (temporary file, then rename). */
-  save(hostPath: string): void;
-  readFile(path: string): Buffer;
-  /** The file as UTF-8 text; NOT_TEXT if it is not valid UTF-8. */
-  readText(path: string): string;
-  /** Creates or replaces a file; missing parent folders are created. */
-  writeFile(path: string, data: string | Uint8Array | ArrayBuffer): number | null;
-  /** Without `recursive` the parent must exist and the folder must not. */
-  mkdir(path: string, options?: { recursive?: boolean } | null): number | null;
-  /** A folder that still has entries needs `recursive`. */
-  delete(path: string, options?: { recursive?: boolean } | null): number | null;
-  /** Entries of a folder (default the root), sorted by path; `recursive` lists everything below. */
-  list(path?: string | null, options?: { recursive?: boolean } | null): WorkspaceEntry[];
-  stat(path: string): WorkspaceStat;
-  /** Invalid and hidden paths do not exist. */
-  exists(path: string): boolean;
-  /**
-   * Lines `start..end`, 1-based and inclusive (`readLines(p, 2, 3)` gives lines 2 and 3). `start`
-   * defaults to 1; `end` defaults to the last line and is clamped to it. `maxBytes` caps the line
-   * text returned (each line counts one more byte for its separator): whole lines past it are left
-   * out at the end of the window, or at its start with `keep: 'last'`; a single line longer than it
-   * comes back as its first bytes. Only the lines returned are copied out of the file.
-   */
-  readLines(
-    path: string,
-    start?: number | null,
-    end?: number | null,
-    options?: { maxBytes?: number; keep?: 'first' | 'last' } | null,
-  ): WorkspaceLineRange;
-  /**
-   * Replaces lines `start..end` (1-based, inclusive) with `replacement`; `end = start - 1` inserts
-   * before `start`, an empty replacement deletes. With `expected`, the range must currently hold
-   * that text (line endings and one final newline aside) or CONFLICT is thrown.
-   */
-  patchLines(
-    path: string,
-    start: number,
-    end: number,
-    replacement: string,
-    options?: { expected?: string } | null,
-  ): WorkspacePatchResult;
-  /** Literal, case-sensitive search of text files; at most one hit per line. */
-  search(query: string, options?: WorkspaceSearchOptions | null): WorkspaceSearchResult;
-  /**
-   * Restricts which paths may be read and written: every method, every tool built on the
-   * workspace (`workspaceTools`, `editorTools`, `codeTool`) and the `fs` and module loader of
-   * every program `exec` runs pass the same check, made once in the native layer. A refusal
-   * throws `POLICY_VIOLATION` naming the path and the rule (`EACCES` inside `exec`); paths that
-   * may not be read are also left out of listings and searches. Patterns are gitignore-style
-   * globs: `*` within one name, `**` across folders, a pattern without `/` matches a name at
-   * any depth, and a pattern covers everything below what it matches. A list left out
-   * restricts nothing; an empty list allows nothing. `null` lifts the rules. History
-   * operations (undo, redo, restore) are not path operations and are not restricted.
-   * @throws {TypeError} `INVALID_INPUT` for an unknown key or a pattern that is not a glob.
-   * @example
-   * ws.setAccessRules({ readPatterns: ['src/**', '*.md'], writePatterns: ['src/**'] });
-   * ws.writeFile('notes.txt', 'x'); // throws POLICY_VIOLATION: writing ~/notes.txt is refused ...
-   */
-  setAccessRules(rules: AccessRules | null): void;
-  /**
-   * Narrows the rules in force: every later call must pass these rules and those already set
-   * (a session's policy over the host's rules). `accessRules()` still reports the latter.
-   */
-  narrowAccessRules(rules: AccessRules): void;
-  /** The rules set by `setAccessRules` (pattern Sets given back as arrays), or null. */
-  accessRules(): WorkspaceAccessRules | null;
-  /** The newest `n` entries (default 20), newest first; with `path`, only those that changed it. */
-  history(n?: number | null, options?: { path?: string } | null): WorkspaceHistoryEntry[];
-  /**
-   * Runs `edits(w)` as ONE history entry labelled `label`, all or nothing: if `edits` throws,
-   * the files and the history are put back as they were and the error is rethrown. `w` is a
-   * second `ZipWorkspace` object over the same files: make the edits through it (this object's
-   * own mutating methods throw while its batch runs; its reads work). Inside, mutating methods
-   * return null (the entry is recorded when the batch ends) and `undo`, `redo` and `restore`
-   * throw `HISTORY`; a batch inside a batch joins it (and returns null). `edits`
-   * must be synchronous: one returning a promise is refused with `INVALID_INPUT` and its edits
-   * are taken back. Returns the entry's id, null when the edits changed nothing.
-   * @throws {TypeError} `INVALID_INPUT` for an empty label, one over 1024 bytes, or `edits` not a function.
-   * @example
-   * const id = ws.batch('split utils', (w) => {
-   *   w.writeFile('src/a.js', a);
-   *   w.writeFile('src/b.js', b);
-   *   w.delete('src/utils.js');
-   * }); // one ws.undo() takes all three back
-   */
-  batch(label: string, edits: (ws: ZipWorkspace) => void): number | null;
-  /**
-   * Moves a file, or a folder with everything in it, creating missing parent folders of `to`,
-   * as one history entry (`rename ~/a -> ~/b`). The access rules apply to both paths.
-   * @throws {WorkspaceError} `EXISTS` when `to` exists (unless `overwrite`, which replaces it, a
-   *   folder with everything in it), `NOT_FOUND`, `NOT_A_DIRECTORY` (a file where a parent folder
-   *   of `to` must be), `INVALID_INPUT` for the root or a folder moved into itself.
-   * @returns the entry's id; null when `from` and `to` name the same path.
-   */
-  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null;
-  /**
-   * The bytes the file at `path` held right before history entry `id` (applied or undone) was
-   * made; null when no file was there. The path must be readable under the access rules.
-   * @throws {WorkspaceError} `HISTORY` for an unknown id or one whose contents were compacted.
-   */
-  fileBefore(id: number, path: string): Buffer | null;
-  /**
-   * Everything below a folder in tree order: depth first, names sorted, each folder right before
-   * its contents; `maxDepth` (at least 1) limits how deep. Each entry carries its path relative to
-   * the folder (`relative`), its `name` and its `depth` (1 for the folder's own entries).
-   * @throws {WorkspaceError} `NOT_A_DIRECTORY` for a file, `NOT_FOUND` for a missing path.
-   */
-  walk(path: string, options?: { maxDepth?: number } | null): WorkspaceWalkEntry[];
-  /** A unified diff of the text changes made by entry `id`. */
-  diff(id: number): string;
-  /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
-  undo(n?: number | null): number[];
-  /** Redoes up to `n` undone entries (default 1); returns their ids, oldest first. */
-  redo(n?: number | null): number[];
-  /** Returns the tree to its state right after entry `id`, recorded as a new entry whose id is returned. */
-  restore(id: number): number | null;
-  /**
-   * Runs a `.js`, `.mjs`, `.cjs`, `.ts` or `.mts` file of the workspace as a module graph (ES
-   * modules and CommonJS) on a worker thread (see ExecOptions). The run sees a snapshot taken
-   * when exec is called; its file changes are applied when the promise settles, as one history
-   * entry (`exec ~/main.ts`), on top of any changes the host made meanwhile. Bad arguments reject
-   * with a TypeError whose code is INVALID_INPUT; a missing entry resolves with a NOT_FOUND
-   * error; everything else, guest errors included, resolves.
-   * @example
-   * const r = await ws.exec('main.ts', { argv: ['--fast'], signal: AbortSignal.timeout(2000) });
-   * if (!r.ok) console.error(r.error.code, r.error.message);
-   */
-  exec(entryPath: string, options?: ExecOptions | null): Promise<ExecResult>;
-  /**
-   * The readable files matching a gitignore-style glob (`src/**`; `*.md` at any depth;
-   * `/docs/*` anchored at the root), sorted.
-   */
-  glob(pattern: string): string[];
-  /**
-   * An independent copy (file bytes shared until written) with the same access rules and an
-   * empty history: a working copy whose changes `changesSince` lists and `applyChangesOf` lands.
-   */
-  fork(): ZipWorkspace;
-  /**
-   * What differs from `origin` to this workspace, sorted by path, with the bytes before and after
-   * and, for text files, a unified diff cut at `diffLimit` bytes (default 64 KiB).
-   */
-  changesSince(origin: ZipWorkspace, diffLimit?: number | null): WorkspaceChange[];
-  /**
-   * Applies what changed from `origin` to `fork` as one history entry labelled `label`; returns its
-   * id (null when nothing changed).
-   * @throws {WorkspaceError} `CONFLICT` (nothing applied) when one of those paths changed here meanwhile.
-   */
-  applyChangesOf(fork: ZipWorkspace, origin: ZipWorkspace, label: string): number | null;
-}
-
-/** One path that differs between two workspaces (`ZipWorkspace.changesSince`). */
-export interface WorkspaceChange {
-  path: string;
-  kind: 'create' | 'modify' | 'delete';
-  /** Whether it is (or was) a folder. */
-  dir: boolean;
-  /** The file's bytes before; absent for a created path or a folder. */
-  before?: Buffer;
-  /** The file's bytes after; absent for a deleted path or a folder. */
-  after?: Buffer;
-  /** A unified diff when both sides are text. */
-  diff?: string;
 }
 
 /**
@@ -703,34 +433,6 @@ export interface ExecOptions {
   onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
   /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
   deterministic?: boolean | { seed?: number; now?: number | Date };
-}
-
-/** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
-export interface ExecErrorInfo extends SandboxErrorInfo {
-  /** The workspace module the error points into, e.g. '~/lib/util.ts'. */
-  file?: string;
-}
-
-export interface ExecResult {
-  /** Exit code 0 and no error. */
-  ok: boolean;
-  /** 0 on success, the code given to process.exit() (or set as process.exitCode), 1 otherwise. */
-  exitCode: number;
-  /** console.log/info/debug lines and process.stdout.write text. */
-  stdout: string;
-  /** console.warn/error lines and process.stderr.write text. */
-  stderr: string;
-  /** Why the run failed (a non-zero exit is an ExitError). */
-  error?: ExecErrorInfo;
-  /** Present when the changes were applied: the history entry, or null if nothing changed. */
-  historyId?: number | null;
-  /**
-   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes` counts),
-   * whether or not its changes were applied. Counted where the bytes are, so nobody has to read
-   * the changed files to size them.
-   */
-  bytesWritten: number;
-  stats: { wallMs: number; heapBytes: number; steps: number };
 }
 
 // Tools for models: the neutral form and the converters (also the quickrealm/tools entry).

@@ -4,6 +4,7 @@
 const { run, runSync, configure, poolStats, realmStats, copyOf } = require('./run.js');
 const { createSandboxExecutor } = require('./executor.js');
 const { ZipWorkspace } = require('./workspace.js');
+const { ErrorCode } = require('./errors.js');
 const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
 const { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn } = require('./session/index.js');
 
@@ -14,6 +15,7 @@ module.exports = {
   poolStats,
   realmStats,
   copyOf,
+  ErrorCode,
   createSandboxExecutor,
   ZipWorkspace,
   ...require('./tools/index.js'),

@@ -4,7 +4,7 @@
 // marshalling) happens in Rust.
 
 const binding = require('./native/load.js');
-const { failedResult } = require('./errors.js');
+const { ErrorCode, failedResult } = require('./errors.js');
 const { printLogs } = require('./console.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
@@ -68,7 +68,7 @@ function toNative(options) {
 
 /** @param {string} message */
 function invalidResult(message) {
-  return failedResult('INVALID_INPUT', 'TypeError', message);
+  return failedResult(ErrorCode.InvalidInput, 'TypeError', message);
 }
 
 /** @param {RunOptions | undefined} options */
@@ -96,7 +96,8 @@ function runLive(source, options, handle, exposeWake) {
     let scheduled = false;
     let finished = false;
     /** @param {unknown} e */
-    const internal = (e) => failedResult('INTERNAL', 'Error', `quickrealm: ${e instanceof Error ? e.message : e}`);
+    const internal = (e) =>
+      failedResult(ErrorCode.Internal, 'Error', `quickrealm: ${e instanceof Error ? e.message : e}`);
     const end = () => {
       finished = true;
       clearTimeout(timer);

@@ -2,6 +2,7 @@
 // AbortSignal support shared by run, runSync and ZipWorkspace#exec: a native cancel handle tied
 // to the signal, and the outcome code the signal's reason stands for.
 
+const { ErrorCode } = require('./errors.js');
 const binding = require('./native/load.js');
 
 /**
@@ -45,12 +46,12 @@ function cancelHandleFor(options) {
  */
 function reasonOf(result, signal) {
   const error = result.error;
-  if (result.ok || !error || error.code !== 'CANCELLED' || !signal?.aborted) return result;
+  if (result.ok || !error || error.code !== ErrorCode.Cancelled || !signal?.aborted) return result;
   const reason = /** @type {unknown} */ (signal.reason);
   const name =
     reason !== null && typeof reason === 'object' ? /** @type {{ name?: unknown }} */ (reason).name : undefined;
   if (name === 'TimeoutError') {
-    error.code = 'TIMEOUT';
+    error.code = ErrorCode.Timeout;
     error.name = 'TimeoutError';
     error.message = "the run was stopped by its signal's timeout (AbortSignal.timeout)";
   }

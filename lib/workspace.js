@@ -1,14 +1,31 @@
 'use strict';
-// ZipWorkspace: the native class, with `exec` taking an AbortSignal and always answering with a
-// promise (bad options reject instead of throwing), and `dispose()` / `Symbol.dispose`, which
-// free the workspace's memory; every later call throws an error coded DISPOSED.
+// ZipWorkspace: the native class, extended with `exec` taking an AbortSignal and always answering
+// with a promise (bad options reject instead of throwing), access rules given as Sets, and
+// `dispose()` / `Symbol.dispose`, which free the workspace's memory; every later call throws an
+// error coded DISPOSED. The native class itself is left as it is.
 
 const binding = require('./native/load.js');
+const { ErrorCode } = require('./errors.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
 
-const { ZipWorkspace } = binding;
-const nativeExec = ZipWorkspace.prototype.exec;
+const Native = binding.ZipWorkspace;
+
+/** Workspaces whose memory was released. */
+const disposed = new WeakSet();
+
+/** @param {string} method */
+function disposedError(method) {
+  return Object.assign(new Error(`ZipWorkspace.${method}: the workspace was disposed`), { code: ErrorCode.Disposed });
+}
+
+/**
+ * @param {object} ws
+ * @param {string} method
+ */
+function refuseIfDisposed(ws, method) {
+  if (disposed.has(ws)) throw disposedError(method);
+}
 
 /**
  * A run that ends after its workspace was disposed has written into the emptied workspace:
@@ -24,117 +41,116 @@ function afterRun(ws, result) {
 }
 
 /**
- * @this {import('./native/binding.js').ZipWorkspace}
+ * `exec` without the diagnostics: a forked workspace has this class's prototype but was not
+ * built by its constructor, so this is a function rather than a private method.
+ * @param {import('./native/binding.js').ZipWorkspace} ws
  * @param {string} entryPath
- * @param {object | null} [options] ExecOptions (see index.d.ts), `signal` included
- * @returns {Promise<import('./native/binding.js').ExecResult>}
+ * @param {import('./index.js').ExecOptions | null} [options]
+ * @returns {Promise<import('./index.js').ExecResult>}
  */
-function exec(entryPath, options) {
-  const id = runStarted(() => ({ kind: 'exec', entryPath: String(entryPath) }));
-  return execUnobserved.call(this, entryPath, options).then(
-    (result) => {
-      runEnded(id, 'exec', result);
-      return result;
-    },
-    (e) => {
-      runEnded(id, 'exec', { ok: false, error: { code: e?.code ?? 'INTERNAL' } });
-      throw e;
-    },
-  );
-}
-
-/**
- * @this {import('./native/binding.js').ZipWorkspace}
- * @param {string} entryPath
- * @param {object | null} [options]
- * @returns {Promise<import('./native/binding.js').ExecResult>}
- */
-function execUnobserved(entryPath, options) {
+function execUnobserved(ws, entryPath, options) {
   try {
+    refuseIfDisposed(ws, 'exec');
     const { handle, signal, error } = cancelHandleFor(options);
     if (error !== undefined) {
-      throw Object.assign(new TypeError(`options.signal: ${error}`), { code: 'INVALID_INPUT' });
+      throw Object.assign(new TypeError(`options.signal: ${error}`), { code: ErrorCode.InvalidInput });
     }
-    if (!handle) return nativeExec.call(this, entryPath, options).then((result) => afterRun(this, result));
+    const settle = (/** @type {import('./index.js').ExecResult} */ result) =>
+      afterRun(ws, signal ? reasonOf(result, signal) : result);
+    if (!handle) return Native.prototype.exec.call(ws, entryPath, options).then(settle);
     const { signal: _omitted, ...rest } = /** @type {Record<string, unknown>} */ (options);
     const onAbort = () => handle.cancel();
     signal.addEventListener('abort', onAbort, { once: true });
-    return nativeExec
-      .call(this, entryPath, rest, handle)
+    return Native.prototype.exec
+      .call(ws, entryPath, rest, handle)
       .finally(() => signal.removeEventListener('abort', onAbort))
-      .then((result) => afterRun(this, reasonOf(result, signal)));
+      .then(settle);
   } catch (e) {
     return Promise.reject(e);
   }
 }
 
-Object.defineProperty(ZipWorkspace.prototype, 'exec', { value: exec, writable: true, configurable: true });
-
-const nativeSetAccessRules = ZipWorkspace.prototype.setAccessRules;
-
 /**
- * `setAccessRules` taking pattern lists as arrays or Sets (the native method reads arrays).
- * @this {import('./native/binding.js').ZipWorkspace}
- * @param {unknown} rules
+ * An in-memory tree of files and folders with a recorded history (see index.d.ts). Factories
+ * (`fromZip`, `open`) called on this class give instances of it; so does `fork()`.
  */
-function setAccessRules(rules) {
-  if (rules === null || typeof rules !== 'object' || Array.isArray(rules)) {
-    return nativeSetAccessRules.call(this, /** @type {never} */ (rules));
+class ZipWorkspace extends Native {
+  /**
+   * Runs a workspace file (see ExecOptions): resolves to the result, rejects for bad arguments
+   * or a disposed workspace.
+   * @param {string} entryPath
+   * @param {import('./index.js').ExecOptions | null} [options]
+   * @returns {Promise<import('./index.js').ExecResult>}
+   */
+  exec(entryPath, options) {
+    const id = runStarted(() => ({ kind: 'exec', entryPath: String(entryPath) }));
+    return execUnobserved(this, entryPath, options).then(
+      (result) => {
+        runEnded(id, 'exec', result);
+        return result;
+      },
+      (e) => {
+        runEnded(id, 'exec', { ok: false, error: { code: e?.code ?? ErrorCode.Internal } });
+        throw e;
+      },
+    );
   }
-  const lists = /** @type {Record<string, unknown>} */ ({ ...rules });
-  for (const key of ['readPatterns', 'writePatterns']) {
-    if (lists[key] instanceof Set) lists[key] = [...lists[key]];
+
+  /**
+   * `setAccessRules` taking pattern lists as arrays or Sets (the native method reads arrays).
+   * @param {import('./index.js').AccessRules | null} rules
+   */
+  setAccessRules(rules) {
+    refuseIfDisposed(this, 'setAccessRules');
+    if (rules === null || typeof rules !== 'object' || Array.isArray(rules)) {
+      return super.setAccessRules(/** @type {never} */ (rules));
+    }
+    const lists = /** @type {Record<string, unknown>} */ ({ ...rules });
+    for (const key of ['readPatterns', 'writePatterns']) {
+      if (lists[key] instanceof Set) lists[key] = [...lists[key]];
+    }
+    return super.setAccessRules(/** @type {never} */ (lists));
   }
-  return nativeSetAccessRules.call(this, /** @type {never} */ (lists));
+
+  /**
+   * An independent copy, as the native `fork()`, that is also a ZipWorkspace of this class.
+   * @returns {ZipWorkspace}
+   */
+  fork() {
+    refuseIfDisposed(this, 'fork');
+    return Object.setPrototypeOf(super.fork(), Object.getPrototypeOf(this));
+  }
+
+  /**
+   * Frees the workspace's files and history now, instead of when it is garbage collected. Runs
+   * already in progress finish, but their changes are not kept.
+   */
+  dispose() {
+    if (disposed.has(this)) return;
+    disposed.add(this);
+    this.releaseMemory();
+  }
+
+  [Symbol.dispose]() {
+    this.dispose();
+  }
 }
 
-Object.defineProperty(ZipWorkspace.prototype, 'setAccessRules', {
-  value: setAccessRules,
-  writable: true,
-  configurable: true,
-});
-
-/** Workspaces whose memory was released. */
-const disposed = new WeakSet();
-
-/** @param {string} method */
-function disposedError(method) {
-  return Object.assign(new Error(`ZipWorkspace.${method}: the workspace was disposed`), { code: 'DISPOSED' });
-}
-
-// Every method refuses to work on a disposed workspace (exec by rejecting, as it answers with a
-// promise); `dispose` itself may be called again.
-for (const name of Object.getOwnPropertyNames(ZipWorkspace.prototype)) {
-  const desc = Object.getOwnPropertyDescriptor(ZipWorkspace.prototype, name);
-  if (name === 'constructor' || name === 'releaseMemory' || !desc || typeof desc.value !== 'function') continue;
+// Every other native method refuses to work on a disposed workspace: defined here, on this
+// class, for each method the native class has, so a method added in Rust is covered too.
+for (const name of Object.getOwnPropertyNames(Native.prototype)) {
+  if (name === 'constructor' || name === 'releaseMemory' || Object.hasOwn(ZipWorkspace.prototype, name)) continue;
+  const desc = Object.getOwnPropertyDescriptor(Native.prototype, name);
+  if (!desc || typeof desc.value !== 'function') continue;
   const inner = desc.value;
   const guarded = {
     /** @this {object} @param {unknown[]} args */
     [name](...args) {
-      if (disposed.has(this)) {
-        if (name === 'exec') return Promise.reject(disposedError(name));
-        throw disposedError(name);
-      }
+      refuseIfDisposed(this, name);
       return inner.apply(this, args);
     },
   }[name];
   Object.defineProperty(ZipWorkspace.prototype, name, { ...desc, value: guarded });
-}
-
-/**
- * Frees the workspace's files and history now, instead of when it is garbage collected. Runs
- * already in progress finish, but their changes are not kept.
- * @this {import('./native/binding.js').ZipWorkspace}
- */
-function dispose() {
-  if (disposed.has(this)) return;
-  disposed.add(this);
-  this.releaseMemory();
-}
-
-Object.defineProperty(ZipWorkspace.prototype, 'dispose', { value: dispose, writable: true, configurable: true });
-if (typeof Symbol.dispose === 'symbol') {
-  Object.defineProperty(ZipWorkspace.prototype, Symbol.dispose, { value: dispose, writable: true, configurable: true });
 }
 
 module.exports = { ZipWorkspace };

@@ -1,5 +1,6 @@
 //! quickrealm: run model-written JavaScript in fresh, frozen QuickJS realms from Node.js.
 
+pub mod codes;
 pub mod engine;
 pub mod exec;
 pub mod napi;

@@ -5,6 +5,7 @@
 // The zip is saved after each change; the chat log (`<zip>.chat.json` unless --chat says
 // otherwise) after each turn, and is resumed on the next start. The screen itself is lib/tui/.
 
+const { ErrorCode } = require('../errors.js');
 const { openWorkspace } = require('./mcp.js');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 const { loadPeer } = require('../tools/peers.js');
@@ -22,7 +23,7 @@ const messageOf = (e) => (e instanceof Error ? e.message : String(e));
  */
 async function commandChat({ zip, baseURL, model, chat, verboseTools }) {
   if (zip === undefined || zip === '') {
-    return fail('INVALID_INPUT', 'quickrealm chat needs --zip <file>', EXIT_INVALID);
+    return fail(ErrorCode.InvalidInput, 'quickrealm chat needs --zip <file>', EXIT_INVALID);
   }
   const chatPath = chat !== undefined && chat !== '' ? chat : `${zip}.chat.json`;
   let ws;
@@ -30,18 +31,18 @@ async function commandChat({ zip, baseURL, model, chat, verboseTools }) {
     ws = openWorkspace(zip);
   } catch (e) {
     const code = /** @type {{ code?: unknown }} */ (e).code;
-    return fail(typeof code === 'string' ? code : 'INVALID_INPUT', messageOf(e), EXIT_INVALID);
+    return fail(typeof code === 'string' ? code : ErrorCode.InvalidInput, messageOf(e), EXIT_INVALID);
   }
   try {
     // Refuse a chat log that is not one before the screen starts (it is never overwritten).
     loadChatLog(chatPath);
   } catch (e) {
-    return fail('CHAT_LOG_INVALID', messageOf(e), EXIT_INVALID);
+    return fail(ErrorCode.ChatLogInvalid, messageOf(e), EXIT_INVALID);
   }
   try {
     loadPeer('openai', 'openai', 'quickrealm chat');
   } catch (e) {
-    return fail('MODULE_NOT_FOUND', messageOf(e), EXIT_FAILED);
+    return fail(ErrorCode.ModuleNotFound, messageOf(e), EXIT_FAILED);
   }
   const { env } = environmentWithDotEnv(process.cwd(), process.env);
   const endpoint = resolveEndpoint({ baseURL, model }, env);

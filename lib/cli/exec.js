@@ -8,7 +8,8 @@
 // run succeeded, 1 when it failed; a malformed request (bad JSON, fields, base64 or archive, or
 // an entry that cannot run) is a one-line {"code":"INVALID_INPUT","message"} on stderr, exit 2.
 
-const { ZipWorkspace } = require('../native/load.js');
+const { ErrorCode } = require('../errors.js');
+const { ZipWorkspace } = require('../workspace.js');
 const { EXIT_FAILED, EXIT_INVALID, answer, fail, isPlainObject, readRequest } = require('./io.js');
 
 /**
@@ -65,7 +66,7 @@ async function commandExec() {
   const request = readRequest();
   if (!request.ok) return;
   const problem = checkExecRequest(request.value);
-  if (problem) return fail('INVALID_INPUT', problem, EXIT_INVALID);
+  if (problem) return fail(ErrorCode.InvalidInput, problem, EXIT_INVALID);
   const req = /** @type {ExecRequest} */ (request.value);
   let ws;
   try {
@@ -73,8 +74,8 @@ async function commandExec() {
   } catch (e) {
     const code = /** @type {{ code?: string }} */ (e).code;
     return fail(
-      'INVALID_INPUT',
-      `zipBase64 is not a usable workspace archive: ${code ?? 'ERROR'}: ${messageOf(e)}`,
+      ErrorCode.InvalidInput,
+      `zipBase64 is not a usable workspace archive: ${code ?? ErrorCode.Internal}: ${messageOf(e)}`,
       EXIT_INVALID,
     );
   }
@@ -87,11 +88,15 @@ async function commandExec() {
   try {
     result = /** @type {ExecResult} */ (await ws.exec(req.entryPath, options));
   } catch (e) {
-    return fail('INVALID_INPUT', messageOf(e), EXIT_INVALID);
+    return fail(ErrorCode.InvalidInput, messageOf(e), EXIT_INVALID);
   }
   // An entry that does not exist is a bad request here too, as the protocol says.
-  if (!result.ok && result.error && (result.error.code === 'INVALID_INPUT' || result.error.code === 'NOT_FOUND')) {
-    return fail('INVALID_INPUT', result.error.message, EXIT_INVALID);
+  if (
+    !result.ok &&
+    result.error &&
+    (result.error.code === ErrorCode.InvalidInput || result.error.code === ErrorCode.NotFound)
+  ) {
+    return fail(ErrorCode.InvalidInput, result.error.message, EXIT_INVALID);
   }
   /** @type {Record<string, unknown>} */
   const out = {

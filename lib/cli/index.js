@@ -6,6 +6,7 @@
 //   quickrealm mcp --zip <file> [--dialect <name>]   an MCP server over stdio for a zipped workspace, see ./mcp.js
 //   quickrealm chat --zip <file>      chat with a model working on a zipped workspace, see ./chat.js
 
+const { ErrorCode } = require('../errors.js');
 const { parseArgs } = require('node:util');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
 const { commandRun } = require('./run.js');
@@ -88,7 +89,7 @@ function dispatch(argv) {
       },
     });
   } catch (e) {
-    return fail('INVALID_INPUT', `${e instanceof Error ? e.message : String(e)}. ${USAGE}`, EXIT_INVALID);
+    return fail(ErrorCode.InvalidInput, `${e instanceof Error ? e.message : String(e)}. ${USAGE}`, EXIT_INVALID);
   }
   if (parsed.values.help) {
     process.stdout.write(`${HELP}\n`);
@@ -113,7 +114,7 @@ function dispatch(argv) {
   for (const [name, value, commands] of owned) {
     if (value !== undefined && !commands.includes(command)) {
       return fail(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `--${name} belongs to ${commands.map((c) => `quickrealm ${c}`).join(' and ')}. ${USAGE}`,
         EXIT_INVALID,
       );
@@ -131,14 +132,14 @@ function dispatch(argv) {
   }
   if (rest.length > 0) {
     return fail(
-      'INVALID_INPUT',
+      ErrorCode.InvalidInput,
       `unexpected argument '${rest[0]}': the request is read from stdin. ${USAGE}`,
       EXIT_INVALID,
     );
   }
   if (command === 'run') return commandRun();
   if (command === 'exec') return commandExec();
-  fail('INVALID_INPUT', command ? `unknown command '${command}'. ${USAGE}` : USAGE, EXIT_INVALID);
+  fail(ErrorCode.InvalidInput, command ? `unknown command '${command}'. ${USAGE}` : USAGE, EXIT_INVALID);
 }
 
 /**
@@ -151,7 +152,7 @@ function main(argv) {
   return Promise.resolve()
     .then(() => dispatch(argv))
     .catch((e) => {
-      fail('INTERNAL', `quickrealm bug: ${e?.message ? e.message : String(e)}`, EXIT_FAILED);
+      fail(ErrorCode.Internal, `quickrealm bug: ${e?.message ? e.message : String(e)}`, EXIT_FAILED);
     });
 }
 

@@ -1,6 +1,7 @@
 'use strict';
 // What the commands share: reading the request from stdin and answering on stdout/stderr.
 
+const { ErrorCode } = require('../errors.js');
 const fs = require('node:fs');
 
 /** A run that failed (a guest error or a limit). */
@@ -64,7 +65,11 @@ function readRequest() {
   try {
     return { ok: true, value: JSON.parse(readStdin()) };
   } catch (e) {
-    fail('INVALID_INPUT', `stdin is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, EXIT_INVALID);
+    fail(
+      ErrorCode.InvalidInput,
+      `stdin is not valid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      EXIT_INVALID,
+    );
     return { ok: false };
   }
 }

@@ -13,6 +13,7 @@
 // stdout carries the JSON-RPC stream and nothing else: guest console output is captured into
 // tool results, and host console.log/info/debug are sent to stderr while the server runs.
 
+const { ErrorCode } = require('../errors.js');
 const fs = require('node:fs');
 const path = require('node:path');
 // The public class type: lib/workspace.js adds dispose() to the native class at run time.
@@ -95,7 +96,7 @@ function serverTools(ws, zipPath, dialect) {
       } catch (e) {
         return {
           ok: false,
-          code: 'SAVE_FAILED',
+          code: ErrorCode.SaveFailed,
           content: `${result.content}\nERROR SAVE_FAILED: the change was made but ${zipPath} could not be saved: ${messageOf(e)}`,
         };
       }
@@ -118,7 +119,7 @@ function consoleToStderr() {
  */
 async function commandMcp({ zip, dialect }, version) {
   if (zip === undefined || zip === '') {
-    return fail('INVALID_INPUT', 'quickrealm mcp needs --zip <file>', EXIT_INVALID);
+    return fail(ErrorCode.InvalidInput, 'quickrealm mcp needs --zip <file>', EXIT_INVALID);
   }
   let set;
   try {
@@ -126,7 +127,7 @@ async function commandMcp({ zip, dialect }, version) {
     set = serverTools(ws, zip, dialect);
   } catch (e) {
     const code = /** @type {{ code?: unknown }} */ (e).code;
-    return fail(typeof code === 'string' ? code : 'INVALID_INPUT', messageOf(e), EXIT_INVALID);
+    return fail(typeof code === 'string' ? code : ErrorCode.InvalidInput, messageOf(e), EXIT_INVALID);
   }
   let StdioServerTransport;
   try {
@@ -136,7 +137,7 @@ async function commandMcp({ zip, dialect }, version) {
       'quickrealm mcp',
     ));
   } catch (e) {
-    return fail('MODULE_NOT_FOUND', messageOf(e), EXIT_FAILED);
+    return fail(ErrorCode.ModuleNotFound, messageOf(e), EXIT_FAILED);
   }
   consoleToStderr();
   const server = createMcpServer(set, {

@@ -8,7 +8,7 @@
 // stdout stays empty.
 
 const { runSync } = require('../run.js');
-const { formatForModel } = require('../errors.js');
+const { ErrorCode, formatForModel } = require('../errors.js');
 const { EXIT_FAILED, EXIT_INVALID, answer, fail, isPlainObject, readRequest } = require('./io.js');
 
 /**
@@ -47,7 +47,7 @@ function commandRun() {
   const request = readRequest();
   if (!request.ok) return;
   const problem = checkRunRequest(request.value);
-  if (problem) return fail('INVALID_INPUT', problem, EXIT_INVALID);
+  if (problem) return fail(ErrorCode.InvalidInput, problem, EXIT_INVALID);
   const req = /** @type {RunRequest} */ (request.value);
 
   const wallMs = req.limits?.wall_ms ?? 1000;
@@ -60,15 +60,15 @@ function commandRun() {
   });
   const error = result.error;
   if (result.ok || !error) return answer({ output: result.output });
-  if (error.code === 'OUTPUT_LIMIT') {
+  if (error.code === ErrorCode.OutputLimit) {
     answer({ output: result.output });
     return fail(error.code, `output exceeded ${outputKb} KB`, EXIT_FAILED);
   }
-  if (error.code === 'TIMEOUT') return fail(error.code, `execution exceeded ${wallMs} ms`, EXIT_FAILED);
+  if (error.code === ErrorCode.Timeout) return fail(error.code, `execution exceeded ${wallMs} ms`, EXIT_FAILED);
   return fail(
     error.code,
     formatForModel(error, { frame: false }),
-    error.code === 'INVALID_INPUT' ? EXIT_INVALID : EXIT_FAILED,
+    error.code === ErrorCode.InvalidInput ? EXIT_INVALID : EXIT_FAILED,
   );
 }
 

@@ -5,7 +5,7 @@
 
 const { isPromise } = require('node:util/types');
 const { run, runSync, copyOf } = require('../run.js');
-const { invalidInput } = require('../errors.js');
+const { ErrorCode, invalidInput } = require('../errors.js');
 const { SPEC_GLOBAL, wrapScript } = require('./prelude.js');
 const { locateInScript } = require('./locate.js');
 const {
@@ -498,7 +498,7 @@ function copiedResult(name, value) {
  */
 async function executeOnStates(entries, utilities, limitations, script, options = {}) {
   if (typeof script !== 'string')
-    return resultOf({ error: errorInfo('INVALID_INPUT', 'TypeError', 'the script must be a string') });
+    return resultOf({ error: errorInfo(ErrorCode.InvalidInput, 'TypeError', 'the script must be a string') });
   const warnings = [
     ...patternWarnings(script, limitations.blockedPatterns),
     ...shadowWarnings(
@@ -508,7 +508,7 @@ async function executeOnStates(entries, utilities, limitations, script, options 
   ];
   const refusal = await refusalOf(script, limitations.customValidators);
   if (refusal !== undefined)
-    return resultOf({ error: errorInfo('SCRIPT_REFUSED', 'ScriptRefused', refusal), warnings });
+    return resultOf({ error: errorInfo(ErrorCode.ScriptRefused, 'ScriptRefused', refusal), warnings });
 
   /** @type {Map<string, unknown>} */
   const before = new Map();
@@ -567,7 +567,7 @@ async function executeOnStates(entries, utilities, limitations, script, options 
         return resultOf({
           ...base,
           stats,
-          error: errorInfo('WRITE_REFUSED', 'WriteRefused', replayed.problem),
+          error: errorInfo(ErrorCode.WriteRefused, 'WriteRefused', replayed.problem),
         });
       after.set(name, replayed.value);
     }
@@ -580,7 +580,7 @@ async function executeOnStates(entries, utilities, limitations, script, options 
   for (const [name, next] of after) {
     const checked = sizeCheck(name, before.get(name), next, limitations);
     if ('problem' in checked)
-      return resultOf({ ...base, stats, error: errorInfo('STATE_TOO_LARGE', 'StateTooLarge', checked.problem) });
+      return resultOf({ ...base, stats, error: errorInfo(ErrorCode.StateTooLarge, 'StateTooLarge', checked.problem) });
     if (checked.protoKey) protoKeys.set(name, checked.protoKey);
   }
 

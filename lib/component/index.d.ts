@@ -111,7 +111,7 @@ export interface SecurityConfig {
  * (shared references and cycles counted at each place they are reached) or 256 levels of
  * nesting; it is refused before any schema or diff walks it, and nothing changed.
  */
-export type ComponentErrorCode = ErrorCode | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STATE_TOO_LARGE' | 'STEP_LIMIT';
+export type ComponentErrorCode = ErrorCode;
 
 /** Why a script failed, located in the model's script. */
 export interface ComponentErrorInfo extends Omit<SandboxErrorInfo, 'code'> {

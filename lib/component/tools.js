@@ -2,7 +2,7 @@
 // The two tools a model uses with a component, in the neutral tool form (name, description,
 // input JSON Schema, annotations, handler) with a dispatcher that never throws.
 
-const { formatForModel } = require('../errors.js');
+const { ErrorCode, formatForModel } = require('../errors.js');
 const { createToolSet } = require('../tools/toolset.js');
 const { showValue } = require('./render.js');
 
@@ -152,7 +152,7 @@ function componentTools(target) {
       handler: async (args, context) => {
         const result = await target.executeScript(/** @type {string} */ (args.script), { signal: context.signal });
         const writeOnly = writeOnlyStates();
-        const code = result.error?.code ?? (result.validationErrors ? 'VALIDATION_FAILED' : undefined);
+        const code = result.error?.code ?? (result.validationErrors ? ErrorCode.ValidationFailed : undefined);
         return {
           ok: result.success,
           content: describeResult(result, writeOnly),

@@ -3,6 +3,7 @@
 // value to answer with; reject, with a reason), and the proposals a person reviews before
 // `commit()`.
 
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 const { plainCopy } = require('./options.js');
 
@@ -17,8 +18,8 @@ const { plainCopy } = require('./options.js');
  */
 function waitingRequest(pending, id) {
   const request = pending?.requests.find((r) => r.id === id);
-  if (!request) throw sessionError('NOT_FOUND', `no approval request ${id} is waiting`);
-  if (request.status !== 'pending') throw sessionError('SESSION_STATE', `request ${id} was already ${request.status}`);
+  if (!request) throw sessionError(ErrorCode.NotFound, `no approval request ${id} is waiting`);
+  if (request.status !== 'pending') throw sessionError(ErrorCode.SessionState, `request ${id} was already ${request.status}`);
   return request;
 }
 

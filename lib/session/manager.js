@@ -8,6 +8,7 @@
 
 const { Session, attachStore, snapshotBound, restoreBound } = require('./session.js');
 const { FolderStore } = require('./store.js');
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 
 /**
@@ -36,10 +37,10 @@ class SessionManager {
    */
   constructor(options) {
     if (options === null || typeof options !== 'object')
-      throw sessionError('INVALID_INPUT', 'new SessionManager({ dir | store, operations })', TypeError);
+      throw sessionError(ErrorCode.InvalidInput, 'new SessionManager({ dir | store, operations })', TypeError);
     if (options.store) this.#store = options.store;
     else if (typeof options.dir === 'string') this.#store = new FolderStore(options.dir);
-    else throw sessionError('INVALID_INPUT', 'new SessionManager: give dir (a folder) or store', TypeError);
+    else throw sessionError(ErrorCode.InvalidInput, 'new SessionManager: give dir (a folder) or store', TypeError);
     this.#operations = options.operations;
     this.#snapshotKey = options.snapshotKey;
   }
@@ -194,7 +195,7 @@ class SessionManager {
     const newest = this.#newest.get(id) ?? 0;
     if (version < newest) {
       throw sessionError(
-        'SNAPSHOT_TAMPERED',
+        ErrorCode.SnapshotTampered,
         `the store holds version ${version} of session ${id}, older than version ${newest} this process saw: it was rolled back`,
       );
     }
@@ -213,7 +214,7 @@ class SessionManager {
     const version = await this.#store.put(session.id, bytes, { expectedVersion, meta: metaOf(session) });
     if (version !== bound) {
       throw sessionError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `the store saved session ${session.id} as version ${version}, not ${bound}: a store's versions must count its saves (1, 2, 3, …)`,
       );
     }
@@ -230,7 +231,7 @@ class SessionManager {
   /** @param {string} id */
   async #must(id) {
     const session = await this.get(id);
-    if (!session) throw sessionError('NOT_FOUND', `no session ${id} in the store`);
+    if (!session) throw sessionError(ErrorCode.NotFound, `no session ${id} in the store`);
     return session;
   }
 
@@ -269,12 +270,15 @@ class SessionManager {
   async #save(session, encode) {
     const open = this.#open.get(session.id);
     if (!open || open.session !== session)
-      throw sessionError('SESSION_CONFLICT', `this copy of session ${session.id} is no longer current; load it again`);
+      throw sessionError(
+        ErrorCode.SessionConflict,
+        `this copy of session ${session.id} is no longer current; load it again`,
+      );
     open.saving += 1;
     try {
       open.version = await this.#put(session, encode ?? ((binding) => snapshotBound(session, binding)), open.version);
     } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code === 'SESSION_CONFLICT') this.#open.delete(session.id);
+      if (/** @type {{ code?: string }} */ (e)?.code === ErrorCode.SessionConflict) this.#open.delete(session.id);
       throw e;
     } finally {
       open.saving -= 1;

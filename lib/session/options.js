@@ -3,6 +3,7 @@
 // plain JSON data that `env`, questions and approved values hold, and the small values a turn
 // derives (its seed, an error outcome, budget figures).
 
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 const { normalizePolicy } = require('./policy.js');
 
@@ -24,7 +25,7 @@ function normalizeOperations(operations) {
   if (operations === undefined || operations === null) return out;
   if (typeof operations !== 'object' || Array.isArray(operations)) {
     throw sessionError(
-      'INVALID_INPUT',
+      ErrorCode.InvalidInput,
       'operations must be an object of functions or { handler } definitions',
       TypeError,
     );
@@ -32,22 +33,22 @@ function normalizeOperations(operations) {
   for (const [name, def] of Object.entries(operations)) {
     if (!/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/.test(name)) {
       throw sessionError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `operations: ${JSON.stringify(name)} is not a name or dotted name`,
         TypeError,
       );
     }
     const root = name.split('.')[0];
     if (GUEST_NAMES.has(root))
-      throw sessionError('INVALID_INPUT', `operations: ${name} clashes with the guest's ${root}`, TypeError);
+      throw sessionError(ErrorCode.InvalidInput, `operations: ${name} clashes with the guest's ${root}`, TypeError);
     const d = typeof def === 'function' ? { handler: def } : def;
     if (d === null || typeof d !== 'object' || typeof d.handler !== 'function') {
-      throw sessionError('INVALID_INPUT', `operations.${name} must be a function or { handler: function }`, TypeError);
+      throw sessionError(ErrorCode.InvalidInput, `operations.${name} must be a function or { handler: function }`, TypeError);
     }
     const needsApproval = d.needsApproval ?? false;
     if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
       throw sessionError(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         `operations.${name}.needsApproval must be a boolean or a function`,
         TypeError,
       );
@@ -63,7 +64,7 @@ function normalizeOperations(operations) {
   for (const name of out.keys()) {
     for (const other of out.keys()) {
       if (other.startsWith(`${name}.`))
-        throw sessionError('INVALID_INPUT', `operations: ${name} and ${other} cannot both exist`, TypeError);
+        throw sessionError(ErrorCode.InvalidInput, `operations: ${name} and ${other} cannot both exist`, TypeError);
     }
   }
   return out;
@@ -76,16 +77,16 @@ function normalizeOperations(operations) {
 function normalizeBudget(budget) {
   if (budget === undefined || budget === null) return {};
   if (typeof budget !== 'object' || Array.isArray(budget))
-    throw sessionError('INVALID_INPUT', 'budget must be an object', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'budget must be an object', TypeError);
   /** @type {Record<string, number>} */
   const out = {};
   for (const [kind, limit] of Object.entries(budget)) {
     if (!(/** @type {readonly string[]} */ (BUDGET_KINDS).includes(kind))) {
-      throw sessionError('INVALID_INPUT', `budget.${kind} is not a budget (${BUDGET_KINDS.join(', ')})`, TypeError);
+      throw sessionError(ErrorCode.InvalidInput, `budget.${kind} is not a budget (${BUDGET_KINDS.join(', ')})`, TypeError);
     }
     if (limit === undefined) continue;
     if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0) {
-      throw sessionError('INVALID_INPUT', `budget.${kind} must be a finite number ≥ 0`, TypeError);
+      throw sessionError(ErrorCode.InvalidInput, `budget.${kind} must be a finite number ≥ 0`, TypeError);
     }
     out[kind] = limit;
   }
@@ -131,7 +132,7 @@ function notPlain(value, at, depth = 0) {
  */
 function plainCopy(value, what) {
   const bad = notPlain(value, what);
-  if (bad) throw sessionError('INVALID_INPUT', `${what} must hold plain JSON data: ${bad}`, TypeError);
+  if (bad) throw sessionError(ErrorCode.InvalidInput, `${what} must hold plain JSON data: ${bad}`, TypeError);
   const text = JSON.stringify(value);
   return text === undefined ? null : JSON.parse(text);
 }
@@ -144,7 +145,7 @@ function snapshotKeyOf(key) {
   if (key === undefined) return undefined;
   if ((typeof key === 'string' && key.length >= 16) || (key instanceof Uint8Array && key.length >= 16)) return key;
   throw sessionError(
-    'INVALID_INPUT',
+    ErrorCode.InvalidInput,
     'snapshotKey must be a string or Uint8Array of at least 16 characters or bytes',
     TypeError,
   );
@@ -198,17 +199,17 @@ const DEFAULT_CALLS_PER_TURN = 10_000;
  */
 function sessionOptions(options, ZipWorkspace) {
   if (options === null || typeof options !== 'object')
-    throw sessionError('INVALID_INPUT', 'new Session(options): options must be an object', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'new Session(options): options must be an object', TypeError);
   const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
-      throw sessionError('INVALID_INPUT', `unknown Session option '${key}' (expected: ${known.join(', ')})`, TypeError);
+      throw sessionError(ErrorCode.InvalidInput, `unknown Session option '${key}' (expected: ${known.join(', ')})`, TypeError);
   }
   if (options.workspace !== undefined && !(options.workspace instanceof ZipWorkspace)) {
-    throw sessionError('INVALID_INPUT', 'workspace must be a ZipWorkspace', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'workspace must be a ZipWorkspace', TypeError);
   }
   if (options.id !== undefined && (typeof options.id !== 'string' || !/^[\w.-]{1,128}$/.test(options.id))) {
-    throw sessionError('INVALID_INPUT', 'id must be 1 to 128 letters, digits, _, . or -', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'id must be 1 to 128 letters, digits, _, . or -', TypeError);
   }
   const id = options.id ?? `s-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
   const world = options.workspace ?? new ZipWorkspace();
@@ -219,7 +220,7 @@ function sessionOptions(options, ZipWorkspace) {
   const snapshotKey = snapshotKeyOf(options.snapshotKey);
   const callsPerTurn = options.callsPerTurn ?? DEFAULT_CALLS_PER_TURN;
   if (!Number.isInteger(callsPerTurn) || callsPerTurn < 1) {
-    throw sessionError('INVALID_INPUT', 'callsPerTurn must be a whole number ≥ 1', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'callsPerTurn must be a whole number ≥ 1', TypeError);
   }
   return { id, world, policy, budget, operations, limits: options.limits, env, snapshotKey, callsPerTurn };
 }

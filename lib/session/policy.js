@@ -5,6 +5,7 @@
 // access rules, enforced in Rust where every read and write passes, so `world.*` calls, tools and
 // the `fs` of programs that `world.exec` runs meet the same check.
 
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 
 /** Operations on the world a turn can call, as policies name them. */
@@ -88,7 +89,7 @@ function nameList(value, field) {
   if (value === undefined || value === null) return undefined;
   const list = value instanceof Set ? [...value] : value;
   if (!Array.isArray(list) || list.some((x) => typeof x !== 'string')) {
-    throw sessionError('INVALID_INPUT', `policy.${field} must be an array or Set of strings`, TypeError);
+    throw sessionError(ErrorCode.InvalidInput, `policy.${field} must be an array or Set of strings`, TypeError);
   }
   return list;
 }
@@ -99,7 +100,8 @@ function nameList(value, field) {
  */
 function flag(value, field) {
   if (value === undefined) return undefined;
-  if (typeof value !== 'boolean') throw sessionError('INVALID_INPUT', `policy.${field} must be a boolean`, TypeError);
+  if (typeof value !== 'boolean')
+    throw sessionError(ErrorCode.InvalidInput, `policy.${field} must be a boolean`, TypeError);
   return value;
 }
 
@@ -110,7 +112,7 @@ function flag(value, field) {
 function section(value, field) {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw sessionError('INVALID_INPUT', `policy.${field} must be an object`, TypeError);
+    throw sessionError(ErrorCode.InvalidInput, `policy.${field} must be an object`, TypeError);
   }
   return /** @type {Record<string, unknown>} */ (value);
 }
@@ -126,14 +128,18 @@ function normalizePolicy(policy) {
   const p = section(policy ?? SAFE_ANALYSIS, 'policy');
   for (const key of Object.keys(p)) {
     if (!KNOWN.includes(key))
-      throw sessionError('INVALID_INPUT', `policy.${key} is not a policy field (${KNOWN.join(', ')})`, TypeError);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `policy.${key} is not a policy field (${KNOWN.join(', ')})`,
+        TypeError,
+      );
   }
   const world = section(p.worldRules, 'worldRules');
   const llm = section(p.llmRules, 'llmRules');
   const execution = section(p.executionRules, 'executionRules');
   const maxTokens = llm.maxTokensPerCall;
   if (maxTokens !== undefined && maxTokens !== null && !(Number.isFinite(maxTokens) && Number(maxTokens) >= 0)) {
-    throw sessionError('INVALID_INPUT', 'policy.llmRules.maxTokensPerCall must be a number ≥ 0', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'policy.llmRules.maxTokensPerCall must be a number ≥ 0', TypeError);
   }
   return {
     allowedOperations: nameList(p.allowedOperations, 'allowedOperations') ?? null,

@@ -4,6 +4,7 @@
 // and the gate's stop give. What lands where afterwards (the world, the proposals, `env`, the
 // session's status) is the session's to decide.
 
+const { ErrorCode } = require('../errors.js');
 const binding = require('../native/load.js');
 const { run, copyOf } = require('../run.js');
 const { sessionError } = require('./errors.js');
@@ -39,7 +40,7 @@ function outOfBudget(budget, message) {
   return {
     tag: 'nonconverged',
     reason: 'budget',
-    code: 'BUDGET_EXCEEDED',
+    code: ErrorCode.BudgetExceeded,
     budget: /** @type {import('./index.js').BudgetKind} */ (budget),
     message,
   };
@@ -140,7 +141,7 @@ async function runTurn(session, turn, wallLeft, signal) {
     if (stop.kind === 'policy') outcome = /** @type {TurnOutcome} */ ({ ...outcome, rule: stop.rule });
   } else if (
     !result.ok &&
-    result.error.code === 'TIMEOUT' &&
+    result.error.code === ErrorCode.Timeout &&
     wallLeft !== null &&
     wallLeft <= (limits?.timeoutMs ?? DEFAULT_TURN_TIMEOUT_MS)
   ) {
@@ -159,12 +160,12 @@ async function runTurn(session, turn, wallLeft, signal) {
     try {
       nextEnv = plainCopy(env, 'env');
       if (JSON.stringify(nextEnv).length > MAX_ENV_CHARS) {
-        throw sessionError('INVALID_INPUT', `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`, RangeError);
+        throw sessionError(ErrorCode.InvalidInput, `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`, RangeError);
       }
     } catch (e) {
       keep = false;
       outcome = errorOutcome(
-        'INVALID_INPUT',
+        ErrorCode.InvalidInput,
         (e instanceof Error ? e.message : String(e)).replace(/^INVALID_INPUT: /, ''),
       );
     }

@@ -5,6 +5,7 @@
 // the world as one history entry, or, in proposal mode, on the staged copy that `commit()`
 // applies and `rollback()` discards.
 
+const { ErrorCode } = require('../errors.js');
 const binding = require('../native/load.js');
 const { failedResult } = require('../errors.js');
 const ZipWorkspace = /** @type {typeof import('../index.js').ZipWorkspace} */ (
@@ -163,7 +164,7 @@ class Session {
   budgetRemaining(kind) {
     if (kind !== undefined) {
       if (!(/** @type {readonly string[]} */ (BUDGET_KINDS).includes(kind)))
-        throw sessionError('INVALID_INPUT', `unknown budget ${kind}`, TypeError);
+        throw sessionError(ErrorCode.InvalidInput, `unknown budget ${kind}`, TypeError);
       return budgetFigures(this.#ledger.remainingAll())[/** @type {import('./index.js').BudgetKind} */ (kind)];
     }
     return budgetFigures(this.#ledger.remainingAll());
@@ -189,13 +190,13 @@ class Session {
    */
   consume(usage) {
     if (usage === null || typeof usage !== 'object')
-      throw sessionError('INVALID_INPUT', 'consume({ tokens?, cost? })', TypeError);
+      throw sessionError(ErrorCode.InvalidInput, 'consume({ tokens?, cost? })', TypeError);
     let over = null;
     for (const kind of /** @type {const} */ (['tokens', 'cost'])) {
       const amount = usage[kind];
       if (amount === undefined) continue;
       if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
-        throw sessionError('INVALID_INPUT', `consume: ${kind} must be a finite number ≥ 0`, TypeError);
+        throw sessionError(ErrorCode.InvalidInput, `consume: ${kind} must be a finite number ≥ 0`, TypeError);
       }
       over = this.#ledger.record(kind, amount) ?? over;
     }
@@ -231,19 +232,19 @@ class Session {
    */
   async executeTurn(code, options = {}) {
     if (typeof code !== 'string')
-      return this.#refused(errorOutcome('INVALID_INPUT', 'executeTurn(code): code must be a string'));
-    if (this.#busy) return this.#refused(errorOutcome('SESSION_STATE', 'a turn of this session is already running'));
+      return this.#refused(errorOutcome(ErrorCode.InvalidInput, 'executeTurn(code): code must be a string'));
+    if (this.#busy) return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
     if (this.#pending) {
       return this.#refused(
         errorOutcome(
-          'SESSION_STATE',
+          ErrorCode.SessionState,
           `turn ${this.#pending.turnNumber} is waiting for approval: approve or reject its requests, then resume()`,
         ),
       );
     }
     if (this.#status !== 'active')
       return this.#refused(
-        errorOutcome('SESSION_STATE', `the session is ${this.#status}; turns run only while it is active`),
+        errorOutcome(ErrorCode.SessionState, `the session is ${this.#status}; turns run only while it is active`),
       );
     this.#busy = true;
     try {
@@ -308,14 +309,14 @@ class Session {
     if (!pending) {
       if (this.#status === 'paused') this.#status = 'active';
       else if (this.#status !== 'active')
-        throw sessionError('SESSION_STATE', `a ${this.#status} session cannot be resumed`);
+        throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be resumed`);
       return null;
     }
-    if (this.#busy) return this.#refused(errorOutcome('SESSION_STATE', 'a turn of this session is already running'));
+    if (this.#busy) return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
     const waiting = pending.requests.filter((r) => r.status === 'pending');
     if (waiting.length > 0) {
       return this.#refused(
-        errorOutcome('SESSION_STATE', `approve or reject ${waiting.map((r) => r.id).join(', ')} before resuming`),
+        errorOutcome(ErrorCode.SessionState, `approve or reject ${waiting.map((r) => r.id).join(', ')} before resuming`),
       );
     }
     this.#busy = true;
@@ -449,7 +450,7 @@ class Session {
       return { proposed: false };
     } catch (e) {
       const err = /** @type {{ code?: string, message?: string }} */ (e);
-      return { proposed: false, error: { code: err.code ?? 'INTERNAL', message: err.message ?? String(e) } };
+      return { proposed: false, error: { code: err.code ?? ErrorCode.Internal, message: err.message ?? String(e) } };
     }
   }
 
@@ -471,7 +472,7 @@ class Session {
    */
   #refused(outcome) {
     const message = 'message' in outcome ? String(outcome.message) : outcome.tag;
-    const code = 'code' in outcome ? String(outcome.code) : 'SESSION_STATE';
+    const code = 'code' in outcome ? String(outcome.code) : ErrorCode.SessionState;
     return this.#result(this.#turnNumber, outcome, failedResult(/** @type {any} */ (code), 'SessionError', message));
   }
 
@@ -507,7 +508,7 @@ class Session {
   commit() {
     this.#idle('commit');
     if (this.#pending)
-      throw sessionError('SESSION_STATE', 'a turn is waiting for approval: resume or abort it before commit()');
+      throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval: resume or abort it before commit()');
     if (!this.#staged || !this.#stagedOrigin) return null;
     const id = this.#world.applyChangesOf(this.#staged, this.#stagedOrigin, `session ${this.#id} commit`);
     this.#staged = null;
@@ -519,7 +520,7 @@ class Session {
   rollback() {
     this.#idle('rollback');
     if (this.#pending)
-      throw sessionError('SESSION_STATE', 'a turn is waiting for approval: resume or abort it before rollback()');
+      throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval: resume or abort it before rollback()');
     this.#staged = null;
     this.#stagedOrigin = null;
   }
@@ -537,20 +538,20 @@ class Session {
   /** Marks the session `completed`; later turns are refused. */
   complete() {
     this.#idle('complete');
-    if (this.#pending) throw sessionError('SESSION_STATE', 'a turn is waiting for approval; resume or abort first');
+    if (this.#pending) throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval; resume or abort first');
     this.#status = 'completed';
   }
 
   /** Pauses an active session; `resume()` makes it active again. */
   pause() {
     this.#idle('pause');
-    if (this.#status !== 'active') throw sessionError('SESSION_STATE', `a ${this.#status} session cannot be paused`);
+    if (this.#status !== 'active') throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be paused`);
     this.#status = 'paused';
   }
 
   /** @param {string} what */
   #idle(what) {
-    if (this.#busy) throw sessionError('SESSION_STATE', `${what}() while a turn is running`);
+    if (this.#busy) throw sessionError(ErrorCode.SessionState, `${what}() while a turn is running`);
   }
 
   /**
@@ -635,7 +636,7 @@ class Session {
   #restoreState(snap) {
     const meta = snap.meta;
     if (!STATUSES.includes(meta.status))
-      throw sessionError('INVALID_INPUT', `the snapshot's status ${meta.status} is unknown`);
+      throw sessionError(ErrorCode.InvalidInput, `the snapshot's status ${meta.status} is unknown`);
     this.#ledger = SessionLedger.restore(this.#ledgerPolicy(), snap.ledger);
     this.#status = meta.status;
     this.#createdAt = meta.createdAt;

@@ -12,6 +12,7 @@
 // The world and the proposals are exported into the archive and opened from it natively: their
 // bytes cross the boundary once, as the archive.
 
+const { ErrorCode } = require('../errors.js');
 const { createHmac, timingSafeEqual } = require('node:crypto');
 const binding = require('../native/load.js');
 const { sessionError } = require('./errors.js');
@@ -92,7 +93,7 @@ function encodeSnapshot(parts, key) {
  */
 function checkBinding(bytes, expected, metaId, signed) {
   if (!bytes) {
-    if (signed) throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot does not say which session it is for');
+    if (signed) throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot does not say which session it is for');
     return;
   }
   /** @type {SnapshotBinding} */
@@ -100,20 +101,20 @@ function checkBinding(bytes, expected, metaId, signed) {
   try {
     binding = JSON.parse(bytes.toString('utf8'));
   } catch {
-    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is not JSON');
+    throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot binding is not JSON');
   }
   const { id, version, purpose } = binding ?? {};
   if (typeof id !== 'string' || !PURPOSES.includes(purpose) || !(version === null || Number.isSafeInteger(version))) {
-    throw sessionError('SNAPSHOT_TAMPERED', 'the snapshot binding is malformed');
+    throw sessionError(ErrorCode.SnapshotTampered, 'the snapshot binding is malformed');
   }
   if (id !== metaId)
-    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is bound to session ${id} but holds ${metaId}`);
+    throw sessionError(ErrorCode.SnapshotTampered, `the snapshot is bound to session ${id} but holds ${metaId}`);
   if (expected.id !== undefined && id !== expected.id) {
-    throw sessionError('SNAPSHOT_TAMPERED', `the snapshot is of session ${id}, not of session ${expected.id}`);
+    throw sessionError(ErrorCode.SnapshotTampered, `the snapshot is of session ${id}, not of session ${expected.id}`);
   }
   if (purpose !== expected.purpose) {
     throw sessionError(
-      'SNAPSHOT_TAMPERED',
+      ErrorCode.SnapshotTampered,
       purpose === 'export'
         ? 'the snapshot is an export (Session#snapshot), not a stored state: a store serves only what it saved'
         : 'the snapshot is a stored state of a SessionManager, not an export: load it through its manager',
@@ -121,7 +122,7 @@ function checkBinding(bytes, expected, metaId, signed) {
   }
   if (expected.version !== undefined && version !== expected.version) {
     throw sessionError(
-      'SNAPSHOT_TAMPERED',
+      ErrorCode.SnapshotTampered,
       `the snapshot was saved as version ${version} of session ${id} but the store serves it as version ${expected.version}: an older snapshot was written back`,
     );
   }
@@ -135,7 +136,7 @@ function checkBinding(bytes, expected, metaId, signed) {
  */
 function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   if (!(bytes instanceof Uint8Array)) {
-    throw sessionError('INVALID_INPUT', 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
+    throw sessionError(ErrorCode.InvalidInput, 'Session.restore(bytes): bytes must be a Uint8Array', TypeError);
   }
   /** @type {import('../native/binding.js').SnapshotReader} */
   let reader;
@@ -145,7 +146,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   } catch (e) {
     const err = /** @type {{ code?: string, message?: string }} */ (e);
     throw sessionError(
-      'INVALID_INPUT',
+      ErrorCode.InvalidInput,
       `not a session snapshot: ${err?.code ? `${err.code}: ` : ''}${err?.message ?? e}`,
     );
   }
@@ -156,7 +157,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     const given = file('signature');
     if (!given || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw sessionError(
-        'SNAPSHOT_TAMPERED',
+        ErrorCode.SnapshotTampered,
         given
           ? 'the snapshot was changed after it was signed (or signed with another key)'
           : 'the snapshot is not signed',
@@ -166,17 +167,17 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   const metaBytes = file('session.json');
   const ledger = file('ledger.json');
   if (!metaBytes || !ledger || !reader.has('world.zip')) {
-    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json, ledger.json or world.zip is missing');
+    throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: session.json, ledger.json or world.zip is missing');
   }
   let meta;
   try {
     meta = JSON.parse(metaBytes.toString('utf8'));
   } catch {
-    throw sessionError('INVALID_INPUT', 'not a session snapshot: session.json is not JSON');
+    throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: session.json is not JSON');
   }
   if (meta === null || meta.format !== FORMAT || meta.version !== VERSION) {
     throw sessionError(
-      'INVALID_INPUT',
+      ErrorCode.InvalidInput,
       `not a session snapshot of this version (format ${meta?.format}, version ${meta?.version})`,
     );
   }
@@ -185,7 +186,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     try {
       return reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes) ?? null;
     } catch (e) {
-      throw sessionError('INVALID_INPUT', `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
+      throw sessionError(ErrorCode.InvalidInput, `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
     }
   };
   checkBinding(file('binding.json'), expected, meta.id, key !== undefined);

@@ -3,6 +3,7 @@
 // claims the turn (compare-and-set), after it the session is saved. A store that moved on turns
 // the turn into SESSION_CONFLICT.
 
+const { ErrorCode } = require('../errors.js');
 const { errorOutcome } = require('./options.js');
 
 /**
@@ -39,7 +40,7 @@ function attachStore(session, hooks) {
 async function claimTurn(hooks, encode) {
   if (!hooks) return null;
   const stale = errorOutcome(
-    'SESSION_CONFLICT',
+    ErrorCode.SessionConflict,
     'another process has advanced this session since it was loaded; load it again',
   );
   if (!(await hooks.check())) return stale;
@@ -47,7 +48,7 @@ async function claimTurn(hooks, encode) {
     await hooks.save(encode);
     return null;
   } catch (e) {
-    if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
+    if (/** @type {{ code?: string }} */ (e)?.code !== ErrorCode.SessionConflict) throw e;
     return stale;
   }
 }
@@ -67,8 +68,8 @@ async function saveTurn(hooks, encode, result) {
     await hooks.save(encode);
     return result;
   } catch (e) {
-    if (/** @type {{ code?: string }} */ (e)?.code !== 'SESSION_CONFLICT') throw e;
-    return { ...result, outcome: errorOutcome('SESSION_CONFLICT', /** @type {Error} */ (e).message) };
+    if (/** @type {{ code?: string }} */ (e)?.code !== ErrorCode.SessionConflict) throw e;
+    return { ...result, outcome: errorOutcome(ErrorCode.SessionConflict, /** @type {Error} */ (e).message) };
   }
 }
 

@@ -15,6 +15,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
+const { ErrorCode } = require('../errors.js');
 const { sessionError } = require('./errors.js');
 
 const MAGIC = 'quickrealm-session-store/1';
@@ -27,7 +28,7 @@ const STALE_LOCK_MS = 60_000;
 /** @param {string} id */
 function checkId(id) {
   if (typeof id !== 'string' || !/^[\w.-]{1,128}$/.test(id) || id.startsWith('.')) {
-    throw sessionError('INVALID_INPUT', `session id ${JSON.stringify(id)} cannot name a file`, TypeError);
+    throw sessionError(ErrorCode.InvalidInput, `session id ${JSON.stringify(id)} cannot name a file`, TypeError);
   }
   return id;
 }
@@ -53,7 +54,7 @@ class FolderStore {
   /** @param {string} dir */
   constructor(dir) {
     if (typeof dir !== 'string' || dir === '')
-      throw sessionError('INVALID_INPUT', 'FolderStore(dir): dir must be a path', TypeError);
+      throw sessionError(ErrorCode.InvalidInput, 'FolderStore(dir): dir must be a path', TypeError);
     this.dir = path.resolve(dir);
     fs.mkdirSync(this.dir, { recursive: true });
   }
@@ -83,7 +84,7 @@ class FolderStore {
     }
     const [magic, version] = text.trim().split(' ');
     if (magic !== VERSION_MAGIC || !/^\d+$/.test(version ?? ''))
-      throw sessionError('INVALID_INPUT', `${this.versionFile(id)} is not a session version record`);
+      throw sessionError(ErrorCode.InvalidInput, `${this.versionFile(id)} is not a session version record`);
     return Number(version);
   }
 
@@ -96,7 +97,7 @@ class FolderStore {
     const recorded = await this.#recorded(id);
     if (version < recorded) {
       throw sessionError(
-        'SNAPSHOT_TAMPERED',
+        ErrorCode.SnapshotTampered,
         `${this.file(id)} holds version ${version} but the store last wrote version ${recorded}: it was rolled back`,
       );
     }
@@ -123,7 +124,7 @@ class FolderStore {
       const line = end < 0 ? '' : buf.subarray(0, end).toString('utf8');
       const [magic, version, ...rest] = line.split(' ');
       if (magic !== MAGIC || !/^\d+$/.test(version ?? ''))
-        throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
+        throw sessionError(ErrorCode.InvalidInput, `${this.file(id)} is not a stored session`);
       const meta = JSON.parse(rest.join(' ') || '{}');
       return { version: await this.#current(id, Number(version)), meta, offset: end + 1 };
     } finally {
@@ -151,7 +152,7 @@ class FolderStore {
     const end = data.indexOf(10);
     const [magic, version] = data.subarray(0, Math.max(end, 0)).toString('utf8').split(' ');
     if (end < 0 || magic !== MAGIC || !/^\d+$/.test(version ?? ''))
-      throw sessionError('INVALID_INPUT', `${this.file(id)} is not a stored session`);
+      throw sessionError(ErrorCode.InvalidInput, `${this.file(id)} is not a stored session`);
     return { bytes: data.subarray(end + 1), version: await this.#current(id, Number(version)) };
   }
 
@@ -169,7 +170,7 @@ class FolderStore {
       const current = await this.version(id);
       if (current !== options.expectedVersion) {
         throw sessionError(
-          'SESSION_CONFLICT',
+          ErrorCode.SessionConflict,
           current === null && options.expectedVersion !== null
             ? `session ${id} was deleted from the store`
             : `session ${id} is at version ${current} in the store, not ${options.expectedVersion}: another process advanced it`,
@@ -181,7 +182,7 @@ class FolderStore {
       const header = Buffer.from(`${MAGIC} ${next} ${JSON.stringify(options.meta ?? {})}\n`);
       if (header.length > MAX_HEADER_BYTES) {
         throw sessionError(
-          'INVALID_INPUT',
+          ErrorCode.InvalidInput,
           `the metadata of session ${id} is larger than ${MAX_HEADER_BYTES - 100} bytes`,
           TypeError,
         );
@@ -244,7 +245,8 @@ class FolderStore {
           await fs.promises.rm(lock, { force: true });
           continue;
         }
-        if (Date.now() > deadline) throw sessionError('SESSION_CONFLICT', `session ${id} is locked by another process`);
+        if (Date.now() > deadline)
+          throw sessionError(ErrorCode.SessionConflict, `session ${id} is locked by another process`);
         await sleep(10);
       }
     }

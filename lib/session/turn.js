@@ -7,6 +7,7 @@
 // cancels the run, so the guest cannot catch it and go on. What stays here is what is user
 // JavaScript: calling the host's operations and its `needsApproval` predicates.
 
+const { ErrorCode } = require('../errors.js');
 const { createHash } = require('node:crypto');
 const { copyOf } = require('../run.js');
 
@@ -168,17 +169,17 @@ function messageOf(e) {
 function stopOf(stop) {
   switch (stop.kind) {
     case 'policy':
-      return { kind: 'policy', code: 'POLICY_VIOLATION', rule: stop.rule ?? '', message: stop.message };
+      return { kind: 'policy', code: ErrorCode.PolicyViolation, rule: stop.rule ?? '', message: stop.message };
     case 'budget':
-      return { kind: 'budget', code: 'BUDGET_EXCEEDED', budget: stop.budget ?? '', message: stop.message };
+      return { kind: 'budget', code: ErrorCode.BudgetExceeded, budget: stop.budget ?? '', message: stop.message };
     case 'limit':
-      return { kind: 'limit', code: 'HOST_CALL_LIMIT', message: stop.message };
+      return { kind: 'limit', code: ErrorCode.HostCallLimit, message: stop.message };
     case 'diverged':
-      return { kind: 'diverged', code: 'REPLAY_DIVERGED', message: stop.message };
+      return { kind: 'diverged', code: ErrorCode.ReplayDiverged, message: stop.message };
     case 'approval':
       return { kind: 'approval' };
     default:
-      return { kind: 'invalid', code: 'INVALID_INPUT', message: stop.message };
+      return { kind: 'invalid', code: ErrorCode.InvalidInput, message: stop.message };
   }
 }
 
@@ -275,10 +276,10 @@ class Gate {
       const code = /** @type {{ code?: string }} */ (e)?.code;
       const message = messageOf(e);
       this.ledger.settle(callId, { error: code ? `${code}: ${message}` : message });
-      if (code === 'POLICY_VIOLATION') {
+      if (code === ErrorCode.PolicyViolation) {
         throw this.halt({
           kind: 'policy',
-          code: 'POLICY_VIOLATION',
+          code: ErrorCode.PolicyViolation,
           rule: 'worldRules',
           message: `${operation}: ${message}`,
         });
@@ -416,7 +417,7 @@ class Gate {
     } catch (e) {
       if (late) throw e;
       const stop = this.ledger.settle(callId, { error: messageOf(e), invalid: true });
-      throw this.halt(stop ? stopOf(stop) : { kind: 'invalid', code: 'INVALID_INPUT', message: messageOf(e) });
+      throw this.halt(stop ? stopOf(stop) : { kind: 'invalid', code: ErrorCode.InvalidInput, message: messageOf(e) });
     }
     if (late) {
       this.ledger.lateUsage(usage?.tokens ?? 0, usage?.cost ?? 0);

@@ -8,7 +8,7 @@
 // default, a vendor's own wording for the dialects).
 
 const Ajv = require('ajv').default;
-const { invalidInput } = require('../errors.js');
+const { ErrorCode, invalidInput } = require('../errors.js');
 const { isAbortSignalLike } = require('../signal.js');
 
 /**
@@ -269,7 +269,7 @@ class ToolFailure extends Error {
 }
 
 /**
- * A ToolFailure to throw from a handler: `throw fail('NOT_FOUND', 'no such file: a.txt')`.
+ * A ToolFailure to throw from a handler: `throw fail(ErrorCode.NotFound, 'no such file: a.txt')`.
  * @param {string} code
  * @param {string} message
  * @returns {ToolFailure}
@@ -590,9 +590,9 @@ function createToolSet(definitions, options = {}) {
       try {
         const signal = context?.signal ?? undefined;
         if (signal !== undefined && !isAbortSignalLike(signal)) {
-          return failure('INVALID_INPUT', 'dispatch options.signal must be an AbortSignal', null);
+          return failure(ErrorCode.InvalidInput, 'dispatch options.signal must be an AbortSignal', null);
         }
-        if (signal?.aborted) return failure('CANCELLED', `${name} was not run: the call was cancelled`, null);
+        if (signal?.aborted) return failure(ErrorCode.Cancelled, `${name} was not run: the call was cancelled`, null);
         let parsed = args;
         if (typeof parsed === 'string') {
           try {
@@ -600,7 +600,7 @@ function createToolSet(definitions, options = {}) {
           } catch (e) {
             const reason = e instanceof Error ? e.message : String(e);
             return failure(
-              'INVALID_INPUT',
+              ErrorCode.InvalidInput,
               `the arguments of ${name} are not valid JSON: ${reason}`,
               hints.INVALID_INPUT,
             );
@@ -609,14 +609,14 @@ function createToolSet(definitions, options = {}) {
         if (parsed === undefined || parsed === null) parsed = {};
         if (!isPlainObject(parsed)) {
           return failure(
-            'INVALID_INPUT',
+            ErrorCode.InvalidInput,
             `the arguments of ${name} must be an object, got ${typeName(parsed)}`,
             hints.INVALID_INPUT,
           );
         }
         const cleaned = dropNullOptionals(inputSchema, parsed);
         const found = problems(validate, cleaned, inputSchema);
-        if (found) return failure('INVALID_INPUT', `${name}: ${found.join('; ')}`, hints.INVALID_INPUT);
+        if (found) return failure(ErrorCode.InvalidInput, `${name}: ${found.join('; ')}`, hints.INVALID_INPUT);
         const answer = await run(/** @type {Record<string, unknown>} */ (cleaned), signal ? { signal } : {});
         // A backstop: handlers cut their own text with a better note, which this leaves alone.
         if (typeof answer === 'string') return { ok: true, content: clip(answer, 'ask for less', MAX_CONTENT + 4096) };
@@ -624,10 +624,10 @@ function createToolSet(definitions, options = {}) {
           const content = clip(answer.content, 'ask for less', MAX_CONTENT + 4096);
           return /** @type {ToolResult} */ (content === answer.content ? answer : { ...answer, content });
         }
-        return failure('INTERNAL', `${name} answered with neither text nor a tool result`, null);
+        return failure(ErrorCode.Internal, `${name} answered with neither text nor a tool result`, null);
       } catch (err) {
         if (isCodedError(err)) return failure(err.code, err.message, hints[err.code]);
-        return failure('INTERNAL', err instanceof Error ? err.message : String(err), null);
+        return failure(ErrorCode.Internal, err instanceof Error ? err.message : String(err), null);
       }
     }
 
@@ -659,7 +659,7 @@ function fromTools(tools, route, format = errorLine) {
     if (!tool) {
       const available = [...byName.keys()];
       return toolFailure(
-        'UNKNOWN_TOOL',
+        ErrorCode.UnknownTool,
         `there is no tool named ${JSON.stringify(String(name))}; available: ${available.length ? available.join(', ') : '(none)'}`,
         null,
         format,
@@ -669,7 +669,7 @@ function fromTools(tools, route, format = errorLine) {
       return route ? await route(tool)(tool.name, args, options) : await tool.handler(args, options);
     } catch (err) {
       // Tools and sets made here never throw; hand-made ones might.
-      return toolFailure('INTERNAL', err instanceof Error ? err.message : String(err), null, format);
+      return toolFailure(ErrorCode.Internal, err instanceof Error ? err.message : String(err), null, format);
     }
   }
   return { tools, dispatch };

@@ -3,7 +3,7 @@
 // writing, patching, listing, searching and running files, each answering with compact text.
 // Failures come back as `{ ok: false, code, content: 'ERROR CODE: message' }` plus a hint.
 
-const { formatForModel, invalidInput } = require('../errors.js');
+const { ErrorCode, formatForModel, invalidInput } = require('../errors.js');
 const {
   BoundedLines,
   MAX_CONTENT,
@@ -431,7 +431,7 @@ const handlers = {
  */
 async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   if (typeof ws.exec !== 'function') {
-    throw fail('UNAVAILABLE', 'running code is not available in this workspace');
+    throw fail(ErrorCode.Unavailable, 'running code is not available in this workspace');
   }
   /** @type {ExecOptions} */
   const options = {};
@@ -440,7 +440,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (signal !== undefined) options.signal = signal;
   const r = await ws.exec(path, options);
-  if (!r || typeof r !== 'object') throw fail('INTERNAL', 'exec returned no result');
+  if (!r || typeof r !== 'object') throw fail(ErrorCode.Internal, 'exec returned no result');
   const parts = [`exit code ${r.exitCode ?? (r.ok ? 0 : 1)}`];
   if (r.stdout) parts.push(`--- stdout ---\n${r.stdout}`);
   if (r.stderr) parts.push(`--- stderr ---\n${r.stderr}`);
@@ -456,7 +456,7 @@ async function execTool(ws, { path, argv, env, timeoutMs }, signal) {
   const content = clip(parts.join('\n'), 'print less output');
   if (r.ok) return { ok: true, content };
   const code =
-    r.error && typeof r.error === 'object' && typeof r.error.code === 'string' ? r.error.code : 'EXEC_FAILED';
+    r.error && typeof r.error === 'object' && typeof r.error.code === 'string' ? r.error.code : ErrorCode.ExecFailed;
   return { ok: false, code, content };
 }
 

@@ -5,6 +5,7 @@
 // only whole rounds (the assistant message and the answer to each of its tool calls), so a
 // failure part way leaves a log the API accepts.
 
+const { ErrorCode } = require('../errors.js');
 const { toOpenAIToolMessage } = require('../tools/index.js');
 const { loadPeer } = require('../tools/peers.js');
 
@@ -77,7 +78,11 @@ async function runTurn(options) {
     const answers = [];
     for (const call of reply.calls) {
       if (signal.aborted) {
-        const cancelled = { ok: false, code: 'CANCELLED', content: 'ERROR CANCELLED: the user interrupted the turn' };
+        const cancelled = {
+          ok: false,
+          code: ErrorCode.Cancelled,
+          content: 'ERROR CANCELLED: the user interrupted the turn',
+        };
         answers.push(toOpenAIToolMessage(call.id, cancelled));
         continue;
       }
@@ -94,7 +99,7 @@ async function runTurn(options) {
         } catch (e) {
           result = {
             ok: false,
-            code: 'SAVE_FAILED',
+            code: ErrorCode.SaveFailed,
             content: `${result.content}\nERROR SAVE_FAILED: the change was made but the zip could not be saved: ${e instanceof Error ? e.message : String(e)}`,
           };
         }

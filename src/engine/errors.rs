@@ -3,40 +3,8 @@
 use super::marshal::string_prop;
 use rquickjs::{Ctx, Value};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    EvalError,
-    Timeout,
-    MemoryLimit,
-    OutputLimit,
-    Cancelled,
-    InvalidInput,
-    PolicyViolation,
-    HostCallLimit,
-    /// The guest used up `limits.steps`.
-    StepLimit,
-    /// A file the caller named (an exec entry point) does not exist.
-    NotFound,
-    Internal,
-}
-
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::EvalError => "EVAL_ERROR",
-            ErrorCode::Timeout => "TIMEOUT",
-            ErrorCode::MemoryLimit => "MEMORY_LIMIT",
-            ErrorCode::OutputLimit => "OUTPUT_LIMIT",
-            ErrorCode::Cancelled => "CANCELLED",
-            ErrorCode::InvalidInput => "INVALID_INPUT",
-            ErrorCode::PolicyViolation => "POLICY_VIOLATION",
-            ErrorCode::HostCallLimit => "HOST_CALL_LIMIT",
-            ErrorCode::StepLimit => "STEP_LIMIT",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::Internal => "INTERNAL",
-        }
-    }
-}
+/// The run failures a run reports are codes of the crate's one vocabulary.
+pub use crate::codes::ErrorCode;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorInfo {

@@ -10,24 +10,104 @@ pub mod session;
 pub mod text;
 pub(crate) mod workspace;
 
+use crate::codes::ErrorCode;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::run::execute_on_worker;
 use crate::engine::settings::{self, SettingsRequest};
 use crate::engine::{execute, CancelToken, RunOutcome};
+use crate::session::{SessionCode, SessionError};
+use crate::workspace::{WsCode, WsError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use raw::{Host, RawValue};
 use results::RunReply;
 
-/// Throws `e` as a JavaScript error (a TypeError or RangeError where its name says so) whose
-/// `code` property is the error's code and whose message starts with it.
-pub(crate) fn throw(env: &Env, e: &ErrorInfo) -> Error {
-    let code = e.code.as_str();
-    let message = format!("{code}: {}", e.message);
-    let thrown = match e.name.as_str() {
-        "TypeError" => env.throw_type_error(&message, Some(code)),
-        "RangeError" => env.throw_range_error(&message, Some(code)),
-        _ => env.throw_error(&message, Some(code)),
+/// The class of JavaScript error a failure is thrown as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ErrorClass {
+    Error,
+    /// An argument of the wrong shape.
+    TypeError,
+    /// A number outside the range an option allows.
+    RangeError,
+}
+
+/// A failure as JavaScript receives it: its class, its `code` property and its whole message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Thrown {
+    pub class: ErrorClass,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Engine errors keep the class their name says, and a message that starts with the code.
+impl From<&ErrorInfo> for Thrown {
+    fn from(e: &ErrorInfo) -> Self {
+        let class = match e.name.as_str() {
+            "TypeError" => ErrorClass::TypeError,
+            "RangeError" => ErrorClass::RangeError,
+            _ => ErrorClass::Error,
+        };
+        Thrown {
+            class,
+            code: e.code,
+            message: format!("{}: {}", e.code.as_str(), e.message),
+        }
+    }
+}
+
+/// Workspace errors: `INVALID_INPUT` is a TypeError; the message is the workspace's own.
+impl From<WsError> for Thrown {
+    fn from(e: WsError) -> Self {
+        let class = if e.code == WsCode::InvalidInput {
+            ErrorClass::TypeError
+        } else {
+            ErrorClass::Error
+        };
+        Thrown {
+            class,
+            code: e.code,
+            message: e.message,
+        }
+    }
+}
+
+/// Session errors: `INVALID_INPUT` is a TypeError; the message starts with the code.
+impl From<SessionError> for Thrown {
+    fn from(e: SessionError) -> Self {
+        let class = if e.code == SessionCode::InvalidInput {
+            ErrorClass::TypeError
+        } else {
+            ErrorClass::Error
+        };
+        Thrown {
+            class,
+            code: e.code,
+            message: format!("{}: {}", e.code.as_str(), e.message),
+        }
+    }
+}
+
+impl From<&SessionError> for Thrown {
+    fn from(e: &SessionError) -> Self {
+        Thrown::from(e.clone())
+    }
+}
+
+/// Throws `failure` as a JavaScript error of its class with its `code` property set, and
+/// returns the napi error that tells the caller an exception is pending. The one way every
+/// export reports a failure.
+pub(crate) fn throw(env: &Env, failure: impl Into<Thrown>) -> Error {
+    let Thrown {
+        class,
+        code,
+        message,
+    } = failure.into();
+    let code = Some(code.as_str());
+    let thrown = match class {
+        ErrorClass::TypeError => env.throw_type_error(&message, code),
+        ErrorClass::RangeError => env.throw_range_error(&message, code),
+        ErrorClass::Error => env.throw_error(&message, code),
     };
     match thrown {
         Ok(()) => Error::new(Status::PendingException, message),
@@ -278,7 +358,8 @@ pub struct RealmStats {
 
 #[napi(catch_unwind)]
 pub fn realm_stats(env: Env) -> Result<RealmStats> {
-    let own = crate::engine::realm::measure_fresh_realm().map_err(|e| throw(&env, &e.into()))?;
+    let own = crate::engine::realm::measure_fresh_realm()
+        .map_err(|e| throw(&env, &ErrorInfo::from(e)))?;
     let (template, derived) = crate::engine::template::measure().unwrap_or((0, own));
     Ok(RealmStats {
         bytes_per_realm: derived as u32,

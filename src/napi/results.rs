@@ -4,60 +4,10 @@
 use super::convert::write;
 use super::raw::Host;
 use crate::engine::marshal::Text;
-use crate::engine::{Data, ErrorCode as EngineCode, ErrorInfo, LogEntry, RunOutcome};
+use crate::engine::{Data, ErrorCode, ErrorInfo, LogEntry, RunOutcome};
 use napi::bindgen_prelude::{Error, Status, ToNapiValue};
 use napi::sys;
 use napi_derive::napi;
-
-/// Stable error codes, as JavaScript sees them.
-#[napi(string_enum)]
-pub enum ErrorCode {
-    /// The guest threw, or the source did not parse (`name` says which).
-    #[napi(value = "EVAL_ERROR")]
-    EvalError,
-    #[napi(value = "TIMEOUT")]
-    Timeout,
-    #[napi(value = "MEMORY_LIMIT")]
-    MemoryLimit,
-    #[napi(value = "OUTPUT_LIMIT")]
-    OutputLimit,
-    /// An AbortSignal fired.
-    #[napi(value = "CANCELLED")]
-    Cancelled,
-    /// Bad options, source too large, data that cannot be copied.
-    #[napi(value = "INVALID_INPUT")]
-    InvalidInput,
-    #[napi(value = "POLICY_VIOLATION")]
-    PolicyViolation,
-    #[napi(value = "HOST_CALL_LIMIT")]
-    HostCallLimit,
-    #[napi(value = "STEP_LIMIT")]
-    StepLimit,
-    /// A file the caller named (an exec entry point) does not exist.
-    #[napi(value = "NOT_FOUND")]
-    NotFound,
-    /// A bug in quickrealm; never the guest's fault.
-    #[napi(value = "INTERNAL")]
-    Internal,
-}
-
-impl From<EngineCode> for ErrorCode {
-    fn from(c: EngineCode) -> Self {
-        match c {
-            EngineCode::EvalError => ErrorCode::EvalError,
-            EngineCode::Timeout => ErrorCode::Timeout,
-            EngineCode::MemoryLimit => ErrorCode::MemoryLimit,
-            EngineCode::OutputLimit => ErrorCode::OutputLimit,
-            EngineCode::Cancelled => ErrorCode::Cancelled,
-            EngineCode::InvalidInput => ErrorCode::InvalidInput,
-            EngineCode::PolicyViolation => ErrorCode::PolicyViolation,
-            EngineCode::HostCallLimit => ErrorCode::HostCallLimit,
-            EngineCode::StepLimit => ErrorCode::StepLimit,
-            EngineCode::NotFound => ErrorCode::NotFound,
-            EngineCode::Internal => ErrorCode::Internal,
-        }
-    }
-}
 
 /// A guest error as a model reads it.
 #[napi(object, object_from_js = false)]
@@ -78,7 +28,7 @@ pub struct SandboxErrorInfo {
 impl From<ErrorInfo> for SandboxErrorInfo {
     fn from(e: ErrorInfo) -> Self {
         SandboxErrorInfo {
-            code: e.code.into(),
+            code: e.code,
             name: e.name,
             message: e.message,
             line: e.line,

@@ -12,25 +12,12 @@ use std::collections::HashMap;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::{throw, ErrorClass, Thrown};
 use crate::session::{
     Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call, CallKind,
     CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError, Stop, TurnGate,
 };
-
-/// Throws `e` with `code` set to its session code (a TypeError for `INVALID_INPUT`).
-fn throw(env: &Env, e: &SessionError) -> Error {
-    let code = e.code.as_str();
-    let message = format!("{code}: {}", e.message);
-    let thrown = if code == "INVALID_INPUT" {
-        env.throw_type_error(&message, Some(code))
-    } else {
-        env.throw_error(&message, Some(code))
-    };
-    match thrown {
-        Ok(()) => Error::new(Status::PendingException, message),
-        Err(e) => e,
-    }
-}
+use crate::workspace::WsError;
 
 /// What a budget limits, as JavaScript names it.
 #[napi(string_enum)]
@@ -770,24 +757,20 @@ pub struct ArchiveEntry {
 
 /// Writes entries as an archive of stored entries (a session snapshot's container).
 #[napi(js_name = "packArchive", catch_unwind)]
-pub fn pack_archive(entries: Vec<ArchiveEntry>) -> Result<Buffer> {
+pub fn pack_archive(env: Env, entries: Vec<ArchiveEntry>) -> Result<Buffer> {
     let parts: Vec<(&str, &[u8])> = entries
         .iter()
         .map(|e| (e.name.as_str(), &e.data[..]))
         .collect();
     crate::workspace::pack(&parts)
         .map(Buffer::from)
-        .map_err(|e| {
-            Error::new(
-                Status::GenericFailure,
-                format!("{}: {}", e.code.as_str(), e.message),
-            )
-        })
+        .map_err(|e| archive_failure(&env, e))
 }
 
 /// Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes.
 #[napi(js_name = "unpackArchive", catch_unwind)]
 pub fn unpack_archive(
+    env: Env,
     bytes: Buffer,
     max_entries: u32,
     max_total_bytes: f64,
@@ -806,10 +789,5 @@ pub fn unpack_archive(
                 })
                 .collect()
         })
-        .map_err(|e| {
-            Error::new(
-                Status::GenericFailure,
-                format!("{}: {}", e.code.as_str(), e.message),
-            )
-        })
+        .map_err(|e| archive_failure(&env, e))
 }

@@ -21,6 +21,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::raw::{Host, RawValue};
+use super::throw;
 use crate::engine::{workers, Extension, Mode};
 use crate::exec::{lock_workspace, run_exec, workspace_extension, SharedWorkspace};
 use crate::workspace::bounds::{self, to_usize};
@@ -44,24 +45,9 @@ use results::{
 
 pub(crate) type Res<T> = std::result::Result<T, WsError>;
 
-/// Throws `e` as a JS error with a `code` property (a `TypeError` for `INVALID_INPUT`) and
-/// returns the matching napi error, which tells the caller that an exception is pending.
-fn throw(env: Env, e: WsError) -> Error {
-    let built = Error::new(e.code.as_str(), e.message.clone());
-    let value = if e.code == WsCode::InvalidInput {
-        JsTypeError::from(built).into_unknown(env)
-    } else {
-        JsError::from(built).into_unknown(env)
-    };
-    match env.throw(value) {
-        Ok(()) => Error::new(Status::PendingException, e.message),
-        Err(_) => Error::new(Status::GenericFailure, e.to_string()),
-    }
-}
-
 /// Runs `body` and throws its failure, if any.
 pub(crate) fn run<T>(env: Env, body: impl FnOnce(Host) -> Res<T>) -> Result<T> {
-    body(Host::of(&env)).map_err(|e| throw(env, e))
+    body(Host::of(&env)).map_err(|e| throw(&env, e))
 }
 
 // ----- the class -----
@@ -86,7 +72,7 @@ impl ZipWorkspace {
         factory,
         js_name = "fromZip",
         catch_unwind,
-        ts_args_type = "bytes: Uint8Array, limits?: object | null"
+        ts_args_type = "bytes: Uint8Array | ArrayBuffer, limits?: ZipLimits | null"
     )]
     pub fn from_zip(env: Env, bytes: Unknown, limits: Option<Unknown>) -> Result<Self> {
         run(env, |h| {
@@ -102,7 +88,7 @@ impl ZipWorkspace {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "hostPath: string, limits?: object | null"
+        ts_args_type = "hostPath: string, limits?: ZipLimits | null"
     )]
     pub fn open(env: Env, host_path: Unknown, limits: Option<Unknown>) -> Result<Self> {
         run(env, |h| {
@@ -189,7 +175,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "writeFile",
         catch_unwind,
-        ts_args_type = "path: string, data: string | Uint8Array"
+        ts_args_type = "path: string, data: string | Uint8Array | ArrayBuffer"
     )]
     pub fn write_file(&mut self, env: Env, path: Unknown, data: Unknown) -> Result<Option<i64>> {
         run(env, |h| {
@@ -357,7 +343,7 @@ impl ZipWorkspace {
     /// `truncated` tells whether the answer was cut.
     #[napi(
         catch_unwind,
-        ts_args_type = "query: string, options?: { path?: string, context?: number, maxResults?: number, maxBytes?: number } | null"
+        ts_args_type = "query: string, options?: WorkspaceSearchOptions | null"
     )]
     pub fn search(
         &self,
@@ -409,7 +395,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "narrowAccessRules",
         catch_unwind,
-        ts_args_type = "rules: WorkspaceAccessRules"
+        ts_args_type = "rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }"
     )]
     pub fn narrow_access_rules(&self, env: Env, rules: Unknown) -> Result<()> {
         run(env, |h| match access_rules(h, Some(&rules))? {
@@ -622,8 +608,8 @@ impl ZipWorkspace {
     /// host changed meanwhile.
     #[napi(
         catch_unwind,
-        ts_args_type = "entryPath: string, options?: object | null, cancel?: CancelHandle | null",
-        ts_return_type = "Promise<ExecResult>"
+        ts_args_type = "entryPath: string, options?: ExecOptions | null, cancel?: CancelHandle | null",
+        ts_return_type = "Promise<Executed>"
     )]
     pub fn exec<'env>(
         &self,
@@ -647,7 +633,7 @@ impl ZipWorkspace {
         match workers::global() {
             Some(pool) if pool.submit(Box::new(job)) => Ok(promise),
             _ => Err(throw(
-                env_value,
+                &env_value,
                 WsError::internal("the worker pool is not accepting work"),
             )),
         }

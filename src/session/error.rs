@@ -2,30 +2,9 @@
 
 use std::fmt;
 
-/// What went wrong, as the JavaScript surface reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionCode {
-    /// A policy, budget or saved document is malformed.
-    InvalidInput,
-    /// The policy refuses the operation.
-    PolicyViolation,
-    /// A budget is used up.
-    BudgetExceeded,
-    /// A saved audit log does not verify.
-    AuditTampered,
-}
-
-impl SessionCode {
-    /// The stable code string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SessionCode::InvalidInput => "INVALID_INPUT",
-            SessionCode::PolicyViolation => "POLICY_VIOLATION",
-            SessionCode::BudgetExceeded => "BUDGET_EXCEEDED",
-            SessionCode::AuditTampered => "AUDIT_TAMPERED",
-        }
-    }
-}
+/// What went wrong, as the JavaScript surface reports it: the session's part of the crate's
+/// one vocabulary ([`crate::codes::ErrorCode`]).
+pub use crate::codes::ErrorCode as SessionCode;
 
 /// An error of the session layer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,92 +1,14 @@
 //! Errors of workspace operations.
 //!
 //! Each error carries a stable, machine-readable [`WsCode`] and a human-readable `message`
-//! written for the person or model that has to fix the call. The codes are the whole error
-//! vocabulary of the workspace as JavaScript sees it (`err.code` of a `ZipWorkspace` error).
+//! written for the person or model that has to fix the call (`err.code` and `err.message` of a
+//! `ZipWorkspace` error in JavaScript).
 
 use std::fmt;
 
-/// Stable error codes. Callers match on them; their strings ([`WsCode::as_str`]) never change
-/// meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WsCode {
-    /// An argument has the wrong type or is out of range (thrown as a `TypeError`).
-    InvalidInput,
-    /// The path escapes the root, holds a NUL byte, a backslash, a drive letter, is too
-    /// long or too deep, or names the hidden history area.
-    PathInvalid,
-    /// Nothing exists at the path.
-    NotFound,
-    /// Something already exists at the path.
-    Exists,
-    /// A directory was required but a file was found (also for a file used as a parent).
-    NotADirectory,
-    /// A file was required but a directory was found.
-    IsADirectory,
-    /// A non-recursive delete of a directory that still has entries.
-    NotEmpty,
-    /// The archive is malformed, truncated, encrypted, uses an unsupported method, or
-    /// holds entries that cannot be imported safely (symlinks, unsafe or colliding names).
-    ZipInvalid,
-    /// The archive exceeds an import limit (entry count, sizes, ratio, path length or depth).
-    ZipLimit,
-    /// A line patch expected different text than the file holds.
-    Conflict,
-    /// A line range is outside the file or malformed.
-    Range,
-    /// The write would exceed the workspace quota.
-    Quota,
-    /// A history operation cannot be carried out (unknown id, nothing to undo, compacted).
-    History,
-    /// An imported archive's history cannot be trusted: its ids leave no room to grow, or its
-    /// entries do not fit the archive's files (undoing or redoing them would not find the
-    /// states they expect, or would leave a file inside a file or without its folder). A log
-    /// that cannot be read at all is `ZIP_INVALID`.
-    HistoryInvalid,
-    /// A file read as text is not valid UTF-8.
-    NotText,
-    /// The host file system failed (opening or saving an archive).
-    Io,
-    /// The workspace's access rules (`setAccessRules`) refuse the path.
-    PolicyViolation,
-    /// Text matching (a patch's context lines) would cost more than its work budget.
-    TooComplex,
-    /// A failure of quickrealm itself (should not happen).
-    Internal,
-}
-
-impl WsCode {
-    /// The code as JavaScript sees it: `"NOT_FOUND"`, `"PATH_INVALID"`, ...
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            WsCode::InvalidInput => "INVALID_INPUT",
-            WsCode::PathInvalid => "PATH_INVALID",
-            WsCode::NotFound => "NOT_FOUND",
-            WsCode::Exists => "EXISTS",
-            WsCode::NotADirectory => "NOT_A_DIRECTORY",
-            WsCode::IsADirectory => "IS_A_DIRECTORY",
-            WsCode::NotEmpty => "NOT_EMPTY",
-            WsCode::ZipInvalid => "ZIP_INVALID",
-            WsCode::ZipLimit => "ZIP_LIMIT",
-            WsCode::Conflict => "CONFLICT",
-            WsCode::Range => "RANGE",
-            WsCode::Quota => "QUOTA",
-            WsCode::History => "HISTORY",
-            WsCode::HistoryInvalid => "HISTORY_INVALID",
-            WsCode::NotText => "NOT_TEXT",
-            WsCode::Io => "IO",
-            WsCode::PolicyViolation => "POLICY_VIOLATION",
-            WsCode::TooComplex => "TOO_COMPLEX",
-            WsCode::Internal => "INTERNAL",
-        }
-    }
-}
-
-impl fmt::Display for WsCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Stable error codes: the workspace's part of the crate's one vocabulary
+/// ([`crate::codes::ErrorCode`]). Callers match on them; their strings never change meaning.
+pub use crate::codes::ErrorCode as WsCode;
 
 /// An error from a workspace operation.
 #[derive(Debug, Clone, PartialEq, Eq)]

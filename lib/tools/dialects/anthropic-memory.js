@@ -15,6 +15,7 @@
 //   the snippet covers every line of a multi-line replacement;
 // - `rename` of a folder into itself is refused.
 
+const { ErrorCode } = require('../../errors.js');
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
@@ -47,17 +48,17 @@ function humanSize(bytes) {
  */
 function toWorkspacePath(memoryPath) {
   if (memoryPath !== ROOT && !memoryPath.startsWith(`${ROOT}/`)) {
-    throw fail('PATH_INVALID', `Path must start with /memories, got: ${memoryPath}`);
+    throw fail(ErrorCode.PathInvalid, `Path must start with /memories, got: ${memoryPath}`);
   }
   const rest = memoryPath.slice(ROOT.length).split('/').filter(Boolean);
   if (rest.some((part) => part === '..' || part === '.' || part.includes('\\'))) {
-    throw fail('PATH_INVALID', `Path ${memoryPath} would escape /memories directory`);
+    throw fail(ErrorCode.PathInvalid, `Path ${memoryPath} would escape /memories directory`);
   }
   const wsPath = ['memories', ...rest].join('/');
   try {
     ZipWorkspace.displayPath(wsPath);
   } catch (e) {
-    throw fail('PATH_INVALID', `Path ${memoryPath} is not valid: ${e instanceof Error ? e.message : e}`);
+    throw fail(ErrorCode.PathInvalid, `Path ${memoryPath} is not valid: ${e instanceof Error ? e.message : e}`);
   }
   return wsPath;
 }
@@ -77,8 +78,8 @@ const kindOf = (ws, wsPath) => (ws.exists(wsPath) ? ws.stat(wsPath).kind : null)
 function readExistingFile(ws, memoryPath) {
   const wsPath = toWorkspacePath(memoryPath);
   const kind = kindOf(ws, wsPath);
-  if (kind === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
-  if (kind !== 'file') throw fail('IS_A_DIRECTORY', `The path ${memoryPath} is not a file.`);
+  if (kind === null) throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
+  if (kind !== 'file') throw fail(ErrorCode.IsADirectory, `The path ${memoryPath} is not a file.`);
   return { wsPath, text: ws.readText(wsPath) };
 }
 
@@ -165,7 +166,7 @@ function view(ws, memoryPath, viewRange) {
   const wsPath = toWorkspacePath(memoryPath);
   const kind = kindOf(ws, wsPath);
   if (kind === null && wsPath !== 'memories') {
-    throw fail('NOT_FOUND', `The path ${memoryPath} does not exist. Please provide a valid path.`);
+    throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
   }
   if (kind === 'file') return viewFile(ws, wsPath, memoryPath, viewRange);
   return viewFolder(ws, wsPath, memoryPath, kind !== null);
@@ -179,7 +180,7 @@ function view(ws, memoryPath, viewRange) {
  */
 function create(ws, memoryPath, fileText) {
   const wsPath = toWorkspacePath(memoryPath);
-  if (kindOf(ws, wsPath) !== null) throw fail('EXISTS', `File ${memoryPath} already exists`);
+  if (kindOf(ws, wsPath) !== null) throw fail(ErrorCode.Exists, `File ${memoryPath} already exists`);
   const historyId = ws.writeFile(wsPath, fileText);
   return changed(`File created successfully at: ${memoryPath}`, historyId);
 }
@@ -226,8 +227,8 @@ function insert(ws, memoryPath, insertLine, insertText) {
  */
 function remove(ws, memoryPath) {
   const wsPath = toWorkspacePath(memoryPath);
-  if (wsPath === 'memories') throw fail('PATH_INVALID', 'Cannot delete the /memories directory itself');
-  if (kindOf(ws, wsPath) === null) throw fail('NOT_FOUND', `The path ${memoryPath} does not exist`);
+  if (wsPath === 'memories') throw fail(ErrorCode.PathInvalid, 'Cannot delete the /memories directory itself');
+  if (kindOf(ws, wsPath) === null) throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist`);
   const historyId = ws.delete(wsPath, { recursive: true });
   return changed(`Successfully deleted ${memoryPath}`, historyId);
 }
@@ -241,12 +242,12 @@ function remove(ws, memoryPath) {
 function rename(ws, oldPath, newPath) {
   const from = toWorkspacePath(oldPath);
   const to = toWorkspacePath(newPath);
-  if (from === 'memories') throw fail('PATH_INVALID', 'Cannot rename the /memories directory itself');
-  if (kindOf(ws, to) !== null) throw fail('EXISTS', `The destination ${newPath} already exists`);
+  if (from === 'memories') throw fail(ErrorCode.PathInvalid, 'Cannot rename the /memories directory itself');
+  if (kindOf(ws, to) !== null) throw fail(ErrorCode.Exists, `The destination ${newPath} already exists`);
   const kind = kindOf(ws, from);
-  if (kind === null) throw fail('NOT_FOUND', `The path ${oldPath} does not exist`);
+  if (kind === null) throw fail(ErrorCode.NotFound, `The path ${oldPath} does not exist`);
   if (to.startsWith(`${from}/`)) {
-    throw fail('INVALID_INPUT', `Cannot move ${oldPath} into itself (${newPath})`);
+    throw fail(ErrorCode.InvalidInput, `Cannot move ${oldPath} into itself (${newPath})`);
   }
   return changed(`Successfully renamed ${oldPath} to ${newPath}`, ws.rename(from, to));
 }
@@ -300,7 +301,7 @@ function memoryTool(ws) {
       const need = (name) => {
         const value = /** @type {Record<string, unknown>} */ (args)[name];
         if (value === undefined) {
-          throw fail('INVALID_INPUT', `Parameter \`${name}\` is required for command: ${args.command}`);
+          throw fail(ErrorCode.InvalidInput, `Parameter \`${name}\` is required for command: ${args.command}`);
         }
         return value;
       };

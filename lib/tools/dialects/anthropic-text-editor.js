@@ -17,6 +17,7 @@
 //   `undo_edit` itself are skipped together with the edit they undid, so repeated calls step
 //   further back. If the file did not exist before that edit, undo_edit deletes it.
 
+const { ErrorCode } = require('../../errors.js');
 const { ZipWorkspace } = require('../../workspace.js');
 const { BoundedLines, changed, fail, MAX_CONTENT } = require('../toolset.js');
 const { linesOf, catN, uniqueOccurrence, insertAfterLine, readLineWindow } = require('./text.js');
@@ -77,20 +78,20 @@ function resolve({ ws }, command, path) {
     ZipWorkspace.displayPath(path);
   } catch (e) {
     throw fail(
-      'PATH_INVALID',
+      ErrorCode.PathInvalid,
       `The path ${shown} is not a valid workspace path: ${e instanceof Error ? e.message : e}`,
     );
   }
   const kind = ws.exists(path) ? ws.stat(path).kind : null;
   if (kind === null && command !== 'create' && command !== 'undo_edit') {
-    throw fail('NOT_FOUND', `The path ${shown} does not exist. Please provide a valid path.`);
+    throw fail(ErrorCode.NotFound, `The path ${shown} does not exist. Please provide a valid path.`);
   }
   if (kind !== null && command === 'create') {
-    throw fail('EXISTS', `File already exists at: ${shown}. Cannot overwrite files using command \`create\`.`);
+    throw fail(ErrorCode.Exists, `File already exists at: ${shown}. Cannot overwrite files using command \`create\`.`);
   }
   if (kind === 'dir' && command !== 'view') {
     throw fail(
-      'IS_A_DIRECTORY',
+      ErrorCode.IsADirectory,
       `The path ${shown} is a directory and only the \`view\` command can be used on directories`,
     );
   }
@@ -106,8 +107,8 @@ function readText({ ws }, path, shown) {
   try {
     return ws.readText(path);
   } catch (e) {
-    if (e && typeof e === 'object' && 'code' in e && e.code === 'NOT_TEXT') {
-      throw fail('NOT_TEXT', `The file ${shown} is not UTF-8 text and cannot be edited with this tool.`);
+    if (e && typeof e === 'object' && 'code' in e && e.code === ErrorCode.NotText) {
+      throw fail(ErrorCode.NotText, `The file ${shown} is not UTF-8 text and cannot be edited with this tool.`);
     }
     throw e;
   }
@@ -184,32 +185,32 @@ function viewLines(editor, path, shown, first, last) {
 function view(editor, path, shown, kind, viewRange) {
   if (kind === 'dir') {
     if (viewRange !== undefined) {
-      throw fail('INVALID_INPUT', 'The `view_range` parameter is not allowed when `path` points to a directory.');
+      throw fail(ErrorCode.InvalidInput, 'The `view_range` parameter is not allowed when `path` points to a directory.');
     }
     return viewDirectory(editor, path, shown);
   }
   const count = lineCount(editor, path, shown);
   if (viewRange === undefined) return viewLines(editor, path, shown, 1, count);
   if (!Array.isArray(viewRange) || viewRange.length !== 2) {
-    throw fail('INVALID_INPUT', 'Invalid `view_range`. It should be a list of two integers.');
+    throw fail(ErrorCode.InvalidInput, 'Invalid `view_range`. It should be a list of two integers.');
   }
   const [first, last] = /** @type {[number, number]} */ (viewRange);
   const range = pyList(viewRange);
   if (first < 1 || first > count) {
     throw fail(
-      'RANGE',
+      ErrorCode.Range,
       `Invalid \`view_range\`: ${range}. Its first element \`${first}\` should be within the range of lines of the file: ${pyList([1, count])}`,
     );
   }
   if (last > count) {
     throw fail(
-      'RANGE',
+      ErrorCode.Range,
       `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be smaller than the number of lines in the file: \`${count}\``,
     );
   }
   if (last !== -1 && last < first) {
     throw fail(
-      'RANGE',
+      ErrorCode.Range,
       `Invalid \`view_range\`: ${range}. Its second element \`${last}\` should be larger or equal than its first \`${first}\``,
     );
   }
@@ -238,7 +239,7 @@ function create({ ws }, path, shown, fileText) {
  * @returns {ToolResult}
  */
 function strReplace(editor, path, shown, oldStr, newStr) {
-  if (oldStr === '') throw fail('INVALID_INPUT', 'Parameter `old_str` must not be empty for command: str_replace');
+  if (oldStr === '') throw fail(ErrorCode.InvalidInput, 'Parameter `old_str` must not be empty for command: str_replace');
   const text = readText(editor, path, shown);
   const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
   const updated = text.replace(oldStr, () => newStr);
@@ -299,9 +300,9 @@ function undoEdit({ ws, undoneBy, undoneInPlace }, path, shown) {
   });
   if (found.entryId === null) {
     if (found.reason === 'compacted') {
-      throw fail('HISTORY', `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`);
+      throw fail(ErrorCode.History, `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`);
     }
-    throw fail('NO_HISTORY', `No edit history found for ${shown}.`);
+    throw fail(ErrorCode.NoHistory, `No edit history found for ${shown}.`);
   }
   const { entryId, before } = found;
   /** @param {number | null} historyId */
@@ -383,21 +384,21 @@ function textEditorTool(ws) {
           return view(editor, path, shown, kind, args.view_range);
         case 'create':
           if (args.file_text === undefined) {
-            throw fail('INVALID_INPUT', 'Parameter `file_text` is required for command: create');
+            throw fail(ErrorCode.InvalidInput, 'Parameter `file_text` is required for command: create');
           }
           return create(editor, path, shown, args.file_text);
         case 'str_replace':
           if (args.old_str === undefined) {
-            throw fail('INVALID_INPUT', 'Parameter `old_str` is required for command: str_replace');
+            throw fail(ErrorCode.InvalidInput, 'Parameter `old_str` is required for command: str_replace');
           }
           return strReplace(editor, path, shown, args.old_str, args.new_str ?? '');
         case 'insert': {
           if (args.insert_line === undefined) {
-            throw fail('INVALID_INPUT', 'Parameter `insert_line` is required for command: insert');
+            throw fail(ErrorCode.InvalidInput, 'Parameter `insert_line` is required for command: insert');
           }
           const text = args.insert_text ?? args.new_str;
           if (text === undefined) {
-            throw fail('INVALID_INPUT', 'Parameter `insert_text` is required for command: insert');
+            throw fail(ErrorCode.InvalidInput, 'Parameter `insert_text` is required for command: insert');
           }
           return insert(editor, path, shown, args.insert_line, text);
         }

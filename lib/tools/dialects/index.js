@@ -16,6 +16,7 @@ const { filesystemTools } = require('./mcp-filesystem.js');
  * @typedef {import('../../index.js').ZipWorkspace} ZipWorkspace
  * @typedef {import('../index.js').ToolSet} ToolSet
  * @typedef {import('../index.js').EditorDialect} EditorDialect
+ * @typedef {import('../index.js').EditorToolsOptions} EditorToolsOptions
  */
 
 /**
@@ -67,4 +68,7 @@ function editorTools(ws, options) {
   return DIALECTS[dialect](ws);
 }
 
-module.exports = { editorTools, DIALECTS: Object.freeze(Object.keys(DIALECTS)) };
+/** The dialect names, in a frozen array. */
+const DIALECT_NAMES = /** @type {readonly EditorDialect[]} */ (Object.freeze(Object.keys(DIALECTS)));
+
+module.exports = { editorTools, DIALECTS: DIALECT_NAMES };

@@ -20,6 +20,7 @@
 // (the example ignores it), and errors name the path and the first context line that does not
 // match instead of the SDK's bare `Invalid Context <n>`.
 
+const { ErrorCode } = require('../../errors.js');
 const { ZipWorkspace } = require('../../workspace.js');
 const { changed, fail, ToolFailure } = require('../toolset.js');
 const { LineIndex } = require('../../native/load.js');
@@ -59,7 +60,7 @@ function createdContent(path, diff) {
     if (line.startsWith(END_PATCH) || FILE_HEADERS.some((h) => line.startsWith(h))) break;
     if (!line.startsWith('+')) {
       throw fail(
-        'PATCH_INVALID',
+        ErrorCode.PatchInvalid,
         `Invalid Add File Line in the diff for ${path}: every line must start with '+', got: ${line}`,
       );
     }
@@ -106,7 +107,7 @@ function updatedContent(path, text, diff) {
     }
     if (anchorLines === 0 && cursor !== 0) {
       throw fail(
-        'PATCH_INVALID',
+        ErrorCode.PatchInvalid,
         `Invalid Line in the diff for ${path}: expected a section starting with @@, got: ${patch[at]}`,
       );
     }
@@ -127,7 +128,7 @@ function updatedContent(path, text, diff) {
         }
       }
       if (found === -1 && anchors.length > 1) {
-        throw fail('PATCH_MISMATCH', `Could not apply the update to ${path}: the anchor line was not found: ${anchor}`);
+        throw fail(ErrorCode.PatchMismatch, `Could not apply the update to ${path}: the anchor line was not found: ${anchor}`);
       }
       if (found !== -1) cursor = found;
     }
@@ -143,7 +144,7 @@ function updatedContent(path, text, diff) {
       const raw = patch[at];
       if (raw.startsWith('@@') || raw.startsWith(END_PATCH) || raw === END_OF_FILE || raw === '***') break;
       if (FILE_HEADERS.some((h) => raw.startsWith(h))) break;
-      if (raw.startsWith('***')) throw fail('PATCH_INVALID', `Invalid Line in the diff for ${path}: ${raw}`);
+      if (raw.startsWith('***')) throw fail(ErrorCode.PatchInvalid, `Invalid Line in the diff for ${path}: ${raw}`);
       at++;
       const line = raw === '' ? ' ' : raw;
       const kind = line[0];
@@ -165,14 +166,14 @@ function updatedContent(path, text, diff) {
         }
       } else {
         throw fail(
-          'PATCH_INVALID',
+          ErrorCode.PatchInvalid,
           `Invalid Line in the diff for ${path}: every line of a section must start with ' ', '-' or '+', got: ${raw}`,
         );
       }
     }
     const atEnd = patch[at] === END_OF_FILE;
     if (at === start && !atEnd) {
-      throw fail('PATCH_INVALID', `Invalid diff for ${path}: section ${section} has no lines`);
+      throw fail(ErrorCode.PatchInvalid, `Invalid diff for ${path}: section ${section} has no lines`);
     }
     // Find the section's context in the file.
     let matchAt = -1;
@@ -186,7 +187,7 @@ function updatedContent(path, text, diff) {
     }
     if (matchAt === -1) {
       throw fail(
-        'PATCH_MISMATCH',
+        ErrorCode.PatchMismatch,
         `Could not apply the update to ${path}: section ${section} does not match the file.\n` +
           `First line that does not match: ${expected[Math.min(index.matchingPrefix(expected, cursor), expected.length - 1)]}\n` +
           `Expected these lines (context and removed lines), in order, at or after line ${cursor + 1}:\n${expected.join('\n')}`,
@@ -238,16 +239,16 @@ function plannedKind(ws, planned, key, path) {
  * @param {PatchOperation} op
  */
 function planCreate(ws, planned, key, op) {
-  if (op.diff === undefined) throw fail('INVALID_INPUT', `The create_file operation for ${op.path} needs a diff`);
+  if (op.diff === undefined) throw fail(ErrorCode.InvalidInput, `The create_file operation for ${op.path} needs a diff`);
   if (plannedKind(ws, planned, key, op.path) === 'dir') {
-    throw fail('IS_A_DIRECTORY', `Cannot create ${op.path}: it is a directory`);
+    throw fail(ErrorCode.IsADirectory, `Cannot create ${op.path}: it is a directory`);
   }
   for (let parent = key.replace(/\/[^/]*$/, ''); parent !== '~'; parent = parent.replace(/\/[^/]*$/, '')) {
     const plannedParent = planned.get(parent);
     const isFile = plannedParent
       ? plannedParent.content !== null
       : ws.exists(parent) && ws.stat(parent).kind === 'file';
-    if (isFile) throw fail('NOT_A_DIRECTORY', `Cannot create ${op.path}: ${parent} is a file`);
+    if (isFile) throw fail(ErrorCode.NotADirectory, `Cannot create ${op.path}: ${parent} is a file`);
   }
   planned.set(key, { path: op.path, content: createdContent(op.path, op.diff) });
   return `Created ${op.path}`;
@@ -261,10 +262,10 @@ function planCreate(ws, planned, key, op) {
  * @param {PatchOperation} op
  */
 function planUpdate(ws, planned, key, op) {
-  if (op.diff === undefined) throw fail('INVALID_INPUT', `The update_file operation for ${op.path} needs a diff`);
+  if (op.diff === undefined) throw fail(ErrorCode.InvalidInput, `The update_file operation for ${op.path} needs a diff`);
   const kind = plannedKind(ws, planned, key, op.path);
-  if (kind === null) throw fail('NOT_FOUND', `Cannot update missing file: ${op.path}`);
-  if (kind === 'dir') throw fail('IS_A_DIRECTORY', `Cannot update ${op.path}: it is a directory`);
+  if (kind === null) throw fail(ErrorCode.NotFound, `Cannot update missing file: ${op.path}`);
+  if (kind === 'dir') throw fail(ErrorCode.IsADirectory, `Cannot update ${op.path}: it is a directory`);
   const earlier = planned.get(key);
   const current = earlier ? /** @type {string} */ (earlier.content) : ws.readText(op.path);
   planned.set(key, { path: op.path, content: updatedContent(op.path, current, op.diff) });
@@ -280,8 +281,8 @@ function planUpdate(ws, planned, key, op) {
  */
 function planDelete(ws, planned, key, op) {
   const kind = plannedKind(ws, planned, key, op.path);
-  if (kind === null) throw fail('NOT_FOUND', `Cannot delete missing file: ${op.path}`);
-  if (kind === 'dir') throw fail('IS_A_DIRECTORY', `Cannot delete ${op.path}: it is a directory`);
+  if (kind === null) throw fail(ErrorCode.NotFound, `Cannot delete missing file: ${op.path}`);
+  if (kind === 'dir') throw fail(ErrorCode.IsADirectory, `Cannot delete ${op.path}: it is a directory`);
   planned.set(key, { path: op.path, content: null });
   return `Deleted ${op.path}`;
 }
@@ -307,12 +308,12 @@ function plan(ws, operations) {
       try {
         key = ZipWorkspace.displayPath(op.path);
       } catch (e) {
-        throw fail('PATH_INVALID', `Invalid path ${op.path}: ${e instanceof Error ? e.message : e}`);
+        throw fail(ErrorCode.PathInvalid, `Invalid path ${op.path}: ${e instanceof Error ? e.message : e}`);
       }
       done.push((PLANNERS[op.type] ?? planDelete)(ws, planned, key, op));
     } catch (err) {
       if (operations.length === 1) throw err;
-      const code = err instanceof ToolFailure ? err.code : 'PATCH_FAILED';
+      const code = err instanceof ToolFailure ? err.code : ErrorCode.PatchFailed;
       const message = err instanceof Error ? err.message : String(err);
       throw fail(
         code,
@@ -410,7 +411,7 @@ function applyPatchTool(ws) {
     handler(args) {
       if ((args.operation === undefined) === (args.operations === undefined)) {
         throw fail(
-          'INVALID_INPUT',
+          ErrorCode.InvalidInput,
           'Invalid arguments for apply_patch: give exactly one of `operation` or `operations`',
         );
       }

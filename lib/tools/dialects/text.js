@@ -3,6 +3,7 @@
 // occurrence of a string and inserting lines. Searching, glob matching, diffs and patch context
 // matching are the native addon's (one bounded implementation each, shared with the workspace).
 
+const { ErrorCode } = require('../../errors.js');
 const { occurrenceLines } = require('../../native/load.js');
 const { fail } = require('../toolset.js');
 
@@ -75,13 +76,13 @@ function uniqueOccurrence(text, oldStr, path, listLines) {
     oldStr === '' ? { lines: [], count: 0 } : occurrenceLines(text, oldStr, LISTED_OCCURRENCES);
   if (count === 0) {
     throw fail(
-      'NO_MATCH',
+      ErrorCode.NoMatch,
       `No replacement was performed, old_str \`${quoted(oldStr)}\` did not appear verbatim in ${path}.`,
     );
   }
   if (count > 1) {
     throw fail(
-      'AMBIGUOUS_MATCH',
+      ErrorCode.AmbiguousMatch,
       `No replacement was performed. Multiple occurrences of old_str \`${quoted(oldStr)}\` in lines${listLines([...new Set(starts)])}. Please ensure it is unique`,
     );
   }
@@ -115,7 +116,7 @@ function insertAfterLine(text, insertLine, insertText) {
   const lines = linesOf(eol === '\r\n' ? text.replace(/\r\n/g, '\n') : text);
   if (insertLine < 0 || insertLine > lines.length) {
     throw fail(
-      'RANGE',
+      ErrorCode.Range,
       `Invalid \`insert_line\` parameter: ${insertLine}. It should be within the range of lines of the file: [0, ${lines.length}]`,
     );
   }

@@ -4,7 +4,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::engine::errors::ErrorInfo;
+use crate::engine::errors::{ErrorCode, ErrorInfo};
 use crate::exec::ExecOutcome;
 use crate::workspace::{
     Content, Entry, EntryKind, HistoryEntry, LineSlice, PathChange, SearchMatch, SearchResult, Stat,
@@ -210,7 +210,7 @@ impl From<HistoryEntry> for WorkspaceHistoryEntry {
 /// Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`.
 #[napi(object)]
 pub struct ExecErrorInfo {
-    pub code: String,
+    pub code: ErrorCode,
     pub name: String,
     pub message: String,
     /// The workspace module the error points into, e.g. `~/lib/util.ts`.
@@ -224,7 +224,7 @@ pub struct ExecErrorInfo {
 impl ExecErrorInfo {
     fn new(e: ErrorInfo, file: Option<String>) -> Self {
         ExecErrorInfo {
-            code: e.code.as_str().to_string(),
+            code: e.code,
             name: e.name,
             message: e.message,
             file,

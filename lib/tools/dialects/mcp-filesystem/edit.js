@@ -2,6 +2,7 @@
 // The changing commands of the MCP filesystem dialect: write_file, edit_file, create_directory
 // and move_file. Each change is one history entry.
 
+const { ErrorCode } = require('../../../errors.js');
 const path = require('node:path').posix;
 const { changed, fail } = require('../../toolset.js');
 const { LineIndex, twoFilesPatch } = require('../../../native/load.js');
@@ -44,7 +45,7 @@ function applyEdit(text, edit) {
   const oldLines = oldText.split('\n');
   const lines = text.split('\n');
   const i = new LineIndex(text).findBlock(oldLines, 0, null, 'surrounding');
-  if (i === -1) throw fail('NO_MATCH', `Could not find exact match for edit:\n${quoted(edit.oldText)}`);
+  if (i === -1) throw fail(ErrorCode.NoMatch, `Could not find exact match for edit:\n${quoted(edit.oldText)}`);
   const indent = lines[i].match(/^\s*/)?.[0] ?? '';
   const replacement = newText.split('\n').map((line, j) => {
     if (j === 0) return indent + line.trimStart();

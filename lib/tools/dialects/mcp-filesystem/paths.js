@@ -3,6 +3,7 @@
 // directory, `/`; paths absolute, relative to it or `~/`), Node-style error messages, and the
 // small formats its answers repeat.
 
+const { ErrorCode } = require('../../../errors.js');
 const path = require('node:path').posix;
 const { ZipWorkspace } = require('../../../workspace.js');
 const { fail } = require('../../toolset.js');
@@ -32,7 +33,7 @@ function fsError(code, operation, target) {
     EEXIST: 'file already exists',
     EINVAL: 'invalid argument',
   }[code];
-  return fail(code === 'ENOENT' ? 'NOT_FOUND' : code, `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`);
+  return fail(code === 'ENOENT' ? ErrorCode.NotFound : code, `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`);
 }
 
 /** Longest path read_multiple_files repeats before a file's text or error, or a success message echoes. */
@@ -82,7 +83,7 @@ function serverPaths(ws) {
     try {
       ZipWorkspace.displayPath(abs);
     } catch {
-      throw fail('PATH_INVALID', `Access denied - path outside allowed directories: ${abs} not in ${ALLOWED}`);
+      throw fail(ErrorCode.PathInvalid, `Access denied - path outside allowed directories: ${abs} not in ${ALLOWED}`);
     }
     return abs;
   }
@@ -102,7 +103,7 @@ function serverPaths(ws) {
     const abs = inside(absolute(requested));
     if (kindOf(abs) !== null) return abs;
     const parent = path.dirname(abs);
-    if (kindOf(parent) === null) throw fail('NOT_FOUND', `Parent directory does not exist: ${parent}`);
+    if (kindOf(parent) === null) throw fail(ErrorCode.NotFound, `Parent directory does not exist: ${parent}`);
     return abs;
   }
 

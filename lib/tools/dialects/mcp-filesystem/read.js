@@ -2,6 +2,7 @@
 // The reading commands of the MCP filesystem dialect: read_file (deprecated), read_text_file and
 // read_multiple_files.
 
+const { ErrorCode } = require('../../../errors.js');
 const { fail, MAX_CONTENT } = require('../../toolset.js');
 const { READ_ONLY, MAX_SHOWN_PATH, shownPath, pathArg } = require('./paths.js');
 
@@ -33,7 +34,7 @@ function readTextFile(fs, args) {
   const { ws } = fs;
   const abs = fs.validate(args.path);
   if (args.head && args.tail)
-    throw fail('INVALID_INPUT', 'Cannot specify both head and tail parameters simultaneously');
+    throw fail(ErrorCode.InvalidInput, 'Cannot specify both head and tail parameters simultaneously');
   if (!args.head && !args.tail) return fs.readFileText(abs);
   if (fs.kindOf(abs) !== 'file') fs.readFileBytes(abs); // the file's own failures (missing, a folder)
   if (args.tail) {
