@@ -22,7 +22,8 @@ const { dataText } = require('./data-text.js');
 /**
  * A result as the binding returns it: JSON text when every part of it is JSON (one string
  * crosses instead of an object built property by property), the object otherwise. The text
- * leaves out a top-level `undefined` value; the object gets the same keys either way.
+ * leaves out a top-level `undefined` value; the object gets the same keys either way. The
+ * format is written by `src/engine/reply.rs`, documented there; change both together.
  * @param {unknown} reply
  * @returns {RunResult}
  */

@@ -72,7 +72,7 @@ pub(crate) fn guest_stack(stack: &str, filename: &str) -> String {
         .filter(|l| {
             let t = l.trim_start();
             t.starts_with("at ")
-                && !t.contains(super::realm::INTERNAL_FILENAME)
+                && !t.contains(super::raw::INTERNAL_FILENAME)
                 && (t.contains(filename) || t.contains("(native)") || !t.contains('/'))
         })
         .collect::<Vec<_>>()
@@ -124,6 +124,17 @@ pub(crate) fn code_frame(source: &str, line: u32, column: u32) -> Option<String>
         }
     }
     Some(out.trim_end().to_string())
+}
+
+/// A pending exception (or another engine error) as `Name: message`.
+pub fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+    if matches!(e, rquickjs::Error::Exception) {
+        let exc = ctx.catch();
+        let (name, message, _) = describe_exception(ctx, &exc);
+        format!("{name}: {message}")
+    } else {
+        e.to_string()
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Run limits, their defaults and validation, and the shared deadline/cancel state.
 
-use super::marshal::listed_enum;
+use super::macros::listed_enum;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -11,7 +11,7 @@
 //! are rebuilt; a container exists before its children are filled, so a `Ref` always points back.
 
 use super::{bigint, ffi, raw};
-use rquickjs::{qjs, Array, Ctx, Object, Value};
+use rquickjs::{Array, Ctx, Object, Value};
 use std::collections::HashMap;
 
 /// Largest bigint copied between realm and host (64 Kibit magnitude).
@@ -96,82 +96,7 @@ pub enum BytesKind {
     Typed(TypedArrayKind),
 }
 
-/// Declares a fieldless enum whose variants carry explicit discriminants, together with `ALL`
-/// (every variant, in declaration order) and `from_discriminant`, so the variants are listed once.
-macro_rules! listed_enum {
-    (
-        $(#[$attr:meta])*
-        $vis:vis enum $name:ident {
-            $($(#[$vattr:meta])* $variant:ident = $value:expr),+ $(,)?
-        }
-    ) => {
-        $(#[$attr])*
-        $vis enum $name {
-            $($(#[$vattr])* $variant = $value),+
-        }
-
-        #[allow(dead_code)]
-        impl $name {
-            /// Every variant, in declaration order.
-            pub(crate) const ALL: [$name; [$(stringify!($variant)),+].len()] =
-                [$($name::$variant),+];
-
-            /// The variant whose discriminant is `value`.
-            pub(crate) fn from_discriminant(value: i64) -> Option<$name> {
-                Self::ALL.into_iter().find(|v| *v as i64 == value)
-            }
-        }
-    };
-}
-pub(crate) use listed_enum;
-
-listed_enum! {
-    /// The typed array kinds; the discriminants are QuickJS's `JSTypedArrayEnum` values.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum TypedArrayKind {
-        Uint8Clamped = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8C as isize,
-        Int8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT8 as isize,
-        Uint8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8 as isize,
-        Int16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT16 as isize,
-        Uint16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT16 as isize,
-        Int32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT32 as isize,
-        Uint32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT32 as isize,
-        BigInt64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_INT64 as isize,
-        BigUint64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_UINT64 as isize,
-        Float16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT16 as isize,
-        Float32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT32 as isize,
-        Float64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT64 as isize,
-    }
-}
-
-impl TypedArrayKind {
-    pub(crate) fn constructor_name(self) -> &'static str {
-        match self {
-            TypedArrayKind::Uint8Clamped => "Uint8ClampedArray",
-            TypedArrayKind::Int8 => "Int8Array",
-            TypedArrayKind::Uint8 => "Uint8Array",
-            TypedArrayKind::Int16 => "Int16Array",
-            TypedArrayKind::Uint16 => "Uint16Array",
-            TypedArrayKind::Int32 => "Int32Array",
-            TypedArrayKind::Uint32 => "Uint32Array",
-            TypedArrayKind::BigInt64 => "BigInt64Array",
-            TypedArrayKind::BigUint64 => "BigUint64Array",
-            TypedArrayKind::Float16 => "Float16Array",
-            TypedArrayKind::Float32 => "Float32Array",
-            TypedArrayKind::Float64 => "Float64Array",
-        }
-    }
-
-    /// Bytes per element.
-    pub fn element_bytes(self) -> usize {
-        match self {
-            TypedArrayKind::Uint8Clamped | TypedArrayKind::Int8 | TypedArrayKind::Uint8 => 1,
-            TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
-            TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
-            TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
-        }
-    }
-}
+pub use super::raw::TypedArrayKind;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Data {

@@ -7,12 +7,16 @@
 //! its runtime ("live context and value" in the `SAFETY` comments); what remains to be checked
 //! at each call is who owns the references going in and coming out, which those comments state.
 
-use super::marshal::TypedArrayKind;
-use super::workers::lock_unpoisoned;
+use super::locks::lock_unpoisoned;
+use super::macros::listed_enum;
 use rquickjs::{qjs, Ctx, Object, Value};
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::{Mutex, OnceLock};
+
+/// Filename of host-written helper code evaluated inside a realm; its frames are hidden.
+pub const INTERNAL_FILENAME: &str = "quickrealm:internal";
+pub const INTERNAL_FILENAME_C: &std::ffi::CStr = c"quickrealm:internal";
 
 /// The raw context pointer of a live `Ctx`.
 fn raw_ctx(ctx: &Ctx<'_>) -> *mut qjs::JSContext {
@@ -251,6 +255,54 @@ pub(crate) fn prevent_extensions<'js>(ctx: &Ctx<'js>, obj: &Object<'js>) -> bool
 
 // The class checks below only read the tag of `v` and, for objects, the class id of the object
 // it points to, which is alive while the borrowed `Value` holds its reference.
+
+listed_enum! {
+    /// The typed array kinds; the discriminants are QuickJS's `JSTypedArrayEnum` values.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TypedArrayKind {
+        Uint8Clamped = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8C as isize,
+        Int8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT8 as isize,
+        Uint8 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT8 as isize,
+        Int16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT16 as isize,
+        Uint16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT16 as isize,
+        Int32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_INT32 as isize,
+        Uint32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_UINT32 as isize,
+        BigInt64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_INT64 as isize,
+        BigUint64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_BIG_UINT64 as isize,
+        Float16 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT16 as isize,
+        Float32 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT32 as isize,
+        Float64 = qjs::JSTypedArrayEnum_JS_TYPED_ARRAY_FLOAT64 as isize,
+    }
+}
+
+impl TypedArrayKind {
+    pub(crate) fn constructor_name(self) -> &'static str {
+        match self {
+            TypedArrayKind::Uint8Clamped => "Uint8ClampedArray",
+            TypedArrayKind::Int8 => "Int8Array",
+            TypedArrayKind::Uint8 => "Uint8Array",
+            TypedArrayKind::Int16 => "Int16Array",
+            TypedArrayKind::Uint16 => "Uint16Array",
+            TypedArrayKind::Int32 => "Int32Array",
+            TypedArrayKind::Uint32 => "Uint32Array",
+            TypedArrayKind::BigInt64 => "BigInt64Array",
+            TypedArrayKind::BigUint64 => "BigUint64Array",
+            TypedArrayKind::Float16 => "Float16Array",
+            TypedArrayKind::Float32 => "Float32Array",
+            TypedArrayKind::Float64 => "Float64Array",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn element_bytes(self) -> usize {
+        match self {
+            TypedArrayKind::Uint8Clamped | TypedArrayKind::Int8 | TypedArrayKind::Uint8 => 1,
+            TypedArrayKind::Int16 | TypedArrayKind::Uint16 | TypedArrayKind::Float16 => 2,
+            TypedArrayKind::Int32 | TypedArrayKind::Uint32 | TypedArrayKind::Float32 => 4,
+            TypedArrayKind::BigInt64 | TypedArrayKind::BigUint64 | TypedArrayKind::Float64 => 8,
+        }
+    }
+}
 
 pub(crate) fn is_date(v: &Value<'_>) -> bool {
     // SAFETY: see the note above the class checks.

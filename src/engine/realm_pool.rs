@@ -2,8 +2,9 @@
 //! the expensive part of a run, so plain runs take a realm that a background thread already built
 //! and froze, use it exactly once, and hand it to another background thread for teardown.
 
+use super::locks::lock_unpoisoned;
 use super::realm::{Realm, RealmSpec};
-use super::workers::{lock_unpoisoned, on_worker_thread};
+use super::workers::on_worker_thread;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};

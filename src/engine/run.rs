@@ -1,136 +1,32 @@
 //! One run: a fresh runtime and context, injected data, evaluation in the requested mode,
 //! the job loop under the deadline, and the copied-out result.
 
-use super::errors::{describe_exception, first_location, guest_stack, ErrorCode, ErrorInfo};
+use super::errors::{
+    describe_exception, exception_text, first_location, guest_stack, ErrorCode, ErrorInfo,
+};
 use super::ffi;
-use super::limits::{CancelToken, Limits, StopReason, Watchdog, MAX_SOURCE_BYTES};
+use super::limits::{CancelToken, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter, Path};
 use super::membrane::{self, FromHost};
 use super::raw;
 pub use super::realm::LiveGlobals;
-use super::realm::{ConsoleMode, LogEntry, LogListener};
+use super::realm::{ConsoleMode, LogEntry};
 use super::realm::{Realm, RealmSpec};
 use super::realm_pool;
+pub use super::request::{
+    Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats,
+};
 use super::template;
 use rquickjs::context::EvalOptions;
-use rquickjs::{qjs, Ctx, Module, Object, Persistent, Runtime, Value};
+use rquickjs::{qjs, Ctx, Module, Object, Persistent, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// The body of an async function: `return` and top-level `await` both work.
-    Function,
-    /// A classic script; the result is its completion value.
-    Script,
-    /// An ES module; the result is its exports namespace.
-    Module,
-}
-
-/// Hooks for layers that extend a realm (workspace execution, sessions). Every hook runs on the
-/// thread that executes the run.
-pub trait RealmExtension: Send + Sync {
-    /// Called on the fresh runtime before its context exists (e.g. to install a module loader).
-    fn configure_runtime(&self, _rt: &Runtime) {}
-    /// Installs extra globals before lockdown, so they are frozen with the realm.
-    fn install(&self, _ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-        Ok(())
-    }
-    /// Sees (and may adjust) the outcome before it is returned.
-    fn finish(&self, _outcome: &mut RunOutcome) {}
-}
-
-#[derive(Clone)]
-pub struct Extension(pub Arc<dyn RealmExtension>);
-
-impl std::fmt::Debug for Extension {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Extension")
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct RunRequest {
-    pub source: String,
-    pub mode: Mode,
-    pub filename: String,
-    pub input: Option<String>,
-    pub data: Vec<(String, Data)>,
-    pub limits: Limits,
-    pub console: ConsoleMode,
-    pub extension: Option<Extension>,
-    /// A reproducible run: virtual time from `now_ms`, randomness from `seed`.
-    pub deterministic: Option<Deterministic>,
-    /// Told about each captured console line as the run prints it.
-    pub on_log: Option<LogListener>,
-}
-
-/// What a deterministic run starts from: the same code with the same values gives the same
-/// result, byte for byte. `Date` reads a virtual clock that starts at `now_ms` and moves only
-/// when a timer fires (timers fire at once, in order, without waiting); `performance.now()`
-/// starts at 0; `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID` draw from
-/// `seed` (not cryptographically secure in this mode).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Deterministic {
-    pub seed: u64,
-    pub now_ms: f64,
-}
-
-impl RunRequest {
-    pub fn new(source: impl Into<String>) -> Self {
-        RunRequest {
-            source: source.into(),
-            mode: Mode::Function,
-            filename: "sandbox.js".into(),
-            input: None,
-            data: Vec::new(),
-            limits: Limits::default(),
-            console: ConsoleMode::Capture,
-            extension: None,
-            deterministic: None,
-            on_log: None,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Stats {
-    pub wall_ms: f64,
-    pub heap_bytes: usize,
-    pub host_calls: u64,
-    /// Interpreter steps the guest took (see [`Limits::steps`]).
-    pub steps: u64,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunOutcome {
-    pub ok: bool,
-    pub value: Option<Data>,
-    pub output: String,
-    pub logs: Vec<LogEntry>,
-    pub error: Option<ErrorInfo>,
-    pub stats: Stats,
-}
-
-impl RunOutcome {
-    pub fn failed(error: ErrorInfo) -> Self {
-        RunOutcome {
-            ok: false,
-            value: None,
-            output: String::new(),
-            logs: Vec::new(),
-            error: Some(error),
-            stats: Stats::default(),
-        }
-    }
-}
 
 /// Prefix for function mode; it shares the first line with the caller's source so line numbers
 /// match, and columns on line 1 are shifted back by its length.
 const FN_PREFIX: &str = "(async function () { ";
 const FN_SUFFIX: &str = "\n})";
-pub const MAX_UNHANDLED_REPORTED: usize = 10;
 
 pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
     if req.source.len() > MAX_SOURCE_BYTES {
@@ -585,16 +481,6 @@ impl ActiveRun {
             ext.0.finish(&mut outcome);
         }
         outcome
-    }
-}
-
-pub fn exception_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
-    if matches!(e, rquickjs::Error::Exception) {
-        let exc = ctx.catch();
-        let (name, message, _) = describe_exception(ctx, &exc);
-        format!("{name}: {message}")
-    } else {
-        e.to_string()
     }
 }
 

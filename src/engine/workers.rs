@@ -2,9 +2,10 @@
 //! and panic isolation around every job.
 
 use super::limits::{MAX_STACK_BYTES, STACK_HEADROOM};
+use super::locks::lock_unpoisoned;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -66,13 +67,6 @@ impl WorkerPool {
     pub fn submit(&self, job: Job) -> bool {
         self.send(Message::Run(job))
     }
-}
-
-/// Locks a mutex, also after a panic on another thread while it held the lock: every critical
-/// section in the engine leaves its data consistent (a push, a pop, a counter, a send), so the
-/// data is still good to use.
-pub(crate) fn lock_unpoisoned<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 thread_local! {

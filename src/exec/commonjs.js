@@ -3,7 +3,7 @@
 // `require.main`. The host passes four native operations: resolve(from, id) -> module name,
 // shim(name) -> the fs/path/os object or undefined, text(name) -> a file's text, compile(name)
 // -> function (exports, require, module, __filename, __dirname) holding the file's code.
-((ops) => {
+(ops) => {
   'use strict';
   const cache = new Map();
   let main;
@@ -25,7 +25,11 @@
       return ops.resolve(from, String(id));
     };
     Object.defineProperty(require, 'main', { get: () => main, enumerable: true, configurable: true });
-    Object.defineProperty(require, 'cache', { get: () => Object.fromEntries(cache), enumerable: true, configurable: true });
+    Object.defineProperty(require, 'cache', {
+      get: () => Object.fromEntries(cache),
+      enumerable: true,
+      configurable: true,
+    });
     return require;
   };
 
@@ -71,4 +75,4 @@
   };
 
   return { load, makeRequire };
-});
+};

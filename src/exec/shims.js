@@ -177,7 +177,11 @@
   const neverSpecial = ['isSymbolicLink', 'isFIFO', 'isSocket', 'isBlockDevice', 'isCharacterDevice'];
   for (const Kind of [Stats, Dirent]) {
     for (const name of neverSpecial) {
-      const method = { [name]() { return false; } }[name];
+      const method = {
+        [name]() {
+          return false;
+        },
+      }[name];
       define(Kind.prototype, name, { value: method, writable: true, enumerable: false, configurable: true });
     }
   }
@@ -295,7 +299,15 @@
     realpathSync,
   };
 
-  const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1, COPYFILE_EXCL: 1, COPYFILE_FICLONE: 2, COPYFILE_FICLONE_FORCE: 4 };
+  const constants = {
+    F_OK: 0,
+    R_OK: 4,
+    W_OK: 2,
+    X_OK: 1,
+    COPYFILE_EXCL: 1,
+    COPYFILE_FICLONE: 2,
+    COPYFILE_FICLONE_FORCE: 4,
+  };
 
   // ----- promises and callbacks over the same operations -----
 
@@ -445,7 +457,8 @@
     if (ext !== undefined) assertPath(ext, 'ext');
     const t = p === '/' ? '' : trimTrailing(p);
     const base = t.slice(t.lastIndexOf('/') + 1);
-    if (ext !== undefined && ext !== '' && base !== ext && base.endsWith(ext)) return base.slice(0, base.length - ext.length);
+    if (ext !== undefined && ext !== '' && base !== ext && base.endsWith(ext))
+      return base.slice(0, base.length - ext.length);
     return base;
   }
 

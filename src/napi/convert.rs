@@ -4,6 +4,8 @@
 
 use super::raw::{Host, Raw};
 use crate::engine::marshal::{BytesKind, CopyBudget, CopyLimits, Data, Path, TypedArrayKind};
+/// The `data` record given as JSON text is parsed and charged by the engine.
+pub use crate::engine::read_data_text;
 use napi::sys;
 
 /// Largest bigint copied from the host, in 64-bit words (the engine's cap, 64 Kibit).
@@ -362,109 +364,5 @@ impl HostWriter {
                 Ok(self.made(v))
             }
         }
-    }
-}
-
-/// Reads the `data` record given as JSON text (see `lib/data-text.js`, which sends only plain
-/// JSON) and charges it against the copy's caps exactly as `HostReader` charges the same values.
-pub fn read_data_text(text: &str, limits: CopyLimits) -> Result<Vec<(String, Data)>, String> {
-    let JsonRecord(entries) =
-        serde_json::from_str(text).map_err(|e| format!("data is not a JSON record: {e}"))?;
-    let mut budget = CopyBudget::new(limits);
-    let root = Path::Root("data");
-    for (key, value) in &entries {
-        charge(&mut budget, value, 0, &Path::Key(&root, key))?;
-    }
-    Ok(entries)
-}
-
-/// Charges one value and everything in it, in the order `HostReader` reads them.
-fn charge(budget: &mut CopyBudget, v: &Data, depth: usize, path: &Path) -> Result<(), String> {
-    let bytes = match v {
-        Data::Bool(_) => 1,
-        Data::Number(_) => 8,
-        Data::String(t) => t.byte_len(),
-        Data::Array(_) | Data::Object(_) => 16,
-        _ => 0,
-    };
-    budget.node(bytes, depth, path)?;
-    match v {
-        Data::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                charge(budget, item, depth + 1, &Path::Index(path, i))?;
-            }
-        }
-        Data::Object(entries) => {
-            for (k, item) in entries {
-                charge(budget, item, depth + 1, &Path::Key(path, k))?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// A JSON value as `Data`, keys in their order.
-struct JsonValue(Data);
-/// A JSON object as the `data` record.
-struct JsonRecord(Vec<(String, Data)>);
-
-impl<'de> serde::Deserialize<'de> for JsonValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonVisitor).map(JsonValue)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for JsonRecord {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match d.deserialize_map(JsonVisitor)? {
-            Data::Object(entries) => Ok(JsonRecord(entries)),
-            _ => Err(serde::de::Error::custom("not an object")),
-        }
-    }
-}
-
-struct JsonVisitor;
-
-impl<'de> serde::de::Visitor<'de> for JsonVisitor {
-    type Value = Data;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_unit<E>(self) -> Result<Data, E> {
-        Ok(Data::Null)
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Data, E> {
-        Ok(Data::Bool(b))
-    }
-    fn visit_i64<E>(self, n: i64) -> Result<Data, E> {
-        Ok(Data::Number(n as f64))
-    }
-    fn visit_u64<E>(self, n: u64) -> Result<Data, E> {
-        Ok(Data::Number(n as f64))
-    }
-    fn visit_f64<E>(self, n: f64) -> Result<Data, E> {
-        Ok(Data::Number(n))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Data, E> {
-        Ok(Data::str(s))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Data, E> {
-        Ok(Data::str(s))
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(JsonValue(v)) = seq.next_element()? {
-            items.push(v);
-        }
-        Ok(Data::Array(items))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
-        let mut entries = Vec::new();
-        while let Some((k, JsonValue(v))) = map.next_entry::<String, JsonValue>()? {
-            entries.push((k, v));
-        }
-        Ok(Data::Object(entries))
     }
 }

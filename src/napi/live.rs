@@ -22,9 +22,11 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 /// The membrane's host-side helpers and the host primordials, captured once per environment:
-/// see `primordials.js`.
-const CAPTURE: &str = include_str!("primordials.js");
-/// The well-known symbols the membrane translates, in the order `primordials.js` lists them.
+/// see `lib/membrane/primordials.js`, the host policy, kept with the JavaScript layer and its
+/// security specs and compiled in here so that nothing in JavaScript can stand in for it.
+const CAPTURE: &str = include_str!("../../lib/membrane/primordials.js");
+/// The well-known symbols the membrane translates, in the order `lib/membrane/primordials.js`
+/// lists them.
 const SYMBOLS: [&str; 5] = [
     "iterator",
     "asyncIterator",
@@ -33,7 +35,7 @@ const SYMBOLS: [&str; 5] = [
     "hasInstance",
 ];
 const UNREACHABLE: &str = "this host value is not reachable from the sandbox";
-/// What `classify` answers for a box made by `copyOf` (see `primordials.js`).
+/// What `classify` answers for a box made by `copyOf` (see `lib/membrane/primordials.js`).
 const COPY: f64 = 0.5;
 
 /// Every host primordial, and the host helpers that refuse them by identity. Captured once per
@@ -42,7 +44,7 @@ const COPY: f64 = 0.5;
 struct Primordials {
     env: sys::napi_env,
     /// `classify(identity, value, next)`: a run's id for a host object, 0 when refused, -token
-    /// for a method of a built-in prototype (see `primordials.js`).
+    /// for a method of a built-in prototype (see `lib/membrane/primordials.js`).
     classify: RawRef,
     /// `isDenied(value)`: whether a value is a host primordial.
     is_denied: RawRef,

@@ -3,8 +3,7 @@
 
 use super::convert::write;
 use super::raw::Host;
-use crate::engine::marshal::Text;
-use crate::engine::{Data, ErrorCode, ErrorInfo, LogEntry, RunOutcome};
+use crate::engine::{reply_text, Data, ErrorCode, ErrorInfo, LogEntry, RunOutcome};
 use napi::bindgen_prelude::{Error, Status, ToNapiValue};
 use napi::sys;
 use napi_derive::napi;
@@ -116,10 +115,9 @@ impl ToNapiValue for CopiedValue {
     }
 }
 
-/// A run's result as `runSync`, `run` and `LiveRun.finish` hand it to the wrapper: JSON text
-/// when every part of it is JSON (the wrapper parses it: one host call instead of one per
-/// property and value), the object otherwise (a value with `undefined` inside, `-0`, `NaN`, a
-/// bigint, a Date, a Map, bytes, shared parts).
+/// A run's result as `runSync`, `run` and `LiveRun.finish` hand it to the wrapper: the engine's
+/// reply text when every part of it is JSON (format in `engine/reply.rs`; the wrapper parses
+/// it: one host call instead of one per property and value), the object otherwise.
 pub enum RunReply {
     Text(String),
     Object(Box<NativeRunResult>),
@@ -142,153 +140,6 @@ impl ToNapiValue for RunReply {
                 RunReply::Text(text) => String::to_napi_value(env, text),
                 RunReply::Object(result) => NativeRunResult::to_napi_value(env, *result),
             }
-        }
-    }
-}
-
-/// The outcome as text, or `None` when a part of it has no JSON form. The common case, a run
-/// that succeeded without output or console lines, is `|wallMs|heapBytes|hostCalls|steps|`
-/// followed by the value's JSON (nothing for `undefined`); anything else is JSON with
-/// `NativeRunResult`'s keys (a top-level `undefined` value left out). `lib/run.js` reads both.
-fn reply_text(o: &RunOutcome) -> Option<String> {
-    if o.ok && o.output.is_empty() && o.logs.is_empty() {
-        return brief_reply(o);
-    }
-    full_reply(o)
-}
-
-fn brief_reply(o: &RunOutcome) -> Option<String> {
-    use std::fmt::Write;
-    let mut text = String::with_capacity(64);
-    let s = &o.stats;
-    write!(
-        text,
-        "|{}|{}|{}|{}|",
-        s.wall_ms, s.heap_bytes, s.host_calls, s.steps
-    )
-    .ok()?;
-    match &o.value {
-        Some(Data::Undefined) | None => {}
-        Some(v) => {
-            let mut out = text.into_bytes();
-            serde_json::to_writer(&mut out, &JsonData(v)).ok()?;
-            text = String::from_utf8(out).ok()?;
-        }
-    }
-    Some(text)
-}
-
-fn full_reply(o: &RunOutcome) -> Option<String> {
-    let value = match (&o.value, o.ok) {
-        (Some(Data::Undefined) | None, _) | (_, false) => None,
-        (Some(v), true) => Some(JsonData(v)),
-    };
-    let reply = ReplyText {
-        ok: o.ok,
-        value,
-        output: &o.output,
-        logs: o
-            .logs
-            .iter()
-            .map(|l| LogText {
-                level: l.level,
-                message: &l.message,
-            })
-            .collect(),
-        error: o.error.as_ref().map(|e| ErrorText {
-            code: e.code.as_str(),
-            name: &e.name,
-            message: &e.message,
-            line: e.line,
-            column: e.column,
-            stack: e.stack.as_deref(),
-            frame: e.frame.as_deref(),
-        }),
-        stats: StatsText {
-            wall_ms: o.stats.wall_ms,
-            heap_bytes: o.stats.heap_bytes as f64,
-            host_calls: o.stats.host_calls as f64,
-            steps: o.stats.steps as f64,
-        },
-    };
-    serde_json::to_string(&reply).ok()
-}
-
-#[derive(serde::Serialize)]
-struct ReplyText<'a> {
-    ok: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    value: Option<JsonData<'a>>,
-    output: &'a str,
-    logs: Vec<LogText<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<ErrorText<'a>>,
-    stats: StatsText,
-}
-
-#[derive(serde::Serialize)]
-struct LogText<'a> {
-    level: &'a str,
-    message: &'a str,
-}
-
-#[derive(serde::Serialize)]
-struct ErrorText<'a> {
-    code: &'a str,
-    name: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    column: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stack: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    frame: Option<&'a str>,
-}
-
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct StatsText {
-    wall_ms: f64,
-    heap_bytes: f64,
-    host_calls: f64,
-    steps: f64,
-}
-
-/// A copied value written as JSON; fails for every value JSON would change or lose.
-struct JsonData<'a>(&'a Data);
-
-impl serde::Serialize for JsonData<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeMap, SerializeSeq};
-        match self.0 {
-            Data::Null => s.serialize_unit(),
-            Data::Bool(b) => s.serialize_bool(*b),
-            Data::Number(n) if n.is_finite() && !(*n == 0.0 && n.is_sign_negative()) => {
-                // Integers print without a fraction ("3", not "3.0"); both parse to the same.
-                if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
-                    s.serialize_i64(*n as i64)
-                } else {
-                    s.serialize_f64(*n)
-                }
-            }
-            Data::String(Text::Utf8(text)) => s.serialize_str(text),
-            Data::Array(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(&JsonData(item))?;
-                }
-                seq.end()
-            }
-            Data::Object(entries) => {
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, &JsonData(v))?;
-                }
-                map.end()
-            }
-            _ => Err(S::Error::custom("no JSON form")),
         }
     }
 }

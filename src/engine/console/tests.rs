@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::raw::class;
 use rquickjs::{Array, Context, Runtime};
 
 fn inspect(src: &str) -> String {

@@ -3,8 +3,8 @@
 use super::super::console::{format_console, table_cell, Formatter, CONSOLE_LEVELS};
 use super::super::limits::StopReason;
 use super::super::raw;
-use super::output::RunSlot;
 use super::throw_uncatchable;
+use super::RunSlot;
 use rquickjs::function::Rest;
 use rquickjs::{Ctx, Function, Object, Value};
 use std::rc::Rc;

@@ -3,11 +3,14 @@
 // slots (brand checks through the frozen intrinsics), never by Symbol.toStringTag or prototypes
 // a value could fake. The clone is built in the realm's own heap, so the run's memory limit and
 // deadline bound it.
-((isProxy, isPromise) => {
+(isProxy, isPromise) => {
   'use strict';
   const O = Object;
   const getOwnDesc = O.getOwnPropertyDescriptor;
-  const uncurry = (f) => (self, ...args) => Reflect.apply(f, self, args);
+  const uncurry =
+    (f) =>
+    (self, ...args) =>
+      Reflect.apply(f, self, args);
   const getter = (proto, name) => uncurry(getOwnDesc(proto, name).get);
   const brand = (test) => (v) => {
     try {
@@ -35,9 +38,15 @@
   const registryUnregister =
     typeof FinalizationRegistry === 'function' ? uncurry(FinalizationRegistry.prototype.unregister) : undefined;
   const bufferByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-  const bufferResizable = getOwnDesc(ArrayBuffer.prototype, 'resizable') ? getter(ArrayBuffer.prototype, 'resizable') : () => false;
-  const bufferMax = getOwnDesc(ArrayBuffer.prototype, 'maxByteLength') ? getter(ArrayBuffer.prototype, 'maxByteLength') : bufferByteLength;
-  const bufferDetached = getOwnDesc(ArrayBuffer.prototype, 'detached') ? getter(ArrayBuffer.prototype, 'detached') : () => false;
+  const bufferResizable = getOwnDesc(ArrayBuffer.prototype, 'resizable')
+    ? getter(ArrayBuffer.prototype, 'resizable')
+    : () => false;
+  const bufferMax = getOwnDesc(ArrayBuffer.prototype, 'maxByteLength')
+    ? getter(ArrayBuffer.prototype, 'maxByteLength')
+    : bufferByteLength;
+  const bufferDetached = getOwnDesc(ArrayBuffer.prototype, 'detached')
+    ? getter(ArrayBuffer.prototype, 'detached')
+    : () => false;
   const bufferSlice = uncurry(ArrayBuffer.prototype.slice);
   const TypedArray = O.getPrototypeOf(Uint8Array);
   const typedName = getter(TypedArray.prototype, Symbol.toStringTag);
@@ -49,7 +58,19 @@
   const viewLength = getter(DataView.prototype, 'byteLength');
   const isError = Error.isError;
   const isArray = Array.isArray;
-  const TYPED = { Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array };
+  const TYPED = {
+    Int8Array,
+    Uint8Array,
+    Uint8ClampedArray,
+    Int16Array,
+    Uint16Array,
+    Int32Array,
+    Uint32Array,
+    Float32Array,
+    Float64Array,
+    BigInt64Array,
+    BigUint64Array,
+  };
   if (typeof Float16Array === 'function') TYPED.Float16Array = Float16Array;
   const ERRORS = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
 
@@ -60,7 +81,8 @@
   const isArrayBuffer = brand(bufferByteLength);
   const isDataView = brand(viewLength);
   // A data property as assignment would make it, without running setters (`__proto__` included).
-  const define = (target, key, value) => O.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  const define = (target, key, value) =>
+    O.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   const notCloneable = (what) => new DOMException(`${what} could not be cloned.`, 'DataCloneError');
 
   // The text V8 uses in its DataCloneError messages: a function's source, a symbol's
@@ -160,11 +182,14 @@
         return d !== undefined && 'value' in d ? d : undefined;
       };
       const message = own('message');
-      if (message !== undefined) O.defineProperty(out, 'message', { value: String(message.value), writable: true, configurable: true });
+      if (message !== undefined)
+        O.defineProperty(out, 'message', { value: String(message.value), writable: true, configurable: true });
       const stack = v.stack;
-      if (typeof stack === 'string') O.defineProperty(out, 'stack', { value: stack, writable: true, configurable: true });
+      if (typeof stack === 'string')
+        O.defineProperty(out, 'stack', { value: stack, writable: true, configurable: true });
       const cause = own('cause');
-      if (cause !== undefined) O.defineProperty(out, 'cause', { value: clone(cause.value, memory), writable: true, configurable: true });
+      if (cause !== undefined)
+        O.defineProperty(out, 'cause', { value: clone(cause.value, memory), writable: true, configurable: true });
       return out;
     }
     const weak = [
@@ -190,4 +215,4 @@
     }
     return clone(value, new Map());
   };
-});
+};

@@ -3,7 +3,7 @@
 // `inspect(value)` formats a value as console.log shows it, `cell(value)` as a table cell, and
 // `format(...args)` formats arguments as console.log does; `touch()` tells the host that
 // per-run state (a counter or timer) now needs resetting when the run ends.
-((console, line, inspect, cell, format, touch) => {
+(console, line, inspect, cell, format, touch) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -17,11 +17,18 @@
     let width = 0;
     for (const ch of text) {
       const cp = ch.codePointAt(0);
-      width += (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) ||
-        (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-        (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd)
-        ? 2
-        : 1;
+      width +=
+        (cp >= 0x1100 && cp <= 0x115f) ||
+        (cp >= 0x2e80 && cp <= 0xa4cf) ||
+        (cp >= 0xac00 && cp <= 0xd7a3) ||
+        (cp >= 0xf900 && cp <= 0xfaff) ||
+        (cp >= 0xfe30 && cp <= 0xfe4f) ||
+        (cp >= 0xff00 && cp <= 0xff60) ||
+        (cp >= 0xffe0 && cp <= 0xffe6) ||
+        (cp >= 0x1f300 && cp <= 0x1faff) ||
+        (cp >= 0x20000 && cp <= 0x3fffd)
+          ? 2
+          : 1;
     }
     return width;
   };
@@ -154,4 +161,4 @@
     counts.clear();
     timers.clear();
   };
-})
+};

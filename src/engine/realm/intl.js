@@ -6,7 +6,7 @@
 // helper) evaluates the first time a script uses any of them: a realm that never formats pays
 // only for this file. With `eager` (a realm that serves many runs) it is loaded and frozen at
 // once: loading it during a run would tie it to that run, and its state would outlive the run.
-((load, eager) => {
+(load, eager) => {
   'use strict';
   let impl;
   const I = () => {
@@ -210,13 +210,23 @@
     SegmentIteratorPrototype,
   };
 
+  // biome-ignore lint/suspicious/noShadowRestrictedNames: this is the realm's Intl, being built
   const Intl = {};
   defineMethods(Intl, {
     getCanonicalLocales(locales) {
       return I().canonicalizeLocaleList(locales);
     },
   });
-  for (const name of ['Collator', 'DateTimeFormat', 'ListFormat', 'Locale', 'NumberFormat', 'PluralRules', 'RelativeTimeFormat', 'Segmenter']) {
+  for (const name of [
+    'Collator',
+    'DateTimeFormat',
+    'ListFormat',
+    'Locale',
+    'NumberFormat',
+    'PluralRules',
+    'RelativeTimeFormat',
+    'Segmenter',
+  ]) {
     defineProperty(Intl, name, { value: P[name], writable: true, configurable: true });
   }
   setTag(Intl, 'Intl');
@@ -244,23 +254,32 @@
   });
   defineMethods(String.prototype, {
     localeCompare(that, locales = undefined, options = undefined) {
-      if (this === undefined || this === null) throw new TypeError('String.prototype.localeCompare called on null or undefined');
+      if (this === undefined || this === null)
+        throw new TypeError('String.prototype.localeCompare called on null or undefined');
       return I().localeCompare(`${this}`, `${that}`, locales, options);
     },
     toLocaleUpperCase(locales = undefined) {
-      if (this === undefined || this === null) throw new TypeError('String.prototype.toLocaleUpperCase called on null or undefined');
+      if (this === undefined || this === null)
+        throw new TypeError('String.prototype.toLocaleUpperCase called on null or undefined');
       return I().transformCase(`${this}`, locales, true);
     },
     toLocaleLowerCase(locales = undefined) {
-      if (this === undefined || this === null) throw new TypeError('String.prototype.toLocaleLowerCase called on null or undefined');
+      if (this === undefined || this === null)
+        throw new TypeError('String.prototype.toLocaleLowerCase called on null or undefined');
       return I().transformCase(`${this}`, locales, false);
     },
   });
   if (eager) {
     // The formatters that toLocaleString and friends make on first use, made now.
     const epoch = new Date(0);
-    [(0).toLocaleString(), 0n.toLocaleString(), epoch.toLocaleString(), epoch.toLocaleDateString(),
-      epoch.toLocaleTimeString(), 'a'.localeCompare('b')];
+    [
+      (0).toLocaleString(),
+      0n.toLocaleString(),
+      epoch.toLocaleString(),
+      epoch.toLocaleDateString(),
+      epoch.toLocaleTimeString(),
+      'a'.localeCompare('b'),
+    ];
     const seen = new WeakSet();
     const harden = (v) => {
       if ((typeof v !== 'object' && typeof v !== 'function') || v === null || seen.has(v)) return;
@@ -277,4 +296,4 @@
     harden(I());
   }
   return [Intl, hidden];
-});
+};

@@ -6,7 +6,7 @@
 // Options are read and checked here in ECMA-402's order; the host's native helpers (ICU4X) do
 // the formatting for an already resolved locale and a compact key of resolved options. Time
 // zones: only UTC, which is also the default.
-((N, P) => {
+(N, P) => {
   'use strict';
   // Methods of the public prototypes (called with the public object as `this`) and initialisers
   // of the public constructors, by class.
@@ -23,16 +23,49 @@
   );
   const DEFAULT_LOCALE = 'en-US';
   const TIME_ZONE = 'UTC';
-  const UTC_NAMES = ['UTC', 'ETC/UTC', 'ETC/GMT', 'GMT', 'ETC/UCT', 'UCT', 'ETC/ZULU', 'ZULU', 'ETC/UNIVERSAL', 'UNIVERSAL'];
+  const UTC_NAMES = [
+    'UTC',
+    'ETC/UTC',
+    'ETC/GMT',
+    'GMT',
+    'ETC/UCT',
+    'UCT',
+    'ETC/ZULU',
+    'ZULU',
+    'ETC/UNIVERSAL',
+    'UNIVERSAL',
+  ];
   // ISO 4217 minor units where they are not 2.
   const CURRENCY_DIGITS = {
-    BHD: 3, BIF: 0, CLF: 4, CLP: 0, DJF: 0, GNF: 0, IQD: 3, ISK: 0, JOD: 3, JPY: 0, KMF: 0, KRW: 0,
-    KWD: 3, LYD: 3, OMR: 3, PYG: 0, RWF: 0, TND: 3, UGX: 0, UYI: 0, UYW: 4, VND: 0, VUV: 0, XAF: 0,
-    XOF: 0, XPF: 0,
+    BHD: 3,
+    BIF: 0,
+    CLF: 4,
+    CLP: 0,
+    DJF: 0,
+    GNF: 0,
+    IQD: 3,
+    ISK: 0,
+    JOD: 3,
+    JPY: 0,
+    KMF: 0,
+    KRW: 0,
+    KWD: 3,
+    LYD: 3,
+    OMR: 3,
+    PYG: 0,
+    RWF: 0,
+    TND: 3,
+    UGX: 0,
+    UYI: 0,
+    UYW: 4,
+    VND: 0,
+    VUV: 0,
+    XAF: 0,
+    XOF: 0,
+    XPF: 0,
   };
   const RELATIVE_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'];
   const dateValueOf = Date.prototype.valueOf;
-  const defineProperty = Object.defineProperty;
 
   // ---- options --------------------------------------------------------------------------------
 
@@ -80,7 +113,13 @@
       'halfExpand',
     );
     if (roundingMode !== 'halfExpand') throw new RangeError(`roundingMode ${roundingMode} is not supported`);
-    const roundingPriority = getOption(options, 'roundingPriority', 'string', ['auto', 'morePrecision', 'lessPrecision'], 'auto');
+    const roundingPriority = getOption(
+      options,
+      'roundingPriority',
+      'string',
+      ['auto', 'morePrecision', 'lessPrecision'],
+      'auto',
+    );
     if (roundingPriority !== 'auto') throw new RangeError(`roundingPriority ${roundingPriority} is not supported`);
     const trailingZeroDisplay = getOption(options, 'trailingZeroDisplay', 'string', ['auto', 'stripIfInteger'], 'auto');
     if (trailingZeroDisplay !== 'auto') throw new RangeError('trailingZeroDisplay stripIfInteger is not supported');
@@ -91,7 +130,13 @@
     const needFd = !(hasSd || (!hasFd && notation === 'compact'));
     if (needSd) {
       d.minimumSignificantDigits = defaultNumberOption(mnsd, 1, 21, 1, 'minimumSignificantDigits');
-      d.maximumSignificantDigits = defaultNumberOption(mxsd, d.minimumSignificantDigits, 21, 21, 'maximumSignificantDigits');
+      d.maximumSignificantDigits = defaultNumberOption(
+        mxsd,
+        d.minimumSignificantDigits,
+        21,
+        21,
+        'maximumSignificantDigits',
+      );
     }
     if (needFd) {
       if (hasFd) {
@@ -148,7 +193,8 @@
     if (locales === null) throw new TypeError('Cannot convert undefined or null to object');
     const seen = [];
     const list = typeof locales === 'string' || locales instanceof P.Locale ? [locales] : Object(locales);
-    const len = typeof locales === 'string' || locales instanceof P.Locale ? 1 : Math.min(Number(list.length) || 0, 2 ** 32);
+    const len =
+      typeof locales === 'string' || locales instanceof P.Locale ? 1 : Math.min(Number(list.length) || 0, 2 ** 32);
     for (let k = 0; k < len; k++) {
       if (!(k in list)) continue;
       const value = list[k];
@@ -198,7 +244,8 @@
 
   function supportedLocalesOf(locales, options) {
     const requested = canonicalizeLocaleList(locales);
-    if (options !== undefined) getOption(toObjectOptions(options), 'localeMatcher', 'string', ['lookup', 'best fit'], 'best fit');
+    if (options !== undefined)
+      getOption(toObjectOptions(options), 'localeMatcher', 'string', ['lookup', 'best fit'], 'best fit');
     return requested.filter((tag) => isSupported(withoutUnicodeExtension(tag)));
   }
 
@@ -214,6 +261,7 @@
   function numberingSystemOf(locale) {
     const zero = N.formatNumber(locale, 'decimal||||short|auto|auto|1|0|0|0|0', 0, false);
     const code = zero.codePointAt(0);
+    // biome-ignore lint/complexity/useSimpleNumberKeys: the keys are code points, read as hex
     return { 0x660: 'arab', 0x6f0: 'arabext', 0x966: 'deva', 0x9e6: 'beng', 0x1040: 'mymr' }[code] ?? 'latn';
   }
 
@@ -237,7 +285,7 @@
   const localeState = stateGetter(locales, 'Intl.Locale');
   inits.Locale = (obj, tag, options) => {
     if (typeof tag !== 'string' && (typeof tag !== 'object' || tag === null)) {
-      throw new TypeError('First argument to Intl.Locale constructor can\'t be empty or missing');
+      throw new TypeError("First argument to Intl.Locale constructor can't be empty or missing");
     }
     const text = tag instanceof P.Locale ? localeState(tag).tag : `${tag}`;
     toObjectOptions(options);
@@ -278,8 +326,15 @@
     numberingSystemOption(options);
     const style = getOption(options, 'style', 'string', ['decimal', 'percent', 'currency', 'unit'], 'decimal');
     let currency = getOption(options, 'currency', 'string', undefined, undefined);
-    if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) throw new RangeError(`Invalid currency code : ${currency}`);
-    const currencyDisplay = getOption(options, 'currencyDisplay', 'string', ['code', 'symbol', 'narrowSymbol', 'name'], 'symbol');
+    if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency))
+      throw new RangeError(`Invalid currency code : ${currency}`);
+    const currencyDisplay = getOption(
+      options,
+      'currencyDisplay',
+      'string',
+      ['code', 'symbol', 'narrowSymbol', 'name'],
+      'symbol',
+    );
     const currencySign = getOption(options, 'currencySign', 'string', ['standard', 'accounting'], 'standard');
     const unit = getOption(options, 'unit', 'string', undefined, undefined);
     getOption(options, 'unitDisplay', 'string', ['short', 'narrow', 'long'], 'short');
@@ -292,8 +347,15 @@
       throw new RangeError('style "unit" is not supported');
     }
     if (currencySign !== 'standard') throw new RangeError('currencySign "accounting" is not supported');
-    const notation = getOption(options, 'notation', 'string', ['standard', 'scientific', 'engineering', 'compact'], 'standard');
-    if (notation === 'scientific' || notation === 'engineering') throw new RangeError(`notation "${notation}" is not supported`);
+    const notation = getOption(
+      options,
+      'notation',
+      'string',
+      ['standard', 'scientific', 'engineering', 'compact'],
+      'standard',
+    );
+    if (notation === 'scientific' || notation === 'engineering')
+      throw new RangeError(`notation "${notation}" is not supported`);
     let mnfdDefault = 0;
     let mxfdDefault = style === 'percent' ? 0 : 3;
     if (style === 'currency' && notation === 'standard') {
@@ -318,7 +380,13 @@
         throw new RangeError(`Value ${useGrouping} out of range for options property useGrouping`);
       }
     }
-    const signDisplay = getOption(options, 'signDisplay', 'string', ['auto', 'never', 'always', 'exceptZero', 'negative'], 'auto');
+    const signDisplay = getOption(
+      options,
+      'signDisplay',
+      'string',
+      ['auto', 'never', 'always', 'exceptZero', 'negative'],
+      'auto',
+    );
     const key = [
       style,
       currency ?? '',
@@ -381,14 +449,14 @@
     const zero = N.formatNumber(s.locale, 'decimal||||short|auto|auto|1|0|0|0|0', 0, false).codePointAt(0);
     const negative = digits[0] === '-';
     const abs = negative ? digits.slice(1) : digits;
-    const local = zero === 0x30 ? abs : abs.replace(/[0-9]/g, (d) => String.fromCodePoint(zero + (d.charCodeAt(0) - 0x30)));
+    const local =
+      zero === 0x30 ? abs : abs.replace(/[0-9]/g, (d) => String.fromCodePoint(zero + (d.charCodeAt(0) - 0x30)));
     const list = [];
     if (negative && s.signDisplay !== 'never') {
       // The locale's minus sign with the marks around it, as it writes -1.
       const minusOne = N.formatNumber(s.locale, 'decimal||||short|auto|auto|1|0|0|0|0', -1, true);
       list.push(...minusOne.slice(0, minusOne.indexOf('integer')));
-    }
-    else if (!negative && (s.signDisplay === 'always' || s.signDisplay === 'exceptZero')) list.push('plusSign', '+');
+    } else if (!negative && (s.signDisplay === 'always' || s.signDisplay === 'exceptZero')) list.push('plusSign', '+');
     let at = local.length % 3 || 3;
     list.push('integer', local.slice(0, at));
     for (; at < local.length; at += 3) {
@@ -482,7 +550,8 @@
     const timeStyle = getOption(options, 'timeStyle', 'string', STYLES, undefined);
     const explicit = [...DATE_FIELDS, ...TIME_FIELDS, 'timeZoneName'].find((k) => f[k] !== undefined);
     if (dateStyle !== undefined || timeStyle !== undefined) {
-      if (explicit !== undefined) throw new TypeError(`Can't set option ${explicit} when dateStyle or timeStyle is used`);
+      if (explicit !== undefined)
+        throw new TypeError(`Can't set option ${explicit} when dateStyle or timeStyle is used`);
       if (required === 'date' && timeStyle !== undefined) throw new TypeError('Invalid option : timeStyle');
       if (required === 'time' && dateStyle !== undefined) throw new TypeError('Invalid option : dateStyle');
     } else {
@@ -490,7 +559,8 @@
       if ((required === 'date' || required === 'any') && DATE_FIELDS.some((k) => k !== 'era' && f[k] !== undefined)) {
         needDefaults = false;
       }
-      if ((required === 'time' || required === 'any') && TIME_FIELDS.some((k) => f[k] !== undefined)) needDefaults = false;
+      if ((required === 'time' || required === 'any') && TIME_FIELDS.some((k) => f[k] !== undefined))
+        needDefaults = false;
       if (needDefaults && (defaults === 'date' || defaults === 'all')) {
         f.year = 'numeric';
         f.month = 'numeric';
@@ -548,7 +618,12 @@
     },
     resolvedOptions() {
       const s = dtfState(this);
-      const r = { locale: s.locale, calendar: 'gregory', numberingSystem: numberingSystemOf(s.locale), timeZone: s.timeZone };
+      const r = {
+        locale: s.locale,
+        calendar: 'gregory',
+        numberingSystem: numberingSystemOf(s.locale),
+        timeZone: s.timeZone,
+      };
       if (s.hasHour) {
         // The locale's clock, read off how it writes 13:00.
         const parts = N.formatDate(s.locale, '|||||||numeric||||', s.hc, 13 * 3600000, true);
@@ -558,7 +633,18 @@
         r.hourCycle = twelve ? 'h12' : 'h23';
         r.hour12 = twelve;
       }
-      for (const k of ['weekday', 'era', 'year', 'month', 'day', 'hour', 'minute', 'second', 'fractionalSecondDigits', 'timeZoneName']) {
+      for (const k of [
+        'weekday',
+        'era',
+        'year',
+        'month',
+        'day',
+        'hour',
+        'minute',
+        'second',
+        'fractionalSecondDigits',
+        'timeZoneName',
+      ]) {
         if (s.fields[k] !== undefined) r[k] = s.fields[k];
       }
       if (s.dateStyle !== undefined) r.dateStyle = s.dateStyle;
@@ -826,7 +912,11 @@
     canonicalizeLocaleList,
     supportedLocalesOf,
     numberToLocaleString(x, locales, options) {
-      return formatNumberTo(nfState(defaultOr('number', locales, options, () => new P.NumberFormat(locales, options))), x, false);
+      return formatNumberTo(
+        nfState(defaultOr('number', locales, options, () => new P.NumberFormat(locales, options))),
+        x,
+        false,
+      );
     },
     dateToLocaleString(date, locales, options) {
       return dateToLocale(date, 'all', locales, options, 'any', 'all');
@@ -848,4 +938,4 @@
       return N.compare(c.locale, c.key, s, that);
     },
   };
-});
+};

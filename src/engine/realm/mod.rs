@@ -3,7 +3,7 @@
 //!
 //! - [`intrinsics`]: no `eval`/`Function`, inert error hooks, guarded array built-ins.
 //! - [`bindings`]: `emit`, `read_input`, `console`.
-//! - [`output`]: the byte-capped output sink and the per-run slot.
+//! - `engine::output`: the byte-capped output sink and the per-run slot (below the realm).
 //! - [`lockdown`]: freezing everything reachable.
 
 mod bindings;
@@ -11,22 +11,21 @@ mod intl;
 mod intl_text;
 pub(crate) mod intrinsics;
 pub(crate) mod lockdown;
-pub(crate) mod output;
 pub(crate) mod timers;
 mod url_api;
 mod web;
 
-pub use output::{ConsoleMode, LogEntry, LogListener};
-pub(crate) use output::{OutputSink, RunSlot};
+pub use super::output::{ConsoleMode, LogEntry, LogListener};
+pub(crate) use super::output::{OutputSink, RunSlot};
 
 use super::alloc::{HeapMeter, MeteredAllocator};
 use super::errors::{describe_exception, ErrorInfo};
 use super::ffi;
 use super::limits::{CancelToken, Limits, Watchdog};
-use super::live::Slicer;
 use super::membrane::{self, FromHost, GuestHandle, HostBridge, Membrane};
 use super::raw;
-use super::run::{Deterministic, Extension, MAX_UNHANDLED_REPORTED};
+use super::request::{Deterministic, Extension, MAX_UNHANDLED_REPORTED};
+use super::slicer::Slicer;
 use super::stack;
 use rquickjs::function::Constructor;
 use rquickjs::{qjs, Context, Ctx, Function, Persistent, Runtime, Value};
@@ -36,9 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use timers::Timers;
 
-/// Filename of host-written helper code evaluated inside a realm; its frames are hidden.
-pub const INTERNAL_FILENAME: &str = "quickrealm:internal";
-pub const INTERNAL_FILENAME_C: &std::ffi::CStr = c"quickrealm:internal";
+pub use super::raw::{INTERNAL_FILENAME, INTERNAL_FILENAME_C};
 /// GC threshold while a realm is built: a fresh realm holds no garbage worth collecting.
 const BUILD_GC_THRESHOLD: usize = 8 << 20;
 
@@ -303,7 +300,7 @@ impl Realm {
                         SetupError::Collision(name) => BuildError::GlobalCollision(name),
                         SetupError::Js(e) => BuildError::Engine(format!(
                             "realm setup failed: {}",
-                            super::run::exception_text(&ctx, e)
+                            super::errors::exception_text(&ctx, e)
                         )),
                     })
                 }
@@ -339,7 +336,7 @@ impl Realm {
                 let engine = |e: rquickjs::Error| {
                     BuildError::Engine(format!(
                         "realm setup failed: {}",
-                        super::run::exception_text(&ctx, e)
+                        super::errors::exception_text(&ctx, e)
                     ))
                 };
                 let Some(made) = self.membrane.as_ref() else {

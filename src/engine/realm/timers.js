@@ -2,7 +2,7 @@
 // control object only the host holds, which reports when the next timer is due and runs it.
 // Delays follow Node: whole milliseconds from 1 to 2^31-1, anything else is 1. `touch()` tells
 // the host that this run's timers need resetting when it ends.
-((touch) => {
+(touch) => {
   'use strict';
   const perfNow = performance.now;
   const now = () => perfNow.call(performance);
@@ -85,4 +85,4 @@
     },
   };
   return { globals, control };
-})
+};

@@ -4,10 +4,22 @@
 // Components are [href, origin, protocol, username, password, host, hostname, port, pathname,
 // search, hash]. The host does the parsing; this file keeps the objects' state and the links
 // between a URL and its searchParams.
-((parse, set, formParse, formSerialize) => {
+(parse, set, formParse, formSerialize) => {
   'use strict';
   const HREF = 0;
-  const NAMES = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'];
+  const NAMES = [
+    'href',
+    'origin',
+    'protocol',
+    'username',
+    'password',
+    'host',
+    'hostname',
+    'port',
+    'pathname',
+    'search',
+    'hash',
+  ];
   const urlState = new WeakMap();
   const paramsState = new WeakMap();
   const ObjectCtor = Object;
@@ -283,4 +295,4 @@
   ObjectCtor.defineProperty(URL.prototype, Symbol.toStringTag, { value: 'URL', configurable: true });
 
   return { URL, URLSearchParams };
-});
+};

@@ -3,7 +3,7 @@
 // string, randomBytes(n) -> ArrayBuffer. The classes follow the WHATWG Encoding and Web Crypto
 // specifications for what they offer; TextDecoder decodes whole inputs (`stream` is accepted and
 // buffers an incomplete trailing sequence until the next call).
-((utf8Encode, utf8Decode, randomBytes) => {
+(utf8Encode, utf8Decode, randomBytes) => {
   'use strict';
   const UTF8_LABELS = ['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8'];
   const MAX_RANDOM_BYTES = 65536;
@@ -47,7 +47,12 @@
         throw new RangeError(`The "${label}" encoding is not supported`);
       }
       const opts = options ?? {};
-      decoderState.set(this, { fatal: Boolean(opts.fatal), ignoreBOM: Boolean(opts.ignoreBOM), pending: [], bomSeen: false });
+      decoderState.set(this, {
+        fatal: Boolean(opts.fatal),
+        ignoreBOM: Boolean(opts.ignoreBOM),
+        pending: [],
+        bomSeen: false,
+      });
     }
     get encoding() {
       return 'utf-8';
@@ -112,7 +117,9 @@
           'QuotaExceededError',
         );
       }
-      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(new Uint8Array(randomBytes(array.byteLength)));
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(
+        new Uint8Array(randomBytes(array.byteLength)),
+      );
       return array;
     },
     randomUUID() {
@@ -124,4 +131,4 @@
     },
   };
   return { TextEncoder, TextDecoder, crypto };
-})
+};

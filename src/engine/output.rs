@@ -1,9 +1,9 @@
 //! What a run writes: `emit()` output and captured console lines under one byte cap, and the
 //! per-run slot that a realm's bindings and interrupt handler read.
 
-use super::super::console::clip;
-use super::super::limits::{StopReason, Watchdog};
-use super::super::live::Slicer;
+use super::console::clip;
+use super::limits::{StopReason, Watchdog};
+use super::slicer::Slicer;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;

@@ -11,24 +11,56 @@
 // function that asks the host to call that method on a host object the guest holds.
 (function (N, P) {
   'use strict';
-  const TAG = P.tag, KIND = P.kind, PRESENCE = P.presence, maxDepth = P.maxDepth;
-  const { apply, ownKeys: reflectOwnKeys, getPrototypeOf, isExtensible, getOwnPropertyDescriptor: reflectGetOwnPropertyDescriptor } = Reflect;
+  const TAG = P.tag,
+    KIND = P.kind,
+    PRESENCE = P.presence,
+    maxDepth = P.maxDepth;
+  const { apply, getPrototypeOf, isExtensible, getOwnPropertyDescriptor: reflectGetOwnPropertyDescriptor } = Reflect;
   const { defineProperty, keys: objectKeys, freeze } = Object;
   const isArray = Array.isArray;
-  const ProxyCtor = Proxy, PromiseCtor = Promise, MapCtor = Map, WeakMapCtor = WeakMap, SetCtor = Set;
-  const ErrorCtors = { __proto__: null, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
-  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete, mapHas = Map.prototype.has;
-  const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
-  const setHas = Set.prototype.has, setAdd = Set.prototype.add, setDelete = Set.prototype.delete;
+  const ProxyCtor = Proxy,
+    PromiseCtor = Promise,
+    MapCtor = Map,
+    WeakMapCtor = WeakMap,
+    SetCtor = Set;
+  const ErrorCtors = {
+    __proto__: null,
+    Error,
+    TypeError,
+    RangeError,
+    SyntaxError,
+    ReferenceError,
+    EvalError,
+    URIError,
+  };
+  const mapGet = Map.prototype.get,
+    mapSet = Map.prototype.set,
+    mapDelete = Map.prototype.delete;
+  const weakGet = WeakMap.prototype.get,
+    weakSet = WeakMap.prototype.set;
+  const setHas = Set.prototype.has,
+    setAdd = Set.prototype.add,
+    setDelete = Set.prototype.delete;
   const dateTime = Date.prototype.getTime;
-  const isView = ArrayBuffer.isView, DataViewCtor = DataView;
+  const isView = ArrayBuffer.isView,
+    DataViewCtor = DataView;
   const bufferLength = reflectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-  const isArrayBuffer = (v) => { try { apply(bufferLength, v, []); return true; } catch { return false; } };
-  const mapEntries = Map.prototype.entries, setValues = Set.prototype.values;
-  const arrayFrom = Array.from, arrayPush = Array.prototype.push;
+  const isArrayBuffer = (v) => {
+    try {
+      apply(bufferLength, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const mapEntries = Map.prototype.entries,
+    setValues = Set.prototype.values;
+  const arrayPush = Array.prototype.push;
   const WELL_KNOWN = new MapCtor([
-    [Symbol.iterator, 'iterator'], [Symbol.asyncIterator, 'asyncIterator'],
-    [Symbol.toPrimitive, 'toPrimitive'], [Symbol.toStringTag, 'toStringTag'],
+    [Symbol.iterator, 'iterator'],
+    [Symbol.asyncIterator, 'asyncIterator'],
+    [Symbol.toPrimitive, 'toPrimitive'],
+    [Symbol.toStringTag, 'toStringTag'],
   ]);
   // Answered from the guest side, never forwarded (`P.blocked`): they would lead to host
   // prototypes or host constructors. A table without a prototype: a read is the cheapest test.
@@ -39,7 +71,8 @@
   // A proxy's handler carries its run and host id under these keys and inherits the traps of
   // its kind, which all proxies of that kind share. Handlers are never reachable from guest code,
   // and the targets stay empty (the console prints a proxy's target without running traps).
-  const RUN = Symbol('run'), ID = Symbol('id');
+  const RUN = Symbol('run'),
+    ID = Symbol('id');
   N.init(ID);
   const hasInstanceSymbol = Symbol.hasInstance;
   const bind = Function.prototype.bind;
@@ -52,7 +85,9 @@
   const key = (k) => (typeof k === 'symbol' ? wellKnown(k) : k);
   const isSym = (k) => (typeof k === 'symbol' ? 1 : 0);
   const blocked = (k) => typeof k === 'string' && BLOCKED[k] === true;
-  const refuse = (what) => { throw new TypeError(what + ' is not allowed on host objects'); };
+  const refuse = (what) => {
+    throw new TypeError(what + ' is not allowed on host objects');
+  };
 
   function begin() {
     return {
@@ -77,7 +112,8 @@
 
   function into(run, x) {
     if (typeof x !== 'object' || x === null) return x;
-    const id = x[0], kind = x[1];
+    const id = x[0],
+      kind = x[1];
     if (kind === KIND.data) return id;
     if (kind === KIND.method) return method(run, id);
     if (kind === KIND.promise) {
@@ -93,8 +129,14 @@
 
   function out(run, v, depth, seen) {
     switch (typeof v) {
-      case 'undefined': case 'boolean': case 'number': case 'string': case 'bigint': return v;
-      case 'symbol': throw new TypeError('a symbol cannot be passed to the host');
+      case 'undefined':
+      case 'boolean':
+      case 'number':
+      case 'string':
+      case 'bigint':
+        return v;
+      case 'symbol':
+        throw new TypeError('a symbol cannot be passed to the host');
     }
     if (v === null) return null;
     const id = apply(weakGet, run.ids, [v]);
@@ -112,7 +154,8 @@
       }
       return [TAG.callback, cb];
     }
-    if (depth > maxDepth) throw new RangeError('a value passed to the host is nested deeper than ' + maxDepth + ' levels');
+    if (depth > maxDepth)
+      throw new RangeError('a value passed to the host is nested deeper than ' + maxDepth + ' levels');
     if (apply(setHas, seen, [v])) throw new TypeError('a value passed to the host contains a cycle');
     apply(setAdd, seen, [v]);
     try {
@@ -127,7 +170,8 @@
       if ((isView(v) && !(v instanceof DataViewCtor)) || isArrayBuffer(v)) return [TAG.bytes, v];
       if (v instanceof MapCtor) {
         const entries = [];
-        for (const [k, x] of apply(mapEntries, v, [])) apply(arrayPush, entries, [[out(run, k, d, seen), out(run, x, d, seen)]]);
+        for (const [k, x] of apply(mapEntries, v, []))
+          apply(arrayPush, entries, [[out(run, k, d, seen), out(run, x, d, seen)]]);
         return [TAG.map, entries];
       }
       if (v instanceof SetCtor) {
@@ -154,14 +198,14 @@
   // One per run, made when first read.
   function hasInstanceOf(run) {
     if (run.hasInstance !== undefined) return run.hasInstance;
-    const f = ({
+    const f = {
       [hasInstanceSymbol](v) {
         const self = apply(weakGet, run.ids, [this]);
         if (self === undefined || apply(weakGet, run.ids, [v]) === undefined) return false;
         const check = into(run, N.get(self, 'hasInstance', 1));
         return typeof check === 'function' && apply(check, this, [v]) === true;
       },
-    })[hasInstanceSymbol];
+    }[hasInstanceSymbol];
     freeze(f);
     run.hasInstance = f;
     return f;
@@ -181,8 +225,10 @@
         if (name === undefined) return undefined;
         return into(this[RUN], N.get(this[ID], name, 1));
       },
-      into(t, x) { return into(this[RUN], x); },
-      set(t, k, v) {
+      into(_t, x) {
+        return into(this[RUN], x);
+      },
+      set(_t, k, v) {
         if (blocked(k)) refuse("setting '" + k + "'");
         const name = key(k);
         if (name === undefined) refuse('setting a symbol property');
@@ -194,11 +240,11 @@
         const name = key(k);
         return name === undefined ? false : N.has(this[ID], name, isSym(k));
       },
-      deleteProperty(t, k) {
+      deleteProperty(_t, k) {
         if (typeof k === 'symbol' || blocked(k)) refuse("deleting '" + String(k) + "'");
         return N.del(this[ID], k);
       },
-      ownKeys(t) {
+      ownKeys(_t) {
         const names = [];
         const host = N.keys(this[ID]);
         for (let i = 0; i < host.length; i++) {
@@ -212,25 +258,41 @@
         // Same rule as `get`: a descriptor's value would otherwise hand out what `get` refuses
         // (a host function's `prototype`, for one).
         if (blocked(k)) return reflectGetOwnPropertyDescriptor(t, k);
-        const run = this[RUN], id = this[ID];
+        const run = this[RUN],
+          id = this[ID];
         if (kind === KIND.array && k === 'length') {
           return { value: into(run, N.get(id, 'length', 0)), writable: true, enumerable: false, configurable: false };
         }
         const flags = N.desc(id, k);
         if (flags === PRESENCE.absent) return undefined;
-        return { value: into(run, N.get(id, k, 0)), writable: true, enumerable: flags === PRESENCE.enumerable, configurable: true };
+        return {
+          value: into(run, N.get(id, k, 0)),
+          writable: true,
+          enumerable: flags === PRESENCE.enumerable,
+          configurable: true,
+        };
       },
-      defineProperty() { refuse('defineProperty'); },
-      getPrototypeOf(t) { return getPrototypeOf(t); },
-      setPrototypeOf() { refuse('setPrototypeOf'); },
-      preventExtensions() { refuse('preventExtensions'); },
-      isExtensible(t) { return isExtensible(t); },
-      apply(t, thisArg, args) {
+      defineProperty() {
+        refuse('defineProperty');
+      },
+      getPrototypeOf(t) {
+        return getPrototypeOf(t);
+      },
+      setPrototypeOf() {
+        refuse('setPrototypeOf');
+      },
+      preventExtensions() {
+        refuse('preventExtensions');
+      },
+      isExtensible(t) {
+        return isExtensible(t);
+      },
+      apply(_t, thisArg, args) {
         const run = this[RUN];
         const self = apply(weakGet, run.ids, [thisArg]);
         return into(run, N.call(this[ID], self === undefined ? -1 : self, sendAll(run, args)));
       },
-      construct(t, args) {
+      construct(_t, args) {
         const run = this[RUN];
         return into(run, N.construct(this[ID], sendAll(run, args)));
       },
@@ -248,13 +310,13 @@
     if (run.methods === undefined) run.methods = new MapCtor();
     const known = apply(mapGet, run.methods, [token]);
     if (known !== undefined) return known;
-    const f = ({
+    const f = {
       method(...args) {
         const self = apply(weakGet, run.ids, [this]);
         if (self === undefined) throw new TypeError('a host method can only be called on a host object');
         return into(run, N.method(token, self, sendAll(run, args)));
       },
-    }).method;
+    }.method;
     freeze(f);
     apply(mapSet, run.methods, [token, f]);
     return f;
@@ -288,4 +350,4 @@
       else p[1](hostError(name, value));
     },
   });
-})
+});

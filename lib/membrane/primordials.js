@@ -1,7 +1,12 @@
+// @ts-nocheck: reflection over host values of any shape; its contract is the security suite
+// (__test__/security/primordials.spec.ts, membrane.spec.ts), not types.
+//
 // The host realm's primordials, captured once per Node environment by the host side of the
-// membrane (live.rs) and refused by identity wherever they would cross into a sandbox.
-// Host-written; compiled with napi_run_script, never reachable from guest code. Its completion
-// value is the frozen helper object live.rs keeps for the life of the environment.
+// membrane (src/napi/live.rs) and refused by identity wherever they would cross into a sandbox.
+// Host-written; compiled into the addon and run with napi_run_script at the first live run of
+// an environment, never required by JavaScript (so no module cache or loader hook can stand in
+// for it), never reachable from guest code. Its completion value is the frozen helper object
+// live.rs keeps for the life of the environment.
 //
 // Captured: the host global object; every ECMAScript built-in reachable from the global object
 // and from the intrinsics only syntax reaches (generator and async function constructors,
@@ -16,6 +21,7 @@
 // %ArrayIteratorPrototype%.next, ...) is refused too, but a guest reading it from a host object
 // receives a method token instead: a guest function that asks the host to call that built-in on
 // a host object the guest already holds. Nothing of the function itself crosses.
+// biome-ignore lint/complexity/useArrowFunction: a script's completion value; kept as written since it was reviewed
 (function () {
   'use strict';
   const { apply, getPrototypeOf, ownKeys, getOwnPropertyDescriptor } = Reflect;
@@ -38,27 +44,101 @@
 
   // ECMAScript's global names: walked through every own property (built-ins hold no user state).
   const STANDARD = new Set([
-    'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Boolean', 'String', 'Symbol',
-    'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError',
-    'SyntaxError', 'TypeError', 'URIError', 'SuppressedError', 'JSON', 'Math', 'Intl', 'Reflect', 'Atomics',
-    'WebAssembly', 'ArrayBuffer', 'SharedArrayBuffer', 'DataView', 'Uint8Array', 'Int8Array', 'Uint16Array',
-    'Int16Array', 'Uint32Array', 'Int32Array', 'Float16Array', 'Float32Array', 'Float64Array',
-    'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet',
-    'Proxy', 'FinalizationRegistry', 'WeakRef', 'Iterator', 'AsyncIterator', 'DisposableStack',
-    'AsyncDisposableStack', 'Temporal', 'ShadowRealm', 'decodeURI', 'decodeURIComponent', 'encodeURI',
-    'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN',
+    'Object',
+    'Function',
+    'Array',
+    'Number',
+    'parseFloat',
+    'parseInt',
+    'Boolean',
+    'String',
+    'Symbol',
+    'Date',
+    'Promise',
+    'RegExp',
+    'Error',
+    'AggregateError',
+    'EvalError',
+    'RangeError',
+    'ReferenceError',
+    'SyntaxError',
+    'TypeError',
+    'URIError',
+    'SuppressedError',
+    'JSON',
+    'Math',
+    'Intl',
+    'Reflect',
+    'Atomics',
+    'WebAssembly',
+    'ArrayBuffer',
+    'SharedArrayBuffer',
+    'DataView',
+    'Uint8Array',
+    'Int8Array',
+    'Uint16Array',
+    'Int16Array',
+    'Uint32Array',
+    'Int32Array',
+    'Float16Array',
+    'Float32Array',
+    'Float64Array',
+    'Uint8ClampedArray',
+    'BigUint64Array',
+    'BigInt64Array',
+    'Map',
+    'BigInt',
+    'Set',
+    'WeakMap',
+    'WeakSet',
+    'Proxy',
+    'FinalizationRegistry',
+    'WeakRef',
+    'Iterator',
+    'AsyncIterator',
+    'DisposableStack',
+    'AsyncDisposableStack',
+    'Temporal',
+    'ShadowRealm',
+    'decodeURI',
+    'decodeURIComponent',
+    'encodeURI',
+    'encodeURIComponent',
+    'escape',
+    'unescape',
+    'eval',
+    'isFinite',
+    'isNaN',
   ]);
   // Node's globals that are enumerable (user globals are too, so only these are taken).
   const NODE_ENUMERABLE = new Set([
-    'clearImmediate', 'setImmediate', 'clearInterval', 'clearTimeout', 'setInterval', 'setTimeout',
-    'queueMicrotask', 'structuredClone', 'atob', 'btoa', 'performance', 'fetch', 'crypto', 'navigator',
-    'WebSocket', 'require', 'module',
+    'clearImmediate',
+    'setImmediate',
+    'clearInterval',
+    'clearTimeout',
+    'setInterval',
+    'setTimeout',
+    'queueMicrotask',
+    'structuredClone',
+    'atob',
+    'btoa',
+    'performance',
+    'fetch',
+    'crypto',
+    'navigator',
+    'WebSocket',
+    'require',
+    'module',
   ]);
   // Lazy accessors of the global object whose value is read (others may warn or load modules).
   const READ_ACCESSOR = new Set(['process', 'atob', 'btoa', 'performance', 'crypto', 'navigator']);
   // Keys of built-in prototypes whose functions are never method tokens.
   const NOT_METHODS = new Set([
-    'constructor', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
+    'constructor',
+    '__defineGetter__',
+    '__defineSetter__',
+    '__lookupGetter__',
+    '__lookupSetter__',
   ]);
 
   const isObject = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
@@ -178,6 +258,7 @@
     () =>
       getOwnPropertyDescriptor(
         (function () {
+          // biome-ignore lint/complexity/noArguments: a strict `arguments` object is how %ThrowTypeError% is reached
           return arguments;
         })(),
         'callee',
