@@ -354,6 +354,7 @@ export type {
   WorkspaceSearchMatch,
   WorkspaceSearchResult,
   WorkspaceStat,
+  WorkspaceWalkEntry,
 } from './native/binding.js';
 
 /** What `exec` resolves to: the generated result, whose `stats` are always set. */

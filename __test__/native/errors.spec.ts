@@ -35,7 +35,7 @@ describe('native errors carry their code', () => {
     expect(e.code).toBe('INVALID_INPUT');
     expect(e.message).toBe('INVALID_INPUT: unknown budget kind "nope"');
     const ledger = new binding.SessionLedger({}, {});
-    const late = thrown(() => ledger.remaining('nope'));
+    const late = thrown(() => ledger.take('nope' as never, 1));
     expect(late).toBeInstanceOf(TypeError);
     expect(late.code).toBe('INVALID_INPUT');
   });

@@ -117,7 +117,7 @@ export declare class LiveRun {
   finish(): NativeRunResult | string
 }
 
-/** A session's ledger (see the module documentation). */
+/** A session's ledger (see the module documentation) and the gate of its turn in progress. */
 export declare class SessionLedger {
   /**
    * A fresh ledger. `budget` maps kinds (`turns`, `wallMs`, `hostCalls`, `bytesWritten`,
@@ -132,18 +132,59 @@ export declare class SessionLedger {
   copy(): SessionLedger
   /** Takes over the state of `other` (a copy made earlier). */
   resetTo(other: SessionLedger): void
-  /** `null` when the policy allows `operation`; otherwise the rule that refuses it. */
+  /**
+   * `null` when the policy's operation lists allow `operation`; otherwise the rule that
+   * refuses it.
+   */
   check(operation: string): LedgerRefusal | null
-  /** Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing. */
-  take(budget: string, amount: number): LedgerRefusal | null
-  /** Records `amount` already spent; a refusal when a limit is now passed. */
-  record(budget: string, amount: number): LedgerRefusal | null
+  /**
+   * Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing.
+   * The kind is read as a string so an unknown one is refused with `INVALID_INPUT` like
+   * every other session error.
+   */
+  take(budget: BudgetName, amount: number): LedgerRefusal | null
+  /**
+   * Records `amount` already spent; a refusal when a limit is now passed.
+   * The kind is read as a string so an unknown one is refused with `INVALID_INPUT` like
+   * every other session error.
+   */
+  record(budget: BudgetName, amount: number): LedgerRefusal | null
   /** The first budget whose use has passed its limit. */
   exceeded(): LedgerRefusal | null
-  /** What is left of a budget (`null`: unlimited). */
-  remaining(budget: string): number | null
-  /** What has been used of a budget. */
-  used(budget: string): number
+  /** What is left of every budget (`undefined`: unlimited). */
+  remainingAll(): BudgetFigures
+  /** What has been used of every budget. */
+  usedAll(): BudgetFigures
+  /**
+   * Starts a turn: refused (the budget that is used up) when a budget is already passed or
+   * no turn is left; otherwise one turn is taken, the journal emptied and the gate opened.
+   * Returns what was left of every budget when the turn started.
+   */
+  startTurn(turnNumber: number, callsPerTurn: number): TurnStart
+  /**
+   * Opens the gate again for a turn paused for approval: the journal is rewound (the turn
+   * re-runs from its first call), `requests` are its decided approval requests, and
+   * `atStart` what was left of every budget when it first started.
+   */
+  resumeTurn(turnNumber: number, callsPerTurn: number, requests: Array<GateRequest>, atStart: BudgetFigures): void
+  /** Admits one call of the turn (policy, call cap, budget, replay, approval). */
+  admit(call: GateCall): GateAdmission
+  /** Audits and journals a call that ran; the stop it caused, if any. */
+  settle(callId: number, outcome: GateOutcome): GateStop | null
+  /**
+   * What is left of every budget at this point of the turn, counted from its start (the
+   * same on a re-run).
+   */
+  turnRemaining(): BudgetFigures
+  /**
+   * Ends the turn's gate: operations still running are audited as such, `wallMs` (the
+   * turn's wall time) is recorded, and the journal is kept when `keepJournal` (the turn waits
+   * for approval), emptied otherwise. Answers with the budget `wallMs` passed, if it did, and
+   * what is left of every budget.
+   */
+  endTurn(wallMs: number, keepJournal: boolean): TurnEnd
+  /** Tokens and cost an operation reported after its turn ended. */
+  lateUsage(tokens: number, cost: number): void
   /** Appends an audit record (read the entries back with `auditEntries`). */
   audit(record: LedgerAuditRecord): void
   /** Audit entries, optionally only those of one turn and/or one operation. */
@@ -156,16 +197,40 @@ export declare class SessionLedger {
   auditVerify(): LedgerVerification
   /** Checks an exported audit log's chain. */
   static verifyAuditExport(text: string): LedgerVerification
-  /** The answer for the next operation call of a (re-)run turn. */
-  journalNext(operation: string, args: string): LedgerReplay
-  /** Records an operation call that ran. */
-  journalRecord(operation: string, args: string, value?: string | undefined | null, error?: string | undefined | null): void
-  /** Starts a re-run of the turn from its first call. */
-  journalRewind(): void
   /** Empties the journal (the turn ended for good). */
   journalClear(): void
-  /** How many calls the journal holds. */
-  journalLength(): number
+}
+
+/** The parts of a snapshot being written. */
+export declare class SnapshotPacker {
+  /**
+   * `entries` as given, then each named workspace exported uncompressed with its history
+   * (`world.zip`, `staged.zip`, `staged-origin.zip`).
+   */
+  static start(entries: Array<ArchiveEntry>, world: ZipWorkspace, staged?: ZipWorkspace | undefined | null, stagedOrigin?: ZipWorkspace | undefined | null): SnapshotPacker
+  /** The digest of every part so far. */
+  digests(): Array<PartDigest>
+  /** Adds a part (the signature, made over the digests). */
+  add(name: string, data: Buffer): void
+  /** The archive of stored entries. */
+  finish(): Buffer
+}
+
+/** The parts of a snapshot being read. */
+export declare class SnapshotReader {
+  /** Reads the archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
+  static open(bytes: Buffer, maxEntries: number, maxTotalBytes: number): SnapshotReader
+  /** The digest of every part. */
+  digests(): Array<PartDigest>
+  /** A small part's bytes (`null` when absent). */
+  bytes(name: string): Buffer | null
+  /** Whether the archive holds part `name`. */
+  has(name: string): boolean
+  /**
+   * Part `name` opened as a workspace with its history (`null` when absent), within the
+   * given sizes.
+   */
+  workspace(name: string, maxEntryBytes: number, maxTotalBytes: number): ZipWorkspace | null
 }
 
 /**
@@ -258,8 +323,11 @@ export declare class ZipWorkspace {
    */
   narrowAccessRules(rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }): void
   accessRules(): WorkspaceAccessRules | null
-  /** The newest `n` history entries (default 20), newest first. */
-  history(n?: number | null): Array<WorkspaceHistoryEntry>
+  /**
+   * The newest `n` history entries (default 20), newest first; with `options.path`, only
+   * the entries that changed that path.
+   */
+  history(n?: number | null, options?: { path?: string } | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
   diff(id: number): string
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
@@ -302,6 +370,37 @@ export declare class ZipWorkspace {
    * host changed meanwhile.
    */
   exec(entryPath: string, options?: ExecOptions | null, cancel?: CancelHandle | null): Promise<Executed>
+  /**
+   * Runs `edits(handle)` as one history entry labelled `label`, all or nothing: if `edits`
+   * throws, the workspace and its history are put back as they were and the error is
+   * rethrown. `handle` is a second `ZipWorkspace` object over the same files, through which
+   * the edits are made (the workspace's own mutating methods are refused while its batch
+   * runs). Inside, mutating methods return `null` (the entry is recorded when the batch
+   * ends), and `undo`, `redo` and `restore` throw `HISTORY`; a batch inside a batch joins it.
+   * Returns the entry's id, `null` when the edits changed nothing. `edits` must finish
+   * synchronously: one that returns a promise is refused with `INVALID_INPUT` and its edits
+   * are taken back.
+   */
+  batch(label: string, edits: (ws: ZipWorkspace) => void): number | null
+  /**
+   * Moves a file, or a folder with everything in it, creating missing parent folders, as
+   * one history entry (`rename ~/a -> ~/b`). An existing destination is `EXISTS` unless
+   * `options.overwrite`, which replaces it (a folder with everything in it). Both paths
+   * follow the access rules. Returns the entry's id, `null` when both name the same path.
+   */
+  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null
+  /**
+   * The bytes the file at `path` held right before history entry `id` (applied or undone)
+   * was made; `null` when no file was there. `HISTORY` for an unknown id or one whose
+   * contents were compacted away.
+   */
+  fileBefore(id: number, path: string): Buffer | null
+  /**
+   * Everything below a folder, in tree order (depth first, names sorted, each folder right
+   * before its contents), at most `options.maxDepth` levels deep; each entry carries its
+   * path relative to the folder.
+   */
+  walk(path: string, options?: { maxDepth?: number } | null): Array<WorkspaceWalkEntry>
 }
 
 /** One entry of a container archive. */
@@ -309,6 +408,25 @@ export interface ArchiveEntry {
   name: string
   data: Buffer
 }
+
+/** One figure per budget kind (`undefined`: unlimited, for what is left). */
+export interface BudgetFigures {
+  turns?: number
+  wallMs?: number
+  hostCalls?: number
+  bytesWritten?: number
+  tokens?: number
+  cost?: number
+}
+
+/** What a budget limits, as JavaScript names it. */
+export type BudgetName = 'turns' | 'wallMs' | 'hostCalls' | 'bytesWritten' | 'tokens' | 'cost'
+
+/**
+ * Bytes of the files `work` holds that differ from `before` (what a program run wrote), counted
+ * where the files are.
+ */
+export declare function bytesWrittenSince(work: ZipWorkspace, before: ZipWorkspace): number
 
 /** A diff cut at a byte limit. */
 export interface CappedText {
@@ -359,6 +477,11 @@ export interface ExecResult {
   error?: ExecErrorInfo
   /** Present when the changes were applied: the history entry, or null if nothing changed. */
   historyId?: number | null
+  /**
+   * Bytes the run wrote through `fs` (written, appended and copied: what `quota.bytes`
+   * counts), whether or not its changes were applied. Always set.
+   */
+  bytesWritten?: number
   /** Always set; optional only so that it comes after the optional fields. */
   stats?: ExecStats
 }
@@ -370,6 +493,92 @@ export interface ExecStats {
   /** Interpreter steps the program took (see `limits.steps`). */
   steps: number
 }
+
+/**
+ * The SHA-256 (hex) of the files of `work` matching `glob`, in path order: each path, a NUL,
+ * its bytes, a NUL. Read rules apply as to every read.
+ */
+export declare function fingerprint(work: ZipWorkspace, glob: string): string
+
+/** The gate's answer for one call. */
+export interface GateAdmission {
+  /**
+   * `run` (then `settle(callId, …)`), `replay` (answer with `value` or `error`), `ask` (call
+   * the operation's `needsApproval` predicate and admit again with its answer) or `stop`.
+   */
+  kind: 'run' | 'replay' | 'ask' | 'stop'
+  callId?: number
+  /** False for a world call that ran before the pause of a re-run turn. */
+  fresh?: boolean
+  /** The decided approval request the call carries out. */
+  request?: string
+  /** The recorded value, as JSON text `{ value?, usage }`. */
+  value?: string
+  /** The recorded error, as JSON text `{ name, message }`. */
+  error?: string
+  stop?: GateStop
+}
+
+/** One call for the gate. */
+export interface GateCall {
+  /** `world` or `operation`. */
+  kind: 'world' | 'operation'
+  operation: string
+  /** The arguments as JSON text. */
+  args: string
+  /** Bytes the call is about to write. */
+  bytes?: number
+  /** `never` (default), `always` or `ask`. */
+  approval?: 'never' | 'always' | 'ask'
+  /** What identifies a world call on a re-run, when `args` is cut for the audit log. */
+  key?: string
+}
+
+/** How a call that ran ended. */
+export interface GateOutcome {
+  /** The result as JSON text, for the audit log. */
+  result?: string
+  /**
+   * The error: for an operation as JSON text `{ name, message }` (journalled); for a world
+   * call its message.
+   */
+  error?: string
+  /** What the journal keeps of an operation's answer (`{ value?, usage }` JSON text). */
+  journal?: string
+  tokens?: number
+  cost?: number
+  /** Bytes written that were not charged before the call ran. */
+  bytesWritten?: number
+  /** The answer cannot be kept (`error` says why): the turn stops with `INVALID_INPUT`. */
+  invalid?: boolean
+}
+
+/** A decided approval request of the turn being resumed. */
+export interface GateRequest {
+  id: string
+  operation: string
+  /** The arguments as JSON text. */
+  args: string
+}
+
+/** Why a turn stops. */
+export interface GateStop {
+  /** `policy`, `budget`, `limit`, `diverged`, `invalid` or `approval`. */
+  kind: 'policy' | 'budget' | 'limit' | 'diverged' | 'invalid' | 'approval'
+  /** The error code of the turn's outcome (empty for `approval`). */
+  code: string
+  /** For people and models. */
+  message: string
+  /** The policy rule that refused (`policy`). */
+  rule?: string
+  /** The budget that ran out (`budget`). */
+  budget?: BudgetName
+  /** The approval request the turn waits for (`approval`). */
+  requestId?: string
+}
+
+/** Whether `work` differs from `origin` (no bytes cross to find out). */
+export declare function hasChangesSince(work: ZipWorkspace, origin: ZipWorkspace): boolean
 
 /** One audit entry. */
 export interface LedgerAuditEntry {
@@ -405,12 +614,22 @@ export interface LedgerAuditStats {
   totalTokens: number
 }
 
-/** The operation rules of a session policy. */
+/** The rules of a session policy the gate enforces. */
 export interface LedgerPolicy {
   /** Operations that may run (`*` is a wildcard); absent: all not denied. */
   allowedOperations?: Array<string>
   /** Operations that never run; deny wins. */
   deniedOperations?: Array<string>
+  /** `llmRules.allowComplete` (default true). */
+  allowComplete?: boolean
+  /** `llmRules.maxTokensPerCall`. */
+  maxTokensPerCall?: number
+  /** `executionRules.allowExec` (default true). */
+  allowExec?: boolean
+  /** `executionRules.allowNetworkCalls` (default true). */
+  allowNetworkCalls?: boolean
+  /** Operations declared as making network calls. */
+  networkOperations?: Array<string>
 }
 
 /** A refused operation or an exhausted budget. */
@@ -421,18 +640,6 @@ export interface LedgerRefusal {
   rule: string
   /** For people and models. */
   message: string
-}
-
-/** The answer of the journal for the next call of a re-run turn. */
-export interface LedgerReplay {
-  /** `recorded`, `live` or `diverged`. */
-  kind: 'recorded' | 'live' | 'diverged'
-  /** The recorded value (JSON text), for `recorded`. */
-  value?: string
-  /** The recorded error, for `recorded`. */
-  error?: string
-  /** The operation the journal expected here, for `diverged`. */
-  expected?: string
 }
 
 /** The outcome of verifying an audit export. */
@@ -479,6 +686,12 @@ export interface Occurrences {
 
 /** Writes entries as an archive of stored entries (a session snapshot's container). */
 export declare function packArchive(entries: Array<ArchiveEntry>): Buffer
+
+/** A part's name and the SHA-256 of its bytes (hex), for the snapshot's signature. */
+export interface PartDigest {
+  name: string
+  sha256: string
+}
 
 export declare function poolStats(): PoolStats
 
@@ -551,6 +764,32 @@ export interface Settings {
   workers: number
   /** Realms kept prepared for plain runs. */
   poolSize: number
+}
+
+/**
+ * Forks `base` twice and narrows the working copy's access rules by the session's world
+ * rules (a policy narrows what the host set on the world; it never widens it).
+ */
+export declare function turnCopies(base: ZipWorkspace, readPatterns: Array<string>, writePatterns: Array<string>, readOnly: boolean): TurnCopies
+
+/** The two copies a turn works with. */
+export interface TurnCopies {
+  /** The world as the turn found it (for the stat rule and landing the changes). */
+  origin: ZipWorkspace
+  /** The copy the turn changes, with the policy's world rules narrowing the world's own. */
+  work: ZipWorkspace
+}
+
+/** A turn's end: the budget its wall time passed, if any, and what is left of every budget. */
+export interface TurnEnd {
+  wallOver?: LedgerRefusal
+  remaining: BudgetFigures
+}
+
+/** A turn's start: refused, or what was left of every budget when it started. */
+export interface TurnStart {
+  refusal?: LedgerRefusal
+  remaining: BudgetFigures
 }
 
 /**
@@ -677,4 +916,22 @@ export interface WorkspaceStat {
   size: number
   /** Last change in ms since the Unix epoch (0 for the root). */
   mtime: number
+}
+
+/** One entry of `walk`: a folder's contents in tree order. */
+export interface WorkspaceWalkEntry {
+  /** The workspace path (`src/lib/a.js`). */
+  path: string
+  /**
+   * The path below the walked folder (`lib/a.js` when walking `src`), the form a listing
+   * shows under the folder's own name.
+   */
+  relative: string
+  /** The last segment (`a.js`). */
+  name: string
+  kind: WorkspaceEntryKind
+  /** Bytes; 0 for folders. */
+  size: number
+  /** 1 for the walked folder's own entries. */
+  depth: number
 }

@@ -19,7 +19,8 @@ const { plainCopy } = require('./options.js');
 function waitingRequest(pending, id) {
   const request = pending?.requests.find((r) => r.id === id);
   if (!request) throw sessionError(ErrorCode.NotFound, `no approval request ${id} is waiting`);
-  if (request.status !== 'pending') throw sessionError(ErrorCode.SessionState, `request ${id} was already ${request.status}`);
+  if (request.status !== 'pending')
+    throw sessionError(ErrorCode.SessionState, `request ${id} was already ${request.status}`);
   return request;
 }
 

@@ -43,7 +43,11 @@ function normalizeOperations(operations) {
       throw sessionError(ErrorCode.InvalidInput, `operations: ${name} clashes with the guest's ${root}`, TypeError);
     const d = typeof def === 'function' ? { handler: def } : def;
     if (d === null || typeof d !== 'object' || typeof d.handler !== 'function') {
-      throw sessionError(ErrorCode.InvalidInput, `operations.${name} must be a function or { handler: function }`, TypeError);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `operations.${name} must be a function or { handler: function }`,
+        TypeError,
+      );
     }
     const needsApproval = d.needsApproval ?? false;
     if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
@@ -82,7 +86,11 @@ function normalizeBudget(budget) {
   const out = {};
   for (const [kind, limit] of Object.entries(budget)) {
     if (!(/** @type {readonly string[]} */ (BUDGET_KINDS).includes(kind))) {
-      throw sessionError(ErrorCode.InvalidInput, `budget.${kind} is not a budget (${BUDGET_KINDS.join(', ')})`, TypeError);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `budget.${kind} is not a budget (${BUDGET_KINDS.join(', ')})`,
+        TypeError,
+      );
     }
     if (limit === undefined) continue;
     if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 0) {
@@ -203,7 +211,11 @@ function sessionOptions(options, ZipWorkspace) {
   const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
-      throw sessionError(ErrorCode.InvalidInput, `unknown Session option '${key}' (expected: ${known.join(', ')})`, TypeError);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `unknown Session option '${key}' (expected: ${known.join(', ')})`,
+        TypeError,
+      );
   }
   if (options.workspace !== undefined && !(options.workspace instanceof ZipWorkspace)) {
     throw sessionError(ErrorCode.InvalidInput, 'workspace must be a ZipWorkspace', TypeError);

@@ -160,7 +160,11 @@ async function runTurn(session, turn, wallLeft, signal) {
     try {
       nextEnv = plainCopy(env, 'env');
       if (JSON.stringify(nextEnv).length > MAX_ENV_CHARS) {
-        throw sessionError(ErrorCode.InvalidInput, `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`, RangeError);
+        throw sessionError(
+          ErrorCode.InvalidInput,
+          `env holds more than ${MAX_ENV_CHARS / (1 << 20)} MiB of JSON`,
+          RangeError,
+        );
       }
     } catch (e) {
       keep = false;

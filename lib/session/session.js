@@ -233,7 +233,8 @@ class Session {
   async executeTurn(code, options = {}) {
     if (typeof code !== 'string')
       return this.#refused(errorOutcome(ErrorCode.InvalidInput, 'executeTurn(code): code must be a string'));
-    if (this.#busy) return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
+    if (this.#busy)
+      return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
     if (this.#pending) {
       return this.#refused(
         errorOutcome(
@@ -312,11 +313,15 @@ class Session {
         throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be resumed`);
       return null;
     }
-    if (this.#busy) return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
+    if (this.#busy)
+      return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
     const waiting = pending.requests.filter((r) => r.status === 'pending');
     if (waiting.length > 0) {
       return this.#refused(
-        errorOutcome(ErrorCode.SessionState, `approve or reject ${waiting.map((r) => r.id).join(', ')} before resuming`),
+        errorOutcome(
+          ErrorCode.SessionState,
+          `approve or reject ${waiting.map((r) => r.id).join(', ')} before resuming`,
+        ),
       );
     }
     this.#busy = true;
@@ -520,7 +525,10 @@ class Session {
   rollback() {
     this.#idle('rollback');
     if (this.#pending)
-      throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval: resume or abort it before rollback()');
+      throw sessionError(
+        ErrorCode.SessionState,
+        'a turn is waiting for approval: resume or abort it before rollback()',
+      );
     this.#staged = null;
     this.#stagedOrigin = null;
   }
@@ -538,14 +546,16 @@ class Session {
   /** Marks the session `completed`; later turns are refused. */
   complete() {
     this.#idle('complete');
-    if (this.#pending) throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval; resume or abort first');
+    if (this.#pending)
+      throw sessionError(ErrorCode.SessionState, 'a turn is waiting for approval; resume or abort first');
     this.#status = 'completed';
   }
 
   /** Pauses an active session; `resume()` makes it active again. */
   pause() {
     this.#idle('pause');
-    if (this.#status !== 'active') throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be paused`);
+    if (this.#status !== 'active')
+      throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be paused`);
     this.#status = 'paused';
   }
 

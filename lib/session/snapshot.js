@@ -167,7 +167,10 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   const metaBytes = file('session.json');
   const ledger = file('ledger.json');
   if (!metaBytes || !ledger || !reader.has('world.zip')) {
-    throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: session.json, ledger.json or world.zip is missing');
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      'not a session snapshot: session.json, ledger.json or world.zip is missing',
+    );
   }
   let meta;
   try {
@@ -186,7 +189,10 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     try {
       return reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes) ?? null;
     } catch (e) {
-      throw sessionError(ErrorCode.InvalidInput, `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`);
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        `the snapshot's world cannot be read: ${e instanceof Error ? e.message : e}`,
+      );
     }
   };
   checkBinding(file('binding.json'), expected, meta.id, key !== undefined);

@@ -147,13 +147,13 @@ function messageOf(e) {
 }
 
 /**
- * @typedef {{ kind: 'policy', code: 'POLICY_VIOLATION', rule: string, message: string }
- *   | { kind: 'budget', code: 'BUDGET_EXCEEDED', budget: string, message: string }
+ * @typedef {{ kind: 'policy', code: import('../native/binding.js').ErrorCode, rule: string, message: string }
+ *   | { kind: 'budget', code: import('../native/binding.js').ErrorCode, budget: string, message: string }
  *   | { kind: 'needs', question: unknown }
  *   | { kind: 'approval' }
- *   | { kind: 'diverged', code: 'REPLAY_DIVERGED', message: string }
- *   | { kind: 'invalid', code: 'INVALID_INPUT', message: string }
- *   | { kind: 'limit', code: 'HOST_CALL_LIMIT', message: string }} Stop
+ *   | { kind: 'diverged', code: import('../native/binding.js').ErrorCode, message: string }
+ *   | { kind: 'invalid', code: import('../native/binding.js').ErrorCode, message: string }
+ *   | { kind: 'limit', code: import('../native/binding.js').ErrorCode, message: string }} Stop
  * @typedef {{ handler: (...args: any[]) => unknown, needsApproval: boolean | ((...args: any[]) => boolean),
  *   network: boolean, description?: string, inputSchema?: object }} Operation
  * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected' | 'started',

@@ -464,23 +464,21 @@ impl SessionLedger {
     }
 
     /// Takes `amount` of a budget if it stays within the limit (`null`), or takes nothing.
-    #[napi(catch_unwind)]
-    pub fn take(&mut self, budget: BudgetName, amount: f64) -> Option<LedgerRefusal> {
-        self.inner
-            .budget
-            .take(budget.into(), amount)
-            .err()
-            .map(exceeded)
+    /// The kind is read as a string so an unknown one is refused with `INVALID_INPUT` like
+    /// every other session error.
+    #[napi(catch_unwind, ts_args_type = "budget: BudgetName, amount: number")]
+    pub fn take(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+        let kind = kind(&env, &budget)?;
+        Ok(self.inner.budget.take(kind, amount).err().map(exceeded))
     }
 
     /// Records `amount` already spent; a refusal when a limit is now passed.
-    #[napi(catch_unwind)]
-    pub fn record(&mut self, budget: BudgetName, amount: f64) -> Option<LedgerRefusal> {
-        self.inner
-            .budget
-            .record(budget.into(), amount)
-            .err()
-            .map(exceeded)
+    /// The kind is read as a string so an unknown one is refused with `INVALID_INPUT` like
+    /// every other session error.
+    #[napi(catch_unwind, ts_args_type = "budget: BudgetName, amount: number")]
+    pub fn record(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+        let kind = kind(&env, &budget)?;
+        Ok(self.inner.budget.record(kind, amount).err().map(exceeded))
     }
 
     /// The first budget whose use has passed its limit.
@@ -753,6 +751,19 @@ fn verification(r: std::result::Result<usize, SessionError>) -> LedgerVerificati
 pub struct ArchiveEntry {
     pub name: String,
     pub data: Buffer,
+}
+
+/// An archive failure, thrown with the workspace's code and a message that starts with it.
+fn archive_failure(env: &Env, e: WsError) -> Error {
+    let message = e.to_string();
+    throw(
+        env,
+        Thrown {
+            class: ErrorClass::Error,
+            code: e.code,
+            message,
+        },
+    )
 }
 
 /// Writes entries as an archive of stored entries (a session snapshot's container).

@@ -683,7 +683,7 @@ impl ZipWorkspace {
         match called {
             Ok(_) if keep => Ok(id.map(num)),
             Ok(_) => Err(throw(
-                env,
+                &env,
                 invalid(
                     "batch(label, edits): edits returned a promise; a batch must finish \
                      synchronously, so its edits were taken back",
@@ -697,7 +697,7 @@ impl ZipWorkspace {
                         "the batch's edits threw",
                     ))
                 }
-                None => Err(throw(env, WsError::internal(why))),
+                None => Err(throw(&env, WsError::internal(why))),
             },
         }
     }

@@ -78,7 +78,8 @@ const kindOf = (ws, wsPath) => (ws.exists(wsPath) ? ws.stat(wsPath).kind : null)
 function readExistingFile(ws, memoryPath) {
   const wsPath = toWorkspacePath(memoryPath);
   const kind = kindOf(ws, wsPath);
-  if (kind === null) throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
+  if (kind === null)
+    throw fail(ErrorCode.NotFound, `The path ${memoryPath} does not exist. Please provide a valid path.`);
   if (kind !== 'file') throw fail(ErrorCode.IsADirectory, `The path ${memoryPath} is not a file.`);
   return { wsPath, text: ws.readText(wsPath) };
 }

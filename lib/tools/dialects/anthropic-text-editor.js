@@ -185,7 +185,10 @@ function viewLines(editor, path, shown, first, last) {
 function view(editor, path, shown, kind, viewRange) {
   if (kind === 'dir') {
     if (viewRange !== undefined) {
-      throw fail(ErrorCode.InvalidInput, 'The `view_range` parameter is not allowed when `path` points to a directory.');
+      throw fail(
+        ErrorCode.InvalidInput,
+        'The `view_range` parameter is not allowed when `path` points to a directory.',
+      );
     }
     return viewDirectory(editor, path, shown);
   }
@@ -239,7 +242,8 @@ function create({ ws }, path, shown, fileText) {
  * @returns {ToolResult}
  */
 function strReplace(editor, path, shown, oldStr, newStr) {
-  if (oldStr === '') throw fail(ErrorCode.InvalidInput, 'Parameter `old_str` must not be empty for command: str_replace');
+  if (oldStr === '')
+    throw fail(ErrorCode.InvalidInput, 'Parameter `old_str` must not be empty for command: str_replace');
   const text = readText(editor, path, shown);
   const line = uniqueOccurrence(text, oldStr, shown, (lines) => ` ${pyList(lines)}`);
   const updated = text.replace(oldStr, () => newStr);
@@ -300,7 +304,10 @@ function undoEdit({ ws, undoneBy, undoneInPlace }, path, shown) {
   });
   if (found.entryId === null) {
     if (found.reason === 'compacted') {
-      throw fail(ErrorCode.History, `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`);
+      throw fail(
+        ErrorCode.History,
+        `The last edit to ${shown} is too old to undo: the workspace history no longer holds it.`,
+      );
     }
     throw fail(ErrorCode.NoHistory, `No edit history found for ${shown}.`);
   }

@@ -128,7 +128,10 @@ function updatedContent(path, text, diff) {
         }
       }
       if (found === -1 && anchors.length > 1) {
-        throw fail(ErrorCode.PatchMismatch, `Could not apply the update to ${path}: the anchor line was not found: ${anchor}`);
+        throw fail(
+          ErrorCode.PatchMismatch,
+          `Could not apply the update to ${path}: the anchor line was not found: ${anchor}`,
+        );
       }
       if (found !== -1) cursor = found;
     }
@@ -239,7 +242,8 @@ function plannedKind(ws, planned, key, path) {
  * @param {PatchOperation} op
  */
 function planCreate(ws, planned, key, op) {
-  if (op.diff === undefined) throw fail(ErrorCode.InvalidInput, `The create_file operation for ${op.path} needs a diff`);
+  if (op.diff === undefined)
+    throw fail(ErrorCode.InvalidInput, `The create_file operation for ${op.path} needs a diff`);
   if (plannedKind(ws, planned, key, op.path) === 'dir') {
     throw fail(ErrorCode.IsADirectory, `Cannot create ${op.path}: it is a directory`);
   }
@@ -262,7 +266,8 @@ function planCreate(ws, planned, key, op) {
  * @param {PatchOperation} op
  */
 function planUpdate(ws, planned, key, op) {
-  if (op.diff === undefined) throw fail(ErrorCode.InvalidInput, `The update_file operation for ${op.path} needs a diff`);
+  if (op.diff === undefined)
+    throw fail(ErrorCode.InvalidInput, `The update_file operation for ${op.path} needs a diff`);
   const kind = plannedKind(ws, planned, key, op.path);
   if (kind === null) throw fail(ErrorCode.NotFound, `Cannot update missing file: ${op.path}`);
   if (kind === 'dir') throw fail(ErrorCode.IsADirectory, `Cannot update ${op.path}: it is a directory`);

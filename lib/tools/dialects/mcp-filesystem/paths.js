@@ -33,7 +33,10 @@ function fsError(code, operation, target) {
     EEXIST: 'file already exists',
     EINVAL: 'invalid argument',
   }[code];
-  return fail(code === 'ENOENT' ? ErrorCode.NotFound : code, `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`);
+  return fail(
+    code === 'ENOENT' ? ErrorCode.NotFound : code,
+    `${code}: ${text}, ${operation}${target ? ` ${target}` : ''}`,
+  );
 }
 
 /** Longest path read_multiple_files repeats before a file's text or error, or a success message echoes. */
