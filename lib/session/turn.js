@@ -213,6 +213,12 @@ class Gate {
     this.turnEnd = new AbortController();
     /** @type {Set<Promise<unknown>>} */
     this.inFlight = new Set();
+    /**
+     * The turn's native `world`, when the run has one: halted with the turn, so no world call
+     * runs after `needs()`, a refusal seen here, or the run's end.
+     * @type {{ halt(): void } | null}
+     */
+    this.nativeWorld = null;
   }
 
   /**
@@ -223,6 +229,7 @@ class Gate {
    */
   async close() {
     this.closed = true;
+    this.nativeWorld?.halt();
     this.turnEnd.abort();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -238,6 +245,7 @@ class Gate {
    */
   halt(stop) {
     this.stop ??= stop;
+    this.nativeWorld?.halt();
     this.controller.abort();
     return guestError('TurnStopped', 'the turn was stopped by the session');
   }
@@ -452,4 +460,4 @@ class Gate {
   }
 }
 
-module.exports = { Gate, auditJson };
+module.exports = { Gate, auditJson, stopOf };
