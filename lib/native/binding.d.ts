@@ -117,6 +117,12 @@ export declare class LiveRun {
   finish(): NativeRunResult | string
 }
 
+/** The `world` of one turn, for the turn's run. */
+export declare class NativeWorld {
+  /** Every later call stops the turn (the host ended it). */
+  halt(): void
+}
+
 /** A session's ledger (see the module documentation) and the gate of its turn in progress. */
 export declare class SessionLedger {
   /**
@@ -784,6 +790,11 @@ export interface TurnCopies {
 export interface TurnEnd {
   wallOver?: LedgerRefusal
   remaining: BudgetFigures
+  /**
+   * Why the gate stopped the turn, if it did (a native `world` call stops it on the guest's
+   * thread, out of JavaScript's sight).
+   */
+  stop?: GateStop
 }
 
 /** A turn's start: refused, or what was left of every budget when it started. */
@@ -791,6 +802,12 @@ export interface TurnStart {
   refusal?: LedgerRefusal
   remaining: BudgetFigures
 }
+
+/**
+ * The `world` of the turn `ledger` has open, over `work` (the working copy), with `origin`
+ * the world as the turn found it and `now` the turn's fixed time (ms since the epoch).
+ */
+export declare function turnWorld(ledger: SessionLedger, work: ZipWorkspace, origin: ZipWorkspace, now: number): NativeWorld
 
 /**
  * A file patch as the `diff` package's `createTwoFilesPatch(name, name, before, after,

@@ -10,10 +10,16 @@ const { run, copyOf } = require('../run.js');
 const { sessionError } = require('./errors.js');
 const { BUDGET_KINDS, plainCopy, budgetFigures, errorOutcome } = require('./options.js');
 const { accessRulesOf } = require('./policy.js');
-const { Gate } = require('./turn.js');
+const { Gate, stopOf } = require('./turn.js');
 const { worldFor, operationGlobals } = require('./world.js');
 
 const DEFAULT_TURN_TIMEOUT_MS = 30_000;
+/**
+ * Whether a turn's `world` is the native realm extension (its calls pass the gate on the
+ * guest's thread and world data never crosses into JavaScript), with `world.exec` bound from
+ * the live globals. Off until a run with live globals also accepts a realm extension.
+ */
+const NATIVE_WORLD = false;
 /** How much JSON `env` may hold across turns (it is saved with every snapshot). */
 const MAX_ENV_CHARS = 16 << 20;
 
@@ -84,9 +90,15 @@ async function runTurn(session, turn, wallLeft, signal) {
     execLimits: limits,
     beforeApproved: session.beforeApproved,
   });
+  const world = worldFor(gate, () => work, { origin, now: turn.now, seed: turn.seed });
+  // The native world answers every call but `exec`, which orchestrates a program run here.
+  const nativeWorld = NATIVE_WORLD
+    ? binding.turnWorld(ledger, /** @type {any} */ (work), /** @type {any} */ (origin), turn.now)
+    : null;
+  gate.nativeWorld = nativeWorld;
   const globals = {
     ...operationGlobals(session.operations, (name) => gate.operation(name)),
-    world: worldFor(gate, () => work, { origin, now: turn.now, seed: turn.seed }),
+    world: nativeWorld ? { exec: world.exec } : world,
     env,
     needs: (/** @type {unknown} */ question) => {
       throw gate.halt({ kind: 'needs', question: plainCopy(question ?? null, 'the question') });
@@ -116,15 +128,17 @@ async function runTurn(session, turn, wallLeft, signal) {
       limits: { ...limits, timeoutMs: Math.max(1, Math.floor(timeoutMs)) },
       signal: controller.signal,
       deterministic: { seed: turn.seed, now: turn.now },
+      ...(nativeWorld ? { realmExtension: nativeWorld } : {}),
     });
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await gate.close();
   }
-  const stop = gate.stop;
   // The gate closes: operations still running are audited as such; the journal is kept only
-  // for a turn that waits for approval.
-  const end = ledger.endTurn(result.stats.wallMs, stop?.kind === 'approval');
+  // for a turn that waits for approval (only an operation, called here, waits for one). A stop
+  // the native world met on the guest's thread comes back with the gate's end.
+  const end = ledger.endTurn(result.stats.wallMs, gate.stop?.kind === 'approval');
+  const stop = gate.stop ?? (end.stop ? stopOf(end.stop) : null);
   const wallOver = end.wallOver;
   /** @type {TurnOutcome} */
   let outcome;

@@ -214,6 +214,12 @@ class Gate {
     this.turnEnd = new AbortController();
     /** @type {Set<Promise<unknown>>} */
     this.inFlight = new Set();
+    /**
+     * The turn's native `world`, when the run has one: halted with the turn, so no world call
+     * runs after `needs()`, a refusal seen here, or the run's end.
+     * @type {{ halt(): void } | null}
+     */
+    this.nativeWorld = null;
   }
 
   /**
@@ -224,6 +230,7 @@ class Gate {
    */
   async close() {
     this.closed = true;
+    this.nativeWorld?.halt();
     this.turnEnd.abort();
     await Promise.allSettled([...this.inFlight]);
   }
@@ -239,6 +246,7 @@ class Gate {
    */
   halt(stop) {
     this.stop ??= stop;
+    this.nativeWorld?.halt();
     this.controller.abort();
     return guestError('TurnStopped', 'the turn was stopped by the session');
   }
@@ -453,4 +461,4 @@ class Gate {
   }
 }
 
-module.exports = { Gate, auditJson };
+module.exports = { Gate, auditJson, stopOf };

@@ -6,16 +6,19 @@
 
 pub mod snapshot;
 pub mod turn;
+pub mod world;
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::{throw, ErrorClass, Thrown};
 use crate::session::{
-    Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call, CallKind,
-    CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError, Stop, TurnGate,
+    lock_session, Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call,
+    CallKind, CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError,
+    SessionState, SharedSession, Stop, TurnGate,
 };
 use crate::workspace::WsError;
 
@@ -272,6 +275,9 @@ pub struct TurnStart {
 pub struct TurnEnd {
     pub wall_over: Option<LedgerRefusal>,
     pub remaining: BudgetFigures,
+    /// Why the gate stopped the turn, if it did (a native `world` call stops it on the guest's
+    /// thread, out of JavaScript's sight).
+    pub stop: Option<GateStop>,
 }
 
 /// A decided approval request of the turn being resumed.
@@ -350,8 +356,16 @@ pub struct LedgerVerification {
 /// A session's ledger (see the module documentation) and the gate of its turn in progress.
 #[napi]
 pub struct SessionLedger {
-    inner: Ledger,
-    turn: Option<TurnGate>,
+    /// Shared with the native `world` of the turn in progress, whose calls pass the same gate.
+    pub(crate) state: SharedSession,
+}
+
+impl SessionLedger {
+    fn of(ledger: Ledger) -> Self {
+        SessionLedger {
+            state: Arc::new(Mutex::new(SessionState { ledger, turn: None })),
+        }
+    }
 }
 
 fn admission(a: Admission) -> GateAdmission {
@@ -415,7 +429,7 @@ impl SessionLedger {
         let (ops, rules) = policy(&env, &policy_rules)?;
         let mut inner = Ledger::new(ops, budget);
         inner.rules = rules;
-        Ok(SessionLedger { inner, turn: None })
+        Ok(SessionLedger::of(inner))
     }
 
     /// A ledger from `save()`'s text; refuses a tampered audit log (`AUDIT_TAMPERED`).
@@ -424,35 +438,38 @@ impl SessionLedger {
         let (ops, rules) = policy(&env, &policy_rules)?;
         let mut inner = Ledger::restore(ops, &saved).map_err(|e| throw(&env, &e))?;
         inner.rules = rules;
-        Ok(SessionLedger { inner, turn: None })
+        Ok(SessionLedger::of(inner))
     }
 
     /// Budget use, audit log and journal as JSON text.
     #[napi(catch_unwind)]
     pub fn save(&self) -> String {
-        self.inner.save()
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger.save()
     }
 
     /// A copy (to put back if a turn's result cannot be stored).
     #[napi(catch_unwind)]
     pub fn copy(&self) -> SessionLedger {
-        SessionLedger {
-            inner: self.inner.clone(),
-            turn: None,
-        }
+        SessionLedger::of(lock_session(&self.state).ledger.clone())
     }
 
     /// Takes over the state of `other` (a copy made earlier).
     #[napi(js_name = "resetTo", catch_unwind)]
-    pub fn reset_to(&mut self, other: &SessionLedger) {
-        self.inner = other.inner.clone();
+    pub fn reset_to(&self, other: &SessionLedger) {
+        // Copied before this ledger is locked: `other` may be this very ledger.
+        let ledger = lock_session(&other.state).ledger.clone();
+        lock_session(&self.state).ledger = ledger;
     }
 
     /// `null` when the policy's operation lists allow `operation`; otherwise the rule that
     /// refuses it.
     #[napi(catch_unwind)]
     pub fn check(&self, operation: String) -> Option<LedgerRefusal> {
-        self.inner
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger
             .policy
             .check(&operation)
             .err()
@@ -469,7 +486,8 @@ impl SessionLedger {
     #[napi(catch_unwind, ts_args_type = "budget: BudgetName, amount: number")]
     pub fn take(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
         let kind = kind(&env, &budget)?;
-        Ok(self.inner.budget.take(kind, amount).err().map(exceeded))
+        let mut guard = lock_session(&self.state);
+        Ok(guard.ledger.budget.take(kind, amount).err().map(exceeded))
     }
 
     /// Records `amount` already spent; a refusal when a limit is now passed.
@@ -478,25 +496,32 @@ impl SessionLedger {
     #[napi(catch_unwind, ts_args_type = "budget: BudgetName, amount: number")]
     pub fn record(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
         let kind = kind(&env, &budget)?;
-        Ok(self.inner.budget.record(kind, amount).err().map(exceeded))
+        let mut guard = lock_session(&self.state);
+        Ok(guard.ledger.budget.record(kind, amount).err().map(exceeded))
     }
 
     /// The first budget whose use has passed its limit.
     #[napi(catch_unwind)]
     pub fn exceeded(&self) -> Option<LedgerRefusal> {
-        self.inner.budget.exceeded().map(exceeded)
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger.budget.exceeded().map(exceeded)
     }
 
     /// What is left of every budget (`undefined`: unlimited).
     #[napi(js_name = "remainingAll", catch_unwind)]
     pub fn remaining_all(&self) -> BudgetFigures {
-        figures(|k| self.inner.budget.remaining(k))
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        figures(|k| st.ledger.budget.remaining(k))
     }
 
     /// What has been used of every budget.
     #[napi(js_name = "usedAll", catch_unwind)]
     pub fn used_all(&self) -> BudgetFigures {
-        figures(|k| Some(self.inner.budget.used(k)))
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        figures(|k| Some(st.ledger.budget.used(k)))
     }
 
     /// Starts a turn: refused (the budget that is used up) when a budget is already passed or
@@ -504,14 +529,16 @@ impl SessionLedger {
     /// Returns what was left of every budget when the turn started.
     #[napi(js_name = "startTurn", catch_unwind)]
     pub fn start_turn(&mut self, turn_number: u32, calls_per_turn: u32) -> TurnStart {
-        let refused = match self.inner.budget.exceeded() {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        let refused = match st.ledger.budget.exceeded() {
             Some(over) => Some(over),
-            None => self.inner.budget.take(BudgetKind::Turns, 1.0).err(),
+            None => st.ledger.budget.take(BudgetKind::Turns, 1.0).err(),
         };
         if refused.is_none() {
-            self.inner.journal.clear();
-            self.turn = Some(TurnGate::begin(
-                &mut self.inner,
+            st.ledger.journal.clear();
+            st.turn = Some(TurnGate::begin(
+                &mut st.ledger,
                 turn_number,
                 calls_per_turn,
                 Vec::new(),
@@ -519,7 +546,7 @@ impl SessionLedger {
         }
         TurnStart {
             refusal: refused.map(exceeded),
-            remaining: figures(|k| self.inner.budget.remaining(k)),
+            remaining: figures(|k| st.ledger.budget.remaining(k)),
         }
     }
 
@@ -534,6 +561,8 @@ impl SessionLedger {
         requests: Vec<GateRequest>,
         at_start: BudgetFigures,
     ) {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
         let decided = requests
             .into_iter()
             .map(|r| Decided {
@@ -551,8 +580,8 @@ impl SessionLedger {
             a.tokens,
             a.cost,
         ];
-        self.turn = Some(TurnGate::resume(
-            &mut self.inner,
+        st.turn = Some(TurnGate::resume(
+            &mut st.ledger,
             turn_number,
             calls_per_turn,
             decided,
@@ -563,7 +592,9 @@ impl SessionLedger {
     /// Admits one call of the turn (policy, call cap, budget, replay, approval).
     #[napi(catch_unwind)]
     pub fn admit(&mut self, call: GateCall) -> GateAdmission {
-        let Some(turn) = self.turn.as_mut() else {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        let Some(turn) = st.turn.as_mut() else {
             return GateAdmission {
                 kind: "stop".into(),
                 call_id: None,
@@ -592,13 +623,15 @@ impl SessionLedger {
             approval,
             key: call.key.as_deref(),
         };
-        admission(turn.admit(&mut self.inner, &gate_call))
+        admission(turn.admit(&mut st.ledger, &gate_call))
     }
 
     /// Audits and journals a call that ran; the stop it caused, if any.
     #[napi(catch_unwind)]
     pub fn settle(&mut self, call_id: u32, outcome: GateOutcome) -> Option<GateStop> {
-        let turn = self.turn.as_mut()?;
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        let turn = st.turn.as_mut()?;
         let outcome = Outcome {
             result: outcome.result,
             error: outcome.error,
@@ -608,7 +641,7 @@ impl SessionLedger {
             bytes_written: outcome.bytes_written.unwrap_or(0.0),
             invalid: outcome.invalid.unwrap_or(false),
         };
-        turn.settle(&mut self.inner, u64::from(call_id), outcome)
+        turn.settle(&mut st.ledger, u64::from(call_id), outcome)
             .map(GateStop::from)
     }
 
@@ -616,9 +649,11 @@ impl SessionLedger {
     /// same on a re-run).
     #[napi(js_name = "turnRemaining", catch_unwind)]
     pub fn turn_remaining(&self) -> BudgetFigures {
-        match &self.turn {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        match &st.turn {
             Some(t) => figures(|k| t.remaining(k)),
-            None => figures(|k| self.inner.budget.remaining(k)),
+            None => figures(|k| st.ledger.budget.remaining(k)),
         }
     }
 
@@ -628,36 +663,45 @@ impl SessionLedger {
     /// what is left of every budget.
     #[napi(js_name = "endTurn", catch_unwind)]
     pub fn end_turn(&mut self, wall_ms: f64, keep_journal: bool) -> TurnEnd {
-        if let Some(mut t) = self.turn.take() {
-            t.close(&mut self.inner);
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        let mut stop = None;
+        if let Some(mut t) = st.turn.take() {
+            stop = t.stop().cloned().map(GateStop::from);
+            t.close(&mut st.ledger);
         }
         if !keep_journal {
-            self.inner.journal.clear();
+            st.ledger.journal.clear();
         }
-        let wall_over = self
-            .inner
+        let wall_over = st
+            .ledger
             .budget
             .record(BudgetKind::WallMs, wall_ms)
             .err()
             .map(exceeded);
         TurnEnd {
             wall_over,
-            remaining: figures(|k| self.inner.budget.remaining(k)),
+            remaining: figures(|k| st.ledger.budget.remaining(k)),
+            stop,
         }
     }
 
     /// Tokens and cost an operation reported after its turn ended.
     #[napi(js_name = "lateUsage", catch_unwind)]
     pub fn late_usage(&mut self, tokens: f64, cost: f64) {
-        TurnGate::late_usage(&mut self.inner, tokens, cost);
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        TurnGate::late_usage(&mut st.ledger, tokens, cost);
     }
 
     /// Appends an audit record (read the entries back with `auditEntries`).
     #[napi(catch_unwind)]
     pub fn audit(&mut self, record: LedgerAuditRecord) {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
         // Non-finite numbers have no JSON form: the saved entry would not hash as written.
         let finite = |n: f64| if n.is_finite() { n } else { 0.0 };
-        self.inner.audit.append(AuditRecord {
+        st.ledger.audit.append(AuditRecord {
             timestamp: finite(record.timestamp),
             turn_number: record.turn_number,
             operation: record.operation,
@@ -676,7 +720,9 @@ impl SessionLedger {
         turn: Option<u32>,
         operation: Option<String>,
     ) -> Vec<LedgerAuditEntry> {
-        self.inner
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger
             .audit
             .entries()
             .iter()
@@ -689,7 +735,9 @@ impl SessionLedger {
     /// Totals over the audit log.
     #[napi(js_name = "auditStats", catch_unwind)]
     pub fn audit_stats(&self) -> LedgerAuditStats {
-        let s = self.inner.audit.stats();
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        let s = st.ledger.audit.stats();
         LedgerAuditStats {
             total_operations: s.total_operations as f64,
             operation_counts: s
@@ -704,17 +752,21 @@ impl SessionLedger {
     /// The audit log as JSON lines.
     #[napi(js_name = "auditExport", catch_unwind)]
     pub fn audit_export(&self) -> String {
-        self.inner.audit.export()
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger.audit.export()
     }
 
     /// Checks the audit chain up to the recorded head.
     #[napi(js_name = "auditVerify", catch_unwind)]
     pub fn audit_verify(&self) -> LedgerVerification {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
         verification(
-            self.inner
+            st.ledger
                 .audit
                 .verify()
-                .map(|()| self.inner.audit.entries().len()),
+                .map(|()| st.ledger.audit.entries().len()),
         )
     }
 
@@ -727,7 +779,9 @@ impl SessionLedger {
     /// Empties the journal (the turn ended for good).
     #[napi(js_name = "journalClear", catch_unwind)]
     pub fn journal_clear(&mut self) {
-        self.inner.journal.clear();
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger.journal.clear();
     }
 }
 

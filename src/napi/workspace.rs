@@ -575,6 +575,12 @@ impl ZipWorkspace {
         lock_workspace(&self.inner)
     }
 
+    /// The shared workspace, for natives that work on it while JavaScript holds this object
+    /// (a session turn's `world`).
+    pub(crate) fn shared(&self) -> SharedWorkspace {
+        self.inner.clone()
+    }
+
     /// Converts `path` and `{ recursive?: boolean }`, runs `op`, and returns the id of the history
     /// entry it recorded.
     fn path_op(

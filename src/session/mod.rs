@@ -16,6 +16,8 @@ mod error;
 mod gate;
 mod journal;
 mod policy;
+mod world;
+mod world_args;
 
 pub use audit::{AuditEntry, AuditLog, AuditRecord, AuditStats, ARG_LIMIT};
 pub use budget::{Budget, BudgetKind, Exceeded};
@@ -26,6 +28,7 @@ pub use gate::{
 };
 pub use journal::{Journal, JournalEntry, Replay};
 pub use policy::{OperationPolicy, Refusal};
+pub use world::{fingerprint, lock_session, SessionState, SharedSession, TurnWorld};
 
 use serde::{Deserialize, Serialize};
 
@@ -100,3 +103,5 @@ impl Ledger {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod world_tests;

@@ -3,7 +3,6 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use sha2::{Digest, Sha256};
 
 use crate::napi::workspace::{run, ZipWorkspace};
 use crate::workspace::PathRulesSpec;
@@ -73,15 +72,5 @@ pub fn bytes_written_since(work: &ZipWorkspace, before: &ZipWorkspace) -> f64 {
 /// its bytes, a NUL. Read rules apply as to every read.
 #[napi(catch_unwind)]
 pub fn fingerprint(env: Env, work: &ZipWorkspace, glob: String) -> Result<String> {
-    run(env, |_| {
-        let ws = work.ws();
-        let mut hash = Sha256::new();
-        for path in ws.glob(&glob)? {
-            hash.update(path.as_bytes());
-            hash.update([0u8]);
-            hash.update(ws.read_file(&path)?);
-            hash.update([0u8]);
-        }
-        Ok(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
-    })
+    run(env, |_| crate::session::fingerprint(&work.ws(), &glob))
 }
