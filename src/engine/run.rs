@@ -258,7 +258,11 @@ impl ActiveRun {
             deterministic: req.deterministic,
         };
         let realm = if spec.derivable() {
-            match template::derive() {
+            let derived = template::derive();
+            if let (Some(realm), Some(d)) = (derived.as_ref(), spec.deterministic) {
+                realm.make_deterministic(d);
+            }
+            match derived {
                 Some(mut derived) => match spec.live.take() {
                     Some(live) => match derived.attach_live(live) {
                         Ok(()) => Some(derived),

@@ -138,13 +138,14 @@ impl RealmSpec<'_> {
 
     /// The shape every pooled realm has: console present, nothing else.
     pub(crate) fn is_standard(&self) -> bool {
-        self.live.is_none() && self.derivable()
+        self.live.is_none() && self.deterministic.is_none() && self.derivable()
     }
 
     /// A realm a thread's template can serve: the standard shape, maybe with live values
-    /// (their membrane is installed in the derived context).
+    /// (their membrane is installed in the derived context) or deterministic (the derived
+    /// context gets the virtual clock and the seeded randomness, see [`Realm::make_deterministic`]).
     pub(crate) fn derivable(&self) -> bool {
-        self.with_console && self.extension.is_none() && self.deterministic.is_none()
+        self.with_console && self.extension.is_none()
     }
 }
 
@@ -153,6 +154,8 @@ pub(crate) struct Realm {
     // Field order is drop order: guest values held here, then the context, then its runtime.
     /// Present in realms of the standard profile (see `RealmSpec::with_console`).
     pub(crate) timers: Option<Timers>,
+    /// Where `crypto` draws from (standard profile); a template's is seeded per run.
+    pub(crate) random: Option<web::RandomSource>,
     /// Forgets the console's counters and timers (standard realms).
     pub(crate) console_reset: Option<Persistent<Function<'static>>>,
     /// The membrane, made once per realm: a template's serves the live runs of every realm
@@ -236,6 +239,7 @@ impl Realm {
             .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
         let standard = spec.is_standard();
         let mut timers = None;
+        let mut random = None;
         let mut console_reset = None;
         let mut membrane = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
@@ -250,7 +254,7 @@ impl Realm {
                     .map(|f| Persistent::save(&ctx, f));
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx, &slot)?);
-                    web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
+                    random = Some(web::install(&ctx, spec.deterministic.map(|d| d.seed))?);
                     url_api::install(&ctx)?;
                     intl::install(&ctx, template)?;
                 } else {
@@ -311,6 +315,7 @@ impl Realm {
         })?;
         Ok(Realm {
             timers,
+            random,
             context,
             rt,
             slot,
@@ -323,6 +328,18 @@ impl Realm {
             membrane,
             heap_base: Cell::new(0),
         })
+    }
+
+    /// Makes a derived realm's run deterministic, as a realm built with `d` is: `Date` and
+    /// `performance` read a virtual clock of the run's context that starts at `d.now_ms`,
+    /// `Math.random` (the context's own state) and `crypto` (the template's source, emptied
+    /// again when the context is released) draw from `d.seed`.
+    pub(crate) fn make_deterministic(&self, d: Deterministic) {
+        self.context
+            .with(|ctx| ffi::make_deterministic(&ctx, d.now_ms, d.seed));
+        if let Some(random) = self.random.as_ref() {
+            random.seed(Some(d.seed));
+        }
     }
 
     /// Attaches a live run to the template's membrane from a derived realm and binds the live
