@@ -261,6 +261,7 @@ pub(crate) fn derive() -> Option<Realm> {
             console_reset: t.realm.console_reset.clone(),
             membrane: t.realm.membrane.clone(),
             heap_base: std::cell::Cell::new(0),
+            hardened: t.realm.hardened.clone(),
         };
         slot.state = State::Running;
         Some(realm)

@@ -462,7 +462,14 @@ fn sample_in_a_built_realm(seed: u64) -> String {
 #[test]
 fn deterministic_runs_derive_from_the_template_and_give_what_a_built_realm_gives() {
     on_fresh_thread(|| {
-        let derived = text(&deterministic_run(DETERMINISTIC_SAMPLE, 5));
+        let first = deterministic_run(DETERMINISTIC_SAMPLE, 5);
+        // A derived context's run counts only its own heap; a built realm's, its intrinsics.
+        assert!(
+            first.stats.heap_bytes < 64 << 10,
+            "{}",
+            first.stats.heap_bytes
+        );
+        let derived = text(&first);
         assert!(template::is_built());
         assert_eq!(derived, sample_in_a_built_realm(5));
         assert!(derived.starts_with("[1700000000000,\"2023-11-14T22:13:20.000Z\",0,1700000000000,"));
@@ -521,5 +528,66 @@ fn a_deterministic_run_leaves_nothing_to_a_normal_one_and_the_reverse() {
         let after_timers = plain(normal);
         assert!((after_timers.0 - real_now).abs() < 60_000.0);
         assert_eq!(template::BUILDS.with(|b| b.get()), 1);
+    });
+}
+
+/// Adds a `tool` global with a method and a nested object, from the guest's side of the realm.
+struct ToolExtension;
+
+impl super::run::RealmExtension for ToolExtension {
+    fn install(&self, ctx: &rquickjs::Ctx<'_>) -> rquickjs::Result<()> {
+        let tool: rquickjs::Object = ctx.eval(
+            "(() => { class Tool { twice(n) { return 2 * n } } \
+               const t = new Tool(); t.settings = { level: 1, list: [1, 2] }; return t })()",
+        )?;
+        ctx.globals().set("tool", tool)
+    }
+
+    fn derivable(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_derivable_extension_is_installed_on_a_derived_context_and_frozen() {
+    on_fresh_thread(|| {
+        assert!(run("return 1").ok);
+        let mut req = RunRequest::new(
+            "const tries = [() => { tool.x = 1 }, () => { tool.settings.level = 2 }, \
+               () => { tool.settings.list.push(3) }, () => { Object.getPrototypeOf(tool).twice = null }, \
+               () => { tool = 1 }, () => { Object.getPrototypeOf(tool).constructor.prototype.y = 1 }]; \
+             const refused = tries.map((f) => { try { f(); return false } catch (e) { return e instanceof TypeError } }); \
+             return [tool.twice(21), tool.settings.level, tool.settings.list.length, refused.join(), \
+               Object.isFrozen(Object.getPrototypeOf(tool)), typeof setTimeout].join('|')",
+        );
+        req.deterministic = Some(super::run::Deterministic {
+            seed: 1,
+            now_ms: 0.0,
+        });
+        req.extension = Some(super::run::Extension(std::sync::Arc::new(ToolExtension)));
+        for _ in 0..3 {
+            let outcome = execute(&req, &CancelToken::new());
+            assert_eq!(
+                text(&outcome),
+                "42|1|2|true,true,true,true,true,true|true|function"
+            );
+            // A derived context's run counts only its own heap; a built realm's, its intrinsics.
+            assert!(
+                outcome.stats.heap_bytes < 256 << 10,
+                "{}",
+                outcome.stats.heap_bytes
+            );
+        }
+        assert_eq!(
+            template::BUILDS.with(|b| b.get()),
+            1,
+            "the runs derived from the template"
+        );
+        // Nothing of it reaches the next run, nor is the template any less frozen.
+        assert_eq!(text(&run("return typeof tool")), "undefined");
+        let realm = template::derive().expect("a derived realm");
+        let unfrozen = realm.context.with(|ctx| unfrozen_reachable(&ctx)).unwrap();
+        assert_eq!(unfrozen, 0);
+        template::retire(realm, true);
     });
 }
