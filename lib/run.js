@@ -78,6 +78,25 @@ function hasGlobals(options) {
 }
 
 /**
+ * The native `world` of a session turn, by the run options it goes with: not a run option
+ * users can give, so it is attached to the options object by `withNativeWorld`.
+ * @type {WeakMap<object, import('./native/binding.js').NativeWorld>}
+ */
+const nativeWorlds = new WeakMap();
+
+/**
+ * Options for a session turn's live run whose `world` is the given native world.
+ * @template {RunOptions} T
+ * @param {T} options
+ * @param {import('./native/binding.js').NativeWorld} world
+ * @returns {T}
+ */
+function withNativeWorld(options, world) {
+  nativeWorlds.set(options, world);
+  return options;
+}
+
+/**
  * Drives a run with live host values on the main thread, in time slices of a few milliseconds:
  * pump again after each slice (once the event loop had a turn), whenever a host promise the run
  * awaits settles, or when its deadline arrives.
@@ -133,7 +152,7 @@ function runLive(source, options, handle, exposeWake) {
         setImmediate(step);
       }
     };
-    const live = binding.LiveRun.start(source, options, handle, wake);
+    const live = binding.LiveRun.start(source, options, handle, wake, nativeWorlds.get(options) ?? null);
     if (exposeWake) exposeWake(wake);
     step();
   });
@@ -298,4 +317,4 @@ function copyOf(value) {
   return /** @type {import('./index.js').Copied<T>} */ (binding.copyOf(value));
 }
 
-module.exports = { run, runSync, configure, poolStats, realmStats, copyOf, fromNative };
+module.exports = { run, runSync, configure, poolStats, realmStats, copyOf, fromNative, withNativeWorld };

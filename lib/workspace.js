@@ -122,6 +122,19 @@ class ZipWorkspace extends Native {
   }
 
   /**
+   * `batch`, whose edits receive a workspace of this class over the same files.
+   * @param {string} label
+   * @param {(ws: ZipWorkspace) => unknown} edits
+   * @returns {number | null}
+   */
+  batch(label, edits) {
+    refuseIfDisposed(this, 'batch');
+    if (typeof edits !== 'function') return super.batch(label, /** @type {never} */ (edits));
+    const kind = Object.getPrototypeOf(this);
+    return super.batch(label, (/** @type {ZipWorkspace} */ w) => edits(Object.setPrototypeOf(w, kind)));
+  }
+
+  /**
    * Frees the workspace's files and history now, instead of when it is garbage collected. Runs
    * already in progress finish, but their changes are not kept.
    */

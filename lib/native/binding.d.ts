@@ -108,7 +108,7 @@ export declare class LineIndex {
  */
 export declare class LiveRun {
   /** Prepares a run with live `globals` on the main thread; it starts at the first `pump()`. */
-  static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void): LiveRun
+  static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null): LiveRun
   /** Runs the guest for one time slice at most. */
   pump(): LiveStep
   /** Milliseconds until the run's deadline (for the wrapper's timer). */

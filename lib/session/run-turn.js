@@ -6,7 +6,7 @@
 
 const { ErrorCode } = require('../errors.js');
 const binding = require('../native/load.js');
-const { run, copyOf } = require('../run.js');
+const { run, copyOf, withNativeWorld } = require('../run.js');
 const { sessionError } = require('./errors.js');
 const { BUDGET_KINDS, plainCopy, budgetFigures, errorOutcome } = require('./options.js');
 const { accessRulesOf } = require('./policy.js');
@@ -19,7 +19,7 @@ const DEFAULT_TURN_TIMEOUT_MS = 30_000;
  * guest's thread and world data never crosses into JavaScript), with `world.exec` bound from
  * the live globals. Off until a run with live globals also accepts a realm extension.
  */
-const NATIVE_WORLD = false;
+const NATIVE_WORLD = true;
 /** How much JSON `env` may hold across turns (it is saved with every snapshot). */
 const MAX_ENV_CHARS = 16 << 20;
 
@@ -67,15 +67,17 @@ async function runTurn(session, turn, wallLeft, signal) {
   const { ledger, policy, limits } = session;
   // The policy narrows whatever rules the host set on the world; it never widens them.
   const rules = accessRulesOf(policy);
-  // The binding declares the native class; lib/workspace.js adds `dispose` to the same objects.
+  // Native copies, given the class of the world they copy (lib/workspace.js: `dispose`,
+  // diagnostics), as `fork()` does.
   const copies = binding.turnCopies(
     /** @type {any} */ (session.base),
     rules.readPatterns,
     rules.writePatterns,
     rules.readOnly,
   );
-  const origin = /** @type {ZipWorkspace} */ (/** @type {unknown} */ (copies.origin));
-  const work = /** @type {ZipWorkspace} */ (/** @type {unknown} */ (copies.work));
+  const kind = Object.getPrototypeOf(session.base);
+  const origin = /** @type {ZipWorkspace} */ (Object.setPrototypeOf(copies.origin, kind));
+  const work = /** @type {ZipWorkspace} */ (Object.setPrototypeOf(copies.work, kind));
   const controller = new AbortController();
   const onAbort = () => controller.abort();
   if (signal?.aborted) controller.abort();
@@ -122,14 +124,14 @@ async function runTurn(session, turn, wallLeft, signal) {
   };
   let result;
   try {
-    result = await run(turn.code, {
+    const options = {
       globals,
       filename: `turn-${turn.turnNumber}.js`,
       limits: { ...limits, timeoutMs: Math.max(1, Math.floor(timeoutMs)) },
       signal: controller.signal,
       deterministic: { seed: turn.seed, now: turn.now },
-      ...(nativeWorld ? { realmExtension: nativeWorld } : {}),
-    });
+    };
+    result = await run(turn.code, nativeWorld ? withNativeWorld(options, nativeWorld) : options);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await gate.close();

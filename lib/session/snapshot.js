@@ -15,6 +15,7 @@
 const { ErrorCode } = require('../errors.js');
 const { createHmac, timingSafeEqual } = require('node:crypto');
 const binding = require('../native/load.js');
+const { ZipWorkspace } = require('../workspace.js');
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
@@ -187,7 +188,9 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   /** @param {string} name */
   const open = (name) => {
     try {
-      return reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes) ?? null;
+      const world = reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes);
+      // Opened natively, given the package's class (`dispose`, diagnostics), as `fork()` does.
+      return world ? Object.setPrototypeOf(world, ZipWorkspace.prototype) : null;
     } catch (e) {
       throw sessionError(
         ErrorCode.InvalidInput,

@@ -230,7 +230,7 @@ class Gate {
    */
   async close() {
     this.closed = true;
-    this.nativeWorld?.halt();
+    // The native world needs no halt here: it lives in the run's realm, which has ended.
     this.turnEnd.abort();
     await Promise.allSettled([...this.inFlight]);
   }

@@ -667,4 +667,67 @@ mod tests {
             );
         }
     }
+
+    /// Adds `summary` once the live globals are bound: it reads the live `hostTitle` and keeps
+    /// the live `later` (a proxy, which must stay live).
+    struct SummaryExtension {
+        derivable: bool,
+    }
+
+    impl crate::engine::RealmExtension for SummaryExtension {
+        fn bound<'js>(
+            &self,
+            ctx: &rquickjs::Ctx<'js>,
+            global: &rquickjs::Object<'js>,
+        ) -> rquickjs::Result<()> {
+            let title: String = global.get("hostTitle")?;
+            let summary = rquickjs::Object::new(ctx.clone())?;
+            summary.set("title", format!("{title}!"))?;
+            let nested = rquickjs::Object::new(ctx.clone())?;
+            nested.set("depth", 1)?;
+            summary.set("nested", nested)?;
+            summary.set("later", global.get::<_, rquickjs::Value>("later")?)?;
+            global.set("summary", summary)
+        }
+
+        fn derivable(&self) -> bool {
+            self.derivable
+        }
+    }
+
+    #[test]
+    fn an_extension_reads_the_live_globals_of_its_run_and_its_globals_are_frozen() {
+        for derivable in [true, false] {
+            let mut request = RunRequest::new(
+                "'use strict';
+                 const tries = [() => { summary.title = 'x' }, () => { summary.nested.depth = 2 },
+                   () => { summary.added = 1 }, () => { summary = 1 }, () => { delete globalThis.summary }];
+                 const refused = tries.map((f) => { try { f(); return false } catch (e) { return e instanceof TypeError } });
+                 return [summary.title, summary.nested.depth, summary.later === later,
+                   Object.isFrozen(summary), Object.isFrozen(summary.nested), refused.join()].join('|')",
+            );
+            request.extension = Some(crate::engine::Extension(std::sync::Arc::new(
+                SummaryExtension { derivable },
+            )));
+            let (live, _, promises) = live_globals(vec![
+                ("hostTitle".into(), FromHost::Prim(Data::str("from host"))),
+                ("later".into(), FromHost::Ref(1, RefKind::Promise)),
+            ]);
+            let outcome = run_to_end(request, &CancelToken::new(), live, &promises);
+            assert!(outcome.ok, "derivable {derivable}: {:?}", outcome.error);
+            assert_eq!(
+                outcome.value,
+                Some(Data::str(
+                    "from host!|1|true|true|true|true,true,true,true,true"
+                )),
+                "derivable {derivable}"
+            );
+            // The next run on the thread has neither.
+            let next = crate::engine::execute(
+                &RunRequest::new("return [typeof summary, typeof hostTitle].join()"),
+                &CancelToken::new(),
+            );
+            assert_eq!(next.value, Some(Data::str("undefined,undefined")));
+        }
+    }
 }

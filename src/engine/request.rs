@@ -6,7 +6,7 @@ use super::errors::ErrorInfo;
 use super::limits::Limits;
 use super::marshal::Data;
 use super::output::{ConsoleMode, LogEntry, LogListener};
-use rquickjs::{Ctx, Runtime};
+use rquickjs::{Ctx, Object, Runtime};
 use std::sync::Arc;
 
 /// Most unhandled rejections a run reports.
@@ -26,10 +26,28 @@ pub enum Mode {
 /// thread that executes the run.
 pub trait RealmExtension: Send + Sync {
     /// Called on the fresh runtime before its context exists (e.g. to install a module loader).
+    /// Not called for a run whose context is derived from the thread's template (see
+    /// [`RealmExtension::derivable`]).
     fn configure_runtime(&self, _rt: &Runtime) {}
-    /// Installs extra globals before lockdown, so they are frozen with the realm.
+    /// Installs extra globals. In a realm built for the run this happens before lockdown, so
+    /// they are frozen with the realm; in a context derived from the thread's template they
+    /// are frozen the same way once installed.
     fn install(&self, _ctx: &Ctx<'_>) -> rquickjs::Result<()> {
         Ok(())
+    }
+    /// Called once the run's live globals are bound (also when there are none), with the
+    /// global object: the extension may read them and add globals of its own, which are then
+    /// frozen as lockdown freezes the rest.
+    fn bound<'js>(&self, _ctx: &Ctx<'js>, _global: &Object<'js>) -> rquickjs::Result<()> {
+        Ok(())
+    }
+    /// Whether the run's context may be derived from the thread's frozen template instead of
+    /// built from scratch. Only an extension that needs no `configure_runtime` (the runtime is
+    /// the template's, shared with later runs), keeps nothing in the runtime (no userdata, no
+    /// module loader) and only adds globals that are not built-in ones (a derived context's
+    /// built-in bindings are already read-only) may say yes.
+    fn derivable(&self) -> bool {
+        false
     }
     /// Sees (and may adjust) the outcome before it is returned.
     fn finish(&self, _outcome: &mut RunOutcome) {}

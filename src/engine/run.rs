@@ -154,17 +154,27 @@ impl ActiveRun {
             deterministic: req.deterministic,
         };
         let realm = if spec.derivable() {
-            match template::derive() {
-                Some(mut derived) => match spec.live.take() {
-                    Some(live) => match derived.attach_live(live) {
-                        Ok(()) => Some(derived),
-                        Err(e) => {
+            let derived = template::derive();
+            if let (Some(realm), Some(d)) = (derived.as_ref(), spec.deterministic) {
+                realm.make_deterministic(d);
+            }
+            match derived {
+                Some(mut derived) => {
+                    if let Some(live) = spec.live.take() {
+                        if let Err(e) = derived.attach_live(live) {
                             template::retire(derived, true);
                             return Err(RunOutcome::failed(e.into()));
                         }
-                    },
-                    None => Some(derived),
-                },
+                    }
+                    if let Some(ext) = spec.extension {
+                        if let Err(e) = derived.attach_extension(ext) {
+                            // What the extension left half-installed is not worth keeping.
+                            template::retire(derived, false);
+                            return Err(RunOutcome::failed(e.into()));
+                        }
+                    }
+                    Some(derived)
+                }
                 None if spec.is_standard() => realm_pool::take_standard(),
                 None => None,
             }

@@ -1,8 +1,9 @@
-//! One template realm per thread. A run with the standard shape (console present, no extension,
-//! not deterministic; live values allowed, their membrane installed per run) gets a fresh
-//! context derived from it: the frozen intrinsics are shared, the global object, lexical scope,
-//! `Math.random` state, clock origin and job queue are the run's own (patch 0021). Creating one costs a copy of the global's bindings instead of a runtime,
-//! a context and a lockdown.
+//! One template realm per thread. A run with the standard shape (console present, no extension;
+//! live values allowed, their membrane installed per run; deterministic allowed, its virtual
+//! clock and seeds set on the derived context) gets a fresh context derived from it: the frozen
+//! intrinsics are shared, the global object, lexical scope, `Math.random` state, clock and job
+//! queue are the run's own (patch 0021). Creating one costs a copy of the global's bindings
+//! instead of a runtime, a context and a lockdown.
 //!
 //! One run at a time per thread uses the template; a run that starts while another holds it
 //! (a nested run from a log listener) takes a realm of its own. After a run that hit a limit,
@@ -248,6 +249,7 @@ pub(crate) fn derive() -> Option<Realm> {
         context.with(|ctx| ffi::seed_random(&ctx, seed));
         let realm = Realm {
             timers: t.realm.timers.clone(),
+            random: t.realm.random.clone(),
             context,
             rt: t.realm.rt.clone(),
             slot: t.realm.slot.clone(),
@@ -259,6 +261,7 @@ pub(crate) fn derive() -> Option<Realm> {
             console_reset: t.realm.console_reset.clone(),
             membrane: t.realm.membrane.clone(),
             heap_base: std::cell::Cell::new(0),
+            hardened: t.realm.hardened.clone(),
         };
         slot.state = State::Running;
         Some(realm)
@@ -322,6 +325,10 @@ fn fresh_seed() -> u64 {
 pub(crate) fn release(realm: &Realm) {
     // The run's deadline or abort must not interrupt the resets.
     idle(realm);
+    // A deterministic run's seeded `crypto` stream ends with it.
+    if let Some(random) = realm.random.as_ref() {
+        random.seed(None);
+    }
     // Only a run that used them changed the helpers' state.
     let touched = realm.slot.helpers_touched.replace(false);
     let reset = realm.context.with(|ctx| {

@@ -427,3 +427,167 @@ fn a_derived_realm_shares_the_template_globals_shape_until_it_declares_a_global(
         );
     });
 }
+
+/// Everything a deterministic run's clock and randomness give without waiting, as one string.
+const DETERMINISTIC_SAMPLE: &str = "JSON.stringify([Date.now(), new Date().toISOString(), \
+     performance.now(), performance.timeOrigin, Math.random(), Math.random(), \
+     crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint8Array(24))), Math.random()])";
+
+fn deterministic_run(source: &str, seed: u64) -> RunOutcome {
+    let mut req = RunRequest::new(source);
+    req.mode = super::run::Mode::Script;
+    req.deterministic = Some(super::run::Deterministic {
+        seed,
+        now_ms: 1.7e12,
+    });
+    execute(&req, &CancelToken::new())
+}
+
+/// The sample in a realm built from scratch for a deterministic run (what every deterministic
+/// run got before they were derived from the template).
+fn sample_in_a_built_realm(seed: u64) -> String {
+    use super::realm::{Realm, RealmSpec};
+    let mut spec = RealmSpec::standard();
+    spec.deterministic = Some(super::run::Deterministic {
+        seed,
+        now_ms: 1.7e12,
+    });
+    let realm = Realm::build(spec).expect("a realm");
+    realm
+        .context
+        .with(|ctx| ctx.eval::<String, _>(DETERMINISTIC_SAMPLE))
+        .expect("the sample")
+}
+
+#[test]
+fn deterministic_runs_derive_from_the_template_and_give_what_a_built_realm_gives() {
+    on_fresh_thread(|| {
+        let first = deterministic_run(DETERMINISTIC_SAMPLE, 5);
+        // A derived context's run counts only its own heap; a built realm's, its intrinsics.
+        assert!(
+            first.stats.heap_bytes < 64 << 10,
+            "{}",
+            first.stats.heap_bytes
+        );
+        let derived = text(&first);
+        assert!(template::is_built());
+        assert_eq!(derived, sample_in_a_built_realm(5));
+        assert!(derived.starts_with("[1700000000000,\"2023-11-14T22:13:20.000Z\",0,1700000000000,"));
+        // Again, and with another seed: the same values for the same seed, others for another.
+        assert_eq!(text(&deterministic_run(DETERMINISTIC_SAMPLE, 5)), derived);
+        let other = text(&deterministic_run(DETERMINISTIC_SAMPLE, 6));
+        assert_ne!(other, derived);
+        assert_eq!(other, sample_in_a_built_realm(6));
+        assert_eq!(
+            template::BUILDS.with(|b| b.get()),
+            1,
+            "every run derived from one template"
+        );
+    });
+}
+
+#[test]
+fn a_deterministic_run_leaves_nothing_to_a_normal_one_and_the_reverse() {
+    on_fresh_thread(|| {
+        let normal = "const u = [crypto.randomUUID(), crypto.randomUUID()]; \
+             JSON.stringify([Date.now(), performance.timeOrigin, Math.random(), u[0], u[1]])";
+        let plain = |source: &str| {
+            let mut req = RunRequest::new(source);
+            req.mode = super::run::Mode::Script;
+            let parsed: (f64, f64, f64, String, String) =
+                serde_json::from_str(&text(&execute(&req, &CancelToken::new()))).expect("json");
+            parsed
+        };
+        let first = text(&deterministic_run(DETERMINISTIC_SAMPLE, 9));
+        // A normal run after it: the real clock, and randomness of its own, not the seed's.
+        let after = plain(normal);
+        let real_now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock")
+            .as_millis() as f64;
+        assert!((after.0 - real_now).abs() < 60_000.0, "{after:?}");
+        assert_ne!(
+            after.1, 1.7e12,
+            "the time origin is the virtual clock's: {after:?}"
+        );
+        assert!(!first.contains(&after.2.to_string()), "{after:?} {first}");
+        assert!(!first.contains(&after.3), "{after:?} {first}");
+        assert_ne!(after.3, after.4);
+        let again = plain(normal);
+        assert_ne!(again.2, after.2);
+        assert_ne!(again.3, after.3);
+        // A deterministic run after normal ones (which drew from the system): the same values
+        // as the first, its timers on the virtual clock.
+        assert_eq!(text(&deterministic_run(DETERMINISTIC_SAMPLE, 9)), first);
+        let timed = deterministic_run(
+            "(async () => { await new Promise((r) => setTimeout(r, 5000)); \
+              return [Date.now(), performance.now()].join() })()",
+            9,
+        );
+        assert_eq!(text(&timed), "1700000005000,5000");
+        let after_timers = plain(normal);
+        assert!((after_timers.0 - real_now).abs() < 60_000.0);
+        assert_eq!(template::BUILDS.with(|b| b.get()), 1);
+    });
+}
+
+/// Adds a `tool` global with a method and a nested object, from the guest's side of the realm.
+struct ToolExtension;
+
+impl super::run::RealmExtension for ToolExtension {
+    fn install(&self, ctx: &rquickjs::Ctx<'_>) -> rquickjs::Result<()> {
+        let tool: rquickjs::Object = ctx.eval(
+            "(() => { class Tool { twice(n) { return 2 * n } } \
+               const t = new Tool(); t.settings = { level: 1, list: [1, 2] }; return t })()",
+        )?;
+        ctx.globals().set("tool", tool)
+    }
+
+    fn derivable(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_derivable_extension_is_installed_on_a_derived_context_and_frozen() {
+    on_fresh_thread(|| {
+        assert!(run("return 1").ok);
+        let mut req = RunRequest::new(
+            "const tries = [() => { tool.x = 1 }, () => { tool.settings.level = 2 }, \
+               () => { tool.settings.list.push(3) }, () => { Object.getPrototypeOf(tool).twice = null }, \
+               () => { tool = 1 }, () => { Object.getPrototypeOf(tool).constructor.prototype.y = 1 }]; \
+             const refused = tries.map((f) => { try { f(); return false } catch (e) { return e instanceof TypeError } }); \
+             return [tool.twice(21), tool.settings.level, tool.settings.list.length, refused.join(), \
+               Object.isFrozen(Object.getPrototypeOf(tool)), typeof setTimeout].join('|')",
+        );
+        req.deterministic = Some(super::run::Deterministic {
+            seed: 1,
+            now_ms: 0.0,
+        });
+        req.extension = Some(super::run::Extension(std::sync::Arc::new(ToolExtension)));
+        for _ in 0..3 {
+            let outcome = execute(&req, &CancelToken::new());
+            assert_eq!(
+                text(&outcome),
+                "42|1|2|true,true,true,true,true,true|true|function"
+            );
+            // A derived context's run counts only its own heap; a built realm's, its intrinsics.
+            assert!(
+                outcome.stats.heap_bytes < 256 << 10,
+                "{}",
+                outcome.stats.heap_bytes
+            );
+        }
+        assert_eq!(
+            template::BUILDS.with(|b| b.get()),
+            1,
+            "the runs derived from the template"
+        );
+        // Nothing of it reaches the next run, nor is the template any less frozen.
+        assert_eq!(text(&run("return typeof tool")), "undefined");
+        let realm = template::derive().expect("a derived realm");
+        let unfrozen = realm.context.with(|ctx| unfrozen_reachable(&ctx)).unwrap();
+        assert_eq!(unfrozen, 0);
+        template::retire(realm, true);
+    });
+}

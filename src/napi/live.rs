@@ -2,6 +2,7 @@
 //! host functions that call back into the guest, and `LiveRun`, the resumable run the
 //! JavaScript wrapper drives across event-loop turns while host promises settle.
 use super::convert::{write, HostReader};
+use super::session::world::NativeWorld;
 use super::options::{self, ParsedRun};
 use super::raw::{callback_info, Host, Raw, RawRef};
 use super::results::RunReply;
@@ -880,7 +881,7 @@ impl LiveRun {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "source: string, options: object, cancel: CancelHandle | null, wake: () => void"
+        ts_args_type = "source: string, options: object, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null"
     )]
     pub fn start(
         env: Env,
@@ -888,11 +889,17 @@ impl LiveRun {
         options: Unknown,
         cancel: Option<&CancelHandle>,
         wake: Unknown,
+        world: Option<&NativeWorld>,
     ) -> LiveRun {
         let h = Host::of(&env);
         let token = cancel.map(|c| c.token()).unwrap_or_default();
         let prepared = options::parse_run(h, source.raw(), Some(options.raw()), None)
-            .and_then(|parsed| prepare(h, parsed, Some(wake.raw())));
+            .and_then(|parsed| prepare(h, parsed, Some(wake.raw())))
+            .map(|mut p| {
+                // A session turn's native `world`, installed once the live globals are bound.
+                p.request.extension = world.map(NativeWorld::extension);
+                p
+            });
         match prepared {
             Ok(p) => {
                 let promises = p.bridge.promises.clone();

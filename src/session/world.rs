@@ -396,9 +396,23 @@ impl TurnWorld {
     }
 }
 
+/// `world` is installed once the run's live globals are bound: the host binds `world` as
+/// `{ exec }` (a program run is orchestrated in the host), and the native `world` takes that
+/// `exec` and replaces the live object. A run without live globals gets a `world` without
+/// `exec`.
 impl RealmExtension for TurnWorld {
-    fn install(&self, ctx: &Ctx<'_>) -> rquickjs::Result<()> {
-        TurnWorld::install(self, ctx, None)
+    fn bound<'js>(&self, ctx: &Ctx<'js>, global: &Object<'js>) -> rquickjs::Result<()> {
+        let exec = match global.get::<_, Option<Object<'js>>>("world")? {
+            Some(live) => live.get::<_, Option<Value<'js>>>("exec")?,
+            None => None,
+        };
+        TurnWorld::install(self, ctx, exec)
+    }
+
+    /// Nothing is kept in the runtime and `world` is not a built-in: the turn's realm is derived
+    /// from the thread's frozen template.
+    fn derivable(&self) -> bool {
+        true
     }
 }
 

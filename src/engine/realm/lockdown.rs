@@ -227,7 +227,8 @@ fn replay<'js>(ctx: &Ctx<'js>, hidden: &[Value<'js>], plan: &[Edge]) -> Option<V
 ///
 /// Realms with a known [`Shape`] record or replay the plan of that shape; a realm without one
 /// (extra globals from an extension) is walked in full.
-pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, shape: Option<Shape>) -> rquickjs::Result<usize> {
+/// Returns the identities of the objects it froze (see [`freeze_added`]).
+pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, shape: Option<Shape>) -> rquickjs::Result<Vec<usize>> {
     let Some(shape) = shape else {
         return lockdown_by_walk(ctx);
     };
@@ -249,7 +250,7 @@ pub(crate) fn lockdown<'js>(ctx: &Ctx<'js>, shape: Option<Shape>) -> rquickjs::R
 }
 
 /// The generic walk alone, without a recorded plan.
-fn lockdown_by_walk<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<usize> {
+fn lockdown_by_walk<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Vec<usize>> {
     let (objects, _) = discover(ctx, &hidden_intrinsics(ctx)?);
     lockdown_objects(ctx, &objects)
 }
@@ -259,16 +260,32 @@ fn hidden_intrinsics<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Vec<Value<'js>>> {
     raw::eval_helper(ctx, HIDDEN_INTRINSICS, INTERNAL_FILENAME_C)?.get()
 }
 
-fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::Result<usize> {
+fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::Result<Vec<usize>> {
+    freeze_all(ctx, objects)?;
+    let global = ctx.globals();
+    let keys = raw::own_keys(ctx, &global, true, false).unwrap_or_default();
+    freeze_bindings(ctx, &keys);
+    Ok(objects
+        .iter()
+        .map(|o| raw::identity(o.as_value()))
+        .collect())
+}
+
+fn freeze_all<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::Result<()> {
     for obj in objects {
         if !raw::freeze(ctx, obj) {
             return Err(ctx.throw(ctx.catch()));
         }
         ffi::mark_hardened(ctx, obj);
     }
+    Ok(())
+}
+
+/// Makes the global object's data bindings named by `keys` read-only.
+fn freeze_bindings<'js>(ctx: &Ctx<'js>, keys: &[Value<'js>]) {
     let global = ctx.globals();
-    for key in raw::own_keys(ctx, &global, true, false).unwrap_or_default() {
-        if let Some(d) = raw::own_descriptor(ctx, &global, &key) {
+    for key in keys {
+        if let Some(d) = raw::own_descriptor(ctx, &global, key) {
             if d.getter.is_undefined() && d.setter.is_undefined() {
                 if let Some(name) = key.as_string().and_then(|s| s.to_string().ok()) {
                     raw::define_frozen(ctx, &global, &name, d.value);
@@ -276,6 +293,54 @@ fn lockdown_objects<'js>(ctx: &Ctx<'js>, objects: &[Object<'js>]) -> rquickjs::R
             }
         }
     }
+}
+
+/// Locks down globals added after lockdown (an extension's, installed in a context derived from
+/// a template or once live globals are bound): freezes every object they reach, as lockdown
+/// does, then makes the bindings read-only. Objects in `frozen` (what lockdown froze, with
+/// everything they reach), the global object (it stays extensible) and proxies (live host
+/// values, which must stay live) are not walked.
+pub(crate) fn freeze_added<'js>(
+    ctx: &Ctx<'js>,
+    added: &[Value<'js>],
+    frozen: &HashSet<usize>,
+) -> rquickjs::Result<usize> {
+    let global = ctx.globals();
+    let mut seen: HashSet<usize> = HashSet::new();
+    seen.insert(raw::identity(global.as_value()));
+    let mut objects: Vec<Object<'js>> = Vec::new();
+    let mut add = |v: &Value<'js>, objects: &mut Vec<Object<'js>>| {
+        if let Some(o) = v.as_object() {
+            let id = raw::identity(v);
+            if !v.is_proxy() && !frozen.contains(&id) && seen.insert(id) {
+                objects.push(o.clone());
+            }
+        }
+    };
+    for key in added {
+        if let Some(d) = raw::own_descriptor(ctx, &global, key) {
+            add(&d.value, &mut objects);
+            add(&d.getter, &mut objects);
+            add(&d.setter, &mut objects);
+        }
+    }
+    let mut i = 0;
+    while i < objects.len() {
+        let obj = objects[i].clone();
+        for key in raw::own_keys(ctx, &obj, true, false).unwrap_or_default() {
+            if let Some(d) = raw::own_descriptor(ctx, &obj, &key) {
+                add(&d.value, &mut objects);
+                add(&d.getter, &mut objects);
+                add(&d.setter, &mut objects);
+            }
+        }
+        if let Some(p) = obj.get_prototype() {
+            add(p.as_value(), &mut objects);
+        }
+        i += 1;
+    }
+    freeze_all(ctx, &objects)?;
+    freeze_bindings(ctx, added);
     Ok(objects.len())
 }
 

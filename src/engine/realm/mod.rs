@@ -30,6 +30,7 @@ use super::stack;
 use rquickjs::function::Constructor;
 use rquickjs::{qjs, Context, Ctx, Function, Persistent, Runtime, Value};
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -135,13 +136,14 @@ impl RealmSpec<'_> {
 
     /// The shape every pooled realm has: console present, nothing else.
     pub(crate) fn is_standard(&self) -> bool {
-        self.live.is_none() && self.derivable()
+        self.live.is_none() && self.deterministic.is_none() && self.derivable()
     }
 
     /// A realm a thread's template can serve: the standard shape, maybe with live values
-    /// (their membrane is installed in the derived context).
+    /// (their membrane is installed in the derived context) or deterministic (the derived
+    /// context gets the virtual clock and the seeded randomness, see [`Realm::make_deterministic`]).
     pub(crate) fn derivable(&self) -> bool {
-        self.with_console && self.extension.is_none() && self.deterministic.is_none()
+        self.with_console && self.extension.is_none_or(|e| e.0.derivable())
     }
 }
 
@@ -150,6 +152,8 @@ pub(crate) struct Realm {
     // Field order is drop order: guest values held here, then the context, then its runtime.
     /// Present in realms of the standard profile (see `RealmSpec::with_console`).
     pub(crate) timers: Option<Timers>,
+    /// Where `crypto` draws from (standard profile); a template's is seeded per run.
+    pub(crate) random: Option<web::RandomSource>,
     /// Forgets the console's counters and timers (standard realms).
     pub(crate) console_reset: Option<Persistent<Function<'static>>>,
     /// The membrane, made once per realm: a template's serves the live runs of every realm
@@ -168,6 +172,9 @@ pub(crate) struct Realm {
     pub(crate) derived: bool,
     /// Heap bytes in use when the run began: a derived realm's run is measured from there.
     pub(crate) heap_base: Cell<usize>,
+    /// A template's (and its derived realms'): the objects its lockdown froze, which
+    /// [`lockdown::freeze_added`] need not walk again.
+    pub(crate) hardened: Option<Rc<HashSet<usize>>>,
 }
 
 impl Realm {
@@ -233,6 +240,8 @@ impl Realm {
             .map_err(|e| BuildError::Engine(format!("context creation failed: {e}")))?;
         let standard = spec.is_standard();
         let mut timers = None;
+        let mut random = None;
+        let mut hardened = None;
         let mut console_reset = None;
         let mut membrane = None;
         let guest = context.with(|ctx| -> Result<Option<Rc<GuestHandle>>, BuildError> {
@@ -247,7 +256,7 @@ impl Realm {
                     .map(|f| Persistent::save(&ctx, f));
                 if spec.with_console {
                     timers = Some(Timers::install(&ctx, &slot)?);
-                    web::install(&ctx, spec.deterministic.map(|d| d.seed))?;
+                    random = Some(web::install(&ctx, spec.deterministic.map(|d| d.seed))?);
                     url_api::install(&ctx)?;
                     intl::install(&ctx, template)?;
                 } else {
@@ -270,7 +279,7 @@ impl Realm {
                     with_console: spec.with_console,
                     live: guest.is_some(),
                 });
-                lockdown::lockdown(&ctx, shape)?;
+                let frozen = lockdown::lockdown(&ctx, shape)?;
                 if spec.with_console {
                     bindings::alias_global(&ctx)?;
                 }
@@ -283,6 +292,15 @@ impl Realm {
                 if let Some(g) = guest.as_ref() {
                     if let Some(name) = membrane::bind_globals(&ctx, g, &live_globals)? {
                         return Err(SetupError::Collision(name));
+                    }
+                }
+                if spec.extension.is_some() || template {
+                    let frozen: HashSet<usize> = frozen.into_iter().collect();
+                    if let Some(ext) = spec.extension {
+                        extension_bound(&ctx, ext, &frozen)?;
+                    }
+                    if template {
+                        hardened = Some(Rc::new(frozen));
                     }
                 }
                 Ok(())
@@ -308,6 +326,7 @@ impl Realm {
         })?;
         Ok(Realm {
             timers,
+            random,
             context,
             rt,
             slot,
@@ -319,7 +338,47 @@ impl Realm {
             console_reset,
             membrane,
             heap_base: Cell::new(0),
+            hardened,
         })
+    }
+
+    /// Installs a derivable extension's globals on a derived realm's fresh global object, after
+    /// its live globals are bound, and freezes them as lockdown would (see
+    /// [`RealmExtension::derivable`](super::request::RealmExtension::derivable)).
+    pub(crate) fn attach_extension(&self, ext: &Extension) -> Result<(), BuildError> {
+        let Some(frozen) = self.hardened.clone() else {
+            return Err(BuildError::Engine(
+                "realm setup failed: the realm is not derived from a template".into(),
+            ));
+        };
+        self.enter(Limits::default().stack_bytes);
+        self.context.with(|ctx| {
+            let installed = (|| {
+                let before = own_global_keys(&ctx);
+                ext.0.install(&ctx)?;
+                let added = added_keys(&ctx, &before);
+                lockdown::freeze_added(&ctx, &added, &frozen)?;
+                extension_bound(&ctx, ext, &frozen)
+            })();
+            installed.map_err(|e| {
+                BuildError::Engine(format!(
+                    "realm setup failed: {}",
+                    super::errors::exception_text(&ctx, e)
+                ))
+            })
+        })
+    }
+
+    /// Makes a derived realm's run deterministic, as a realm built with `d` is: `Date` and
+    /// `performance` read a virtual clock of the run's context that starts at `d.now_ms`,
+    /// `Math.random` (the context's own state) and `crypto` (the template's source, emptied
+    /// again when the context is released) draw from `d.seed`.
+    pub(crate) fn make_deterministic(&self, d: Deterministic) {
+        self.context
+            .with(|ctx| ffi::make_deterministic(&ctx, d.now_ms, d.seed));
+        if let Some(random) = self.random.as_ref() {
+            random.seed(Some(d.seed));
+        }
     }
 
     /// Attaches a live run to the template's membrane from a derived realm and binds the live
@@ -410,6 +469,56 @@ impl Realm {
         let limit = unsafe { stack::limit_here(rt, stack_bytes) };
         self.slot.stack_limit.set(limit);
     }
+}
+
+/// The global object's own keys: names, and symbols.
+struct GlobalKeys<'js> {
+    names: HashSet<String>,
+    symbols: Vec<Value<'js>>,
+}
+
+fn own_global_keys<'js>(ctx: &Ctx<'js>) -> GlobalKeys<'js> {
+    let mut keys = GlobalKeys {
+        names: HashSet::new(),
+        symbols: Vec::new(),
+    };
+    for k in raw::own_keys(ctx, &ctx.globals(), true, false).unwrap_or_default() {
+        match k.as_string().and_then(|s| s.to_string().ok()) {
+            Some(name) => {
+                keys.names.insert(name);
+            }
+            None => keys.symbols.push(k),
+        }
+    }
+    keys
+}
+
+/// The global object's own keys that are not in `before`.
+fn added_keys<'js>(ctx: &Ctx<'js>, before: &GlobalKeys<'js>) -> Vec<Value<'js>> {
+    raw::own_keys(ctx, &ctx.globals(), true, false)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|k| match k.as_string().and_then(|s| s.to_string().ok()) {
+            Some(name) => !before.names.contains(&name),
+            None => !before.symbols.contains(k),
+        })
+        .collect()
+}
+
+/// Calls the extension's `bound` hook once the live globals are bound, then freezes what it
+/// added.
+fn extension_bound<'js>(
+    ctx: &Ctx<'js>,
+    ext: &Extension,
+    frozen: &HashSet<usize>,
+) -> rquickjs::Result<()> {
+    let before = own_global_keys(ctx);
+    ext.0.bound(ctx, &ctx.globals())?;
+    let added = added_keys(ctx, &before);
+    if !added.is_empty() {
+        lockdown::freeze_added(ctx, &added, frozen)?;
+    }
+    Ok(())
 }
 
 /// Bytes one fresh, frozen realm of the standard shape holds, as its allocator counts them.

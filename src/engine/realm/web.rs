@@ -13,27 +13,42 @@ const CLONE_SOURCE: &str = include_str!("clone.js");
 /// Most bytes one `getRandomValues` call fills (the Web Crypto quota).
 const MAX_RANDOM_BYTES: usize = 65536;
 
+/// Where `crypto`'s randomness comes from: the system, or a seeded stream (deterministic
+/// runs). A realm's `crypto` reads it at every call, so a context derived from a template gets
+/// the stream of its own run: the template's is seeded for a deterministic run and emptied
+/// when the run's context is released.
+#[derive(Clone, Default)]
+pub(crate) struct RandomSource(Rc<Cell<Option<SeededBytes>>>);
+
+impl RandomSource {
+    /// From now on `crypto` draws from `seed` (`None`: from the system).
+    pub(crate) fn seed(&self, seed: Option<u64>) {
+        self.0.set(seed.map(SeededBytes::new));
+    }
+}
+
 /// Defines `TextEncoder`, `TextDecoder` and `crypto` on the global object (before lockdown).
 /// With a seed (deterministic runs) `crypto`'s randomness comes from it instead of the system.
-pub(crate) fn install<'js>(ctx: &Ctx<'js>, seed: Option<u64>) -> rquickjs::Result<()> {
+pub(crate) fn install<'js>(ctx: &Ctx<'js>, seed: Option<u64>) -> rquickjs::Result<RandomSource> {
     let make: Function = raw::eval_helper(ctx, SOURCE, c"quickrealm:web")?.get()?;
     let encode = Function::new(ctx.clone(), utf8_encode)?;
     let decode = Function::new(ctx.clone(), utf8_decode)?;
-    let random = match seed {
-        None => Function::new(ctx.clone(), random_bytes)?,
-        Some(seed) => {
-            let stream = Rc::new(Cell::new(SeededBytes::new(seed)));
-            Function::new(ctx.clone(), move |ctx: Ctx<'js>, n: usize| {
-                if n > MAX_RANDOM_BYTES {
-                    return Err(Exception::throw_range(&ctx, "too many random bytes"));
-                }
-                let mut gen = stream.get();
-                let bytes = gen.take(n);
-                stream.set(gen);
-                ArrayBuffer::new_copy(ctx, &bytes)
-            })?
+    let source = RandomSource::default();
+    source.seed(seed);
+    let stream = source.0.clone();
+    let random = Function::new(ctx.clone(), move |ctx: Ctx<'js>, n: usize| {
+        if n > MAX_RANDOM_BYTES {
+            return Err(Exception::throw_range(&ctx, "too many random bytes"));
         }
-    };
+        match stream.get() {
+            None => random_bytes(ctx, n),
+            Some(mut gen) => {
+                let bytes = gen.take(n);
+                stream.set(Some(gen));
+                ArrayBuffer::new_copy(ctx, &bytes)
+            }
+        }
+    })?;
     let made: Object = make.call((encode, decode, random))?;
     let global = ctx.globals();
     for name in ["TextEncoder", "TextDecoder", "crypto"] {
@@ -45,7 +60,7 @@ pub(crate) fn install<'js>(ctx: &Ctx<'js>, seed: Option<u64>) -> rquickjs::Resul
     let is_promise = Function::new(ctx.clone(), |v: Value<'js>| v.is_promise())?;
     let clone: Function = make_clone.call((is_proxy, is_promise))?;
     global.set("structuredClone", clone)?;
-    Ok(())
+    Ok(source)
 }
 
 /// UTF-8 bytes of a string; lone surrogates become U+FFFD, as the Encoding standard says.
