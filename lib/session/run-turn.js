@@ -14,12 +14,6 @@ const { Gate, stopOf } = require('./turn.js');
 const { worldFor, operationGlobals } = require('./world.js');
 
 const DEFAULT_TURN_TIMEOUT_MS = 30_000;
-/**
- * Whether a turn's `world` is the native realm extension (its calls pass the gate on the
- * guest's thread and world data never crosses into JavaScript), with `world.exec` bound from
- * the live globals. Off until a run with live globals also accepts a realm extension.
- */
-const NATIVE_WORLD = true;
 /** How much JSON `env` may hold across turns (it is saved with every snapshot). */
 const MAX_ENV_CHARS = 16 << 20;
 
@@ -92,15 +86,13 @@ async function runTurn(session, turn, wallLeft, signal) {
     execLimits: limits,
     beforeApproved: session.beforeApproved,
   });
-  const world = worldFor(gate, () => work, { origin, now: turn.now, seed: turn.seed });
+  const world = worldFor(gate, () => work, { now: turn.now, seed: turn.seed });
   // The native world answers every call but `exec`, which orchestrates a program run here.
-  const nativeWorld = NATIVE_WORLD
-    ? binding.turnWorld(ledger, /** @type {any} */ (work), /** @type {any} */ (origin), turn.now)
-    : null;
+  const nativeWorld = binding.turnWorld(ledger, /** @type {any} */ (work), /** @type {any} */ (origin), turn.now);
   gate.nativeWorld = nativeWorld;
   const globals = {
     ...operationGlobals(session.operations, (name) => gate.operation(name)),
-    world: nativeWorld ? { exec: world.exec } : world,
+    world: { exec: world.exec },
     env,
     needs: (/** @type {unknown} */ question) => {
       throw gate.halt({ kind: 'needs', question: plainCopy(question ?? null, 'the question') });
@@ -131,7 +123,7 @@ async function runTurn(session, turn, wallLeft, signal) {
       signal: controller.signal,
       deterministic: { seed: turn.seed, now: turn.now },
     };
-    result = await run(turn.code, nativeWorld ? withNativeWorld(options, nativeWorld) : options);
+    result = await run(turn.code, withNativeWorld(options, nativeWorld));
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await gate.close();

@@ -15,7 +15,7 @@
 const { ErrorCode } = require('../errors.js');
 const { createHmac, timingSafeEqual } = require('node:crypto');
 const binding = require('../native/load.js');
-const { ZipWorkspace } = require('../workspace.js');
+const PackageWorkspace = require('../workspace.js').ZipWorkspace;
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
@@ -190,7 +190,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     try {
       const world = reader.workspace(name, WORLD_LIMITS.maxEntryBytes, WORLD_LIMITS.maxTotalBytes);
       // Opened natively, given the package's class (`dispose`, diagnostics), as `fork()` does.
-      return world ? Object.setPrototypeOf(world, ZipWorkspace.prototype) : null;
+      return world ? Object.setPrototypeOf(world, PackageWorkspace.prototype) : null;
     } catch (e) {
       throw sessionError(
         ErrorCode.InvalidInput,

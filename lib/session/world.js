@@ -1,8 +1,8 @@
 'use strict';
-// What a turn's guest sees: `world` (the workspace, through the turn's working copy), one
-// function per host operation (dotted names as nested objects), `needs`, `session` and `env`.
-// Every call goes through `gate.call`, the one place where the policy is checked, the budget
-// charged, the call audited and (for host operations) journalled.
+// What a turn's guest sees from the host: `world.exec` and one function per host operation
+// (dotted names as nested objects). Every call passes the session's gate (native `admit` before,
+// `settle` after), where the policy is checked, the budget charged, the call audited and
+// journalled.
 
 const { createHash } = require('node:crypto');
 const binding = require('../native/load.js');
@@ -28,78 +28,18 @@ function execSeed(turnSeed, index) {
 }
 
 /**
- * The `world` object of a turn over its working copy `work`. Answers are the same when a
- * paused turn is re-run: a file the turn changed reports the turn's fixed time as its `mtime`,
- * program runs report no timings, and programs run deterministically on the turn's clock with
- * a seed of their own derived from the turn's.
+ * The host half of a turn's `world`: `exec`, which orchestrates a program run here. Every other
+ * `world` method is native (src/session/world.rs), installed in the turn's realm with this
+ * `exec`, and passes the same gate on the guest's thread. Answers are the same when a paused
+ * turn is re-run: program runs report no timings and run deterministically on the turn's clock
+ * with a seed of their own derived from the turn's.
  * @param {import('./turn.js').Gate} gate
  * @param {() => import('../index.js').ZipWorkspace} work
- * @param {{ origin: import('../index.js').ZipWorkspace, now: number, seed: number }} turn the world as the
- *   turn found it, its time and its seed
+ * @param {{ now: number, seed: number }} turn the turn's time and its seed
  */
 function worldFor(gate, work, turn) {
   let programs = 0;
   return {
-    /** @param {string} path @param {{ encoding?: null | 'utf8' }} [options] */
-    read: (path, options) =>
-      gate.world('world.read', [path, options], () => {
-        if (options && options.encoding === null) return new Uint8Array(work().readFile(text(path)));
-        return work().readText(text(path));
-      }),
-    /** @param {string} path @param {string | Uint8Array} data */
-    write: (path, data) => {
-      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data instanceof Uint8Array ? data.length : 0;
-      return gate.world(
-        'world.write',
-        [path, data],
-        () => {
-          if (typeof data !== 'string' && !(data instanceof Uint8Array)) {
-            throw new TypeError('world.write(path, data): data must be a string or a Uint8Array');
-          }
-          work().writeFile(text(path), data);
-          return bytes;
-        },
-        bytes,
-      );
-    },
-    /** @param {string} [glob] */
-    list: (glob) => gate.world('world.list', [glob ?? '**/*'], () => work().glob(glob ?? '**/*')),
-    /** @param {string} query @param {object} [options] */
-    search: (query, options) =>
-      gate.world('world.search', [query, options], () => work().search(query, options ?? null)),
-    /** @param {string} path */
-    stat: (path) =>
-      gate.world('world.stat', [path], () => {
-        const s = work().stat(text(path));
-        let before;
-        try {
-          before = turn.origin.stat(s.path);
-        } catch {
-          before = null;
-        }
-        const mtime = before && before.mtime === s.mtime ? s.mtime : turn.now;
-        return { size: s.size, kind: s.kind, mtime };
-      }),
-    /** @param {string} path @param {{ recursive?: boolean }} [options] */
-    delete: (path, options) =>
-      gate.world('world.delete', [path, options], () => {
-        work().delete(text(path), options ?? null);
-        return true;
-      }),
-    /** @param {string} path */
-    mkdir: (path) =>
-      gate.world('world.mkdir', [path], () => {
-        work().mkdir(text(path), { recursive: true });
-        return true;
-      }),
-    /** @param {string} [glob] */
-    fingerprint: (glob) =>
-      gate.world('world.fingerprint', [glob ?? '**/*'], () => {
-        // A pattern that is not a string is refused as `list` refuses it.
-        if (glob !== undefined && typeof glob !== 'string') return work().glob(glob);
-        // Hashed natively: no file crosses into JavaScript.
-        return binding.fingerprint(/** @type {any} */ (work()), glob ?? '**/*');
-      }),
     /** @param {string} entry @param {{ argv?: string[], env?: Record<string, string> }} [options] (the result less its timings and history id) */
     exec: (entry, options) =>
       gate.world('world.exec', [entry, options], async () => {
@@ -114,10 +54,8 @@ function worldFor(gate, work, turn) {
           signal: gate.turnEnd.signal,
           deterministic: { seed, now: turn.now },
         });
-        // Counted where the bytes are when the result says; otherwise summed over the changes.
-        const written =
-          /** @type {{ bytesWritten?: number }} */ (result).bytesWritten ??
-          binding.bytesWrittenSince(/** @type {any} */ (work()), /** @type {any} */ (before));
+        // The budget counts what the program left in the working copy, summed natively.
+        const written = binding.bytesWrittenSince(/** @type {any} */ (work()), /** @type {any} */ (before));
         // The ws.exec result, less the history entry id: that entry is in the turn's working
         // copy, not in the world.
         const { historyId: _inWorkingCopy, stats: _timings, ...rest } = result;

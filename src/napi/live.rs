@@ -2,10 +2,10 @@
 //! host functions that call back into the guest, and `LiveRun`, the resumable run the
 //! JavaScript wrapper drives across event-loop turns while host promises settle.
 use super::convert::{write, HostReader};
-use super::session::world::NativeWorld;
 use super::options::{self, ParsedRun};
 use super::raw::{callback_info, Host, Raw, RawRef};
 use super::results::RunReply;
+use super::session::world::NativeWorld;
 use super::CancelHandle;
 use crate::engine::errors::ErrorInfo;
 use crate::engine::live::{self as engine_live, HostPromises, SlicedRun, Step};

@@ -57,7 +57,7 @@ fn kind(env: &Env, name: &str) -> Result<BudgetKind> {
     BudgetKind::parse(name).ok_or_else(|| {
         throw(
             env,
-            &SessionError::new(
+            SessionError::new(
                 crate::session::SessionCode::InvalidInput,
                 format!("unknown budget kind {name:?}"),
             ),
@@ -494,7 +494,12 @@ impl SessionLedger {
     /// The kind is read as a string so an unknown one is refused with `INVALID_INPUT` like
     /// every other session error.
     #[napi(catch_unwind, ts_args_type = "budget: BudgetName, amount: number")]
-    pub fn record(&mut self, env: Env, budget: String, amount: f64) -> Result<Option<LedgerRefusal>> {
+    pub fn record(
+        &mut self,
+        env: Env,
+        budget: String,
+        amount: f64,
+    ) -> Result<Option<LedgerRefusal>> {
         let kind = kind(&env, &budget)?;
         let mut guard = lock_session(&self.state);
         Ok(guard.ledger.budget.record(kind, amount).err().map(exceeded))
