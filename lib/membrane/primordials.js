@@ -148,6 +148,7 @@
   const seen = new MapCtor(); // object -> the walk modes it was expanded with
   const notMethod = new Set(); // reached somewhere other than as a method of a built-in prototype
   const candidates = new Set(); // functions found as methods of built-in prototypes
+  const overrideGetters = new Set(); // getters standing for a method (see `originalMethod`)
   const work = [];
 
   /**
@@ -171,6 +172,16 @@
     arrayPush(work, [v, all & DEEP ? all & ~SHALLOW : all]);
   }
 
+  /**
+   * The method an SES override-taming getter stands for (its own `originalValue` data property,
+   * a function), or undefined for any other accessor.
+   */
+  function originalMethod(get) {
+    if (typeof get !== 'function') return undefined;
+    const d = getOwnPropertyDescriptor(get, 'originalValue');
+    return d !== undefined && 'value' in d && typeof d.value === 'function' ? d.value : undefined;
+  }
+
   /** Records `v` without following anything from it. */
   function record(v) {
     if (!isObject(v)) return;
@@ -187,10 +198,21 @@
       const d = getOwnPropertyDescriptor(o, k);
       if (d === undefined) continue;
       if (!('value' in d)) {
+        // A host locked down with SES's override taming turns methods of built-in prototypes
+        // (`Array.prototype.push`, `toString`, ...) into accessors whose getter answers the
+        // method and says so in its own `originalValue`: that method is still a method.
+        const overridden = proto && typeof k === 'string' ? originalMethod(d.get) : undefined;
+        if (overridden !== undefined) {
+          setAdd(overrideGetters, d.get);
+          if (!setHas(NOT_METHODS, k)) setAdd(candidates, overridden);
+          reach(overridden, base, true);
+        }
         reach(d.get, base, false);
         reach(d.set, base, false);
         continue;
       }
+      // An override getter's `originalValue` was reached as the method it is (above).
+      if (k === 'originalValue' && setHas(overrideGetters, o)) continue;
       const v = d.value;
       if (!isObject(v)) continue;
       // `F.prototype`, and %GeneratorFunction.prototype%.prototype (an object's `prototype`).
