@@ -108,7 +108,7 @@ export declare class LineIndex {
  */
 export declare class LiveRun {
   /** Prepares a run with live `globals` on the main thread; it starts at the first `pump()`. */
-  static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null): LiveRun
+  static start(source: string, options: RunOptions, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null): LiveRun
   /** Runs the guest for one time slice at most. */
   pump(): LiveStep
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
@@ -450,6 +450,12 @@ export declare function configure(options: { workers?: number; poolSize?: number
  */
 export declare function copyOf(value: unknown): unknown
 
+/** A reproducible run's seed and virtual start time (both 0 when left out). */
+export interface DeterministicOptions {
+  seed?: number
+  now?: number | Date
+}
+
 /**
  * Stable error codes, as JavaScript sees them (`err.code`, `result.error.code`). A code's
  * string never changes meaning.
@@ -729,7 +735,35 @@ export interface RealmStats {
  * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
+export declare function run(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
+
+/** Hard limits for one run (see `Limits` in the package's declarations). */
+export interface RunLimits {
+  timeoutMs?: number
+  memoryBytes?: number
+  stackBytes?: number
+  outputBytes?: number
+  hostCalls?: number
+  steps?: number
+}
+
+/**
+ * The options of a native run, as `run()`/`runSync()` pass them (the wrapper handles
+ * `signal`; `workspace` is passed beside them as the class instance).
+ */
+export interface RunOptions {
+  mode?: 'function' | 'script' | 'module'
+  filename?: string
+  input?: string
+  data?: Record<string, unknown>
+  globals?: Record<string, unknown> | Map<string, unknown>
+  limits?: RunLimits
+  signal?: AbortSignal
+  console?: 'capture' | 'inherit' | 'off' | 'none'
+  workspace?: ZipWorkspace
+  deterministic?: boolean | DeterministicOptions
+  onLog?: (line: LogLine) => void
+}
 
 /** What a run cost. */
 export interface RunStats {
@@ -747,7 +781,7 @@ export interface RunStats {
 }
 
 /** Runs guest code on the calling thread. */
-export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
+export declare function runSync(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
 
 /** A guest error as a model reads it. */
 export interface SandboxErrorInfo {

@@ -3,6 +3,7 @@
 
 pub(crate) mod convert;
 pub(crate) mod live;
+pub(crate) mod option_object;
 pub(crate) mod options;
 pub(crate) mod raw;
 pub(crate) mod results;
@@ -174,7 +175,7 @@ pub(crate) fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
 #[napi(
     js_name = "runSync",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
     ts_return_type = "NativeRunResult | string"
 )]
 pub fn run_sync(
@@ -205,7 +206,7 @@ pub fn run_sync(
 #[napi(
     js_name = "run",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
     ts_return_type = "Promise<NativeRunResult | string>"
 )]
 pub fn run(

@@ -342,7 +342,7 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
     }
     let mut limits = LimitOverrides::default();
     if let Some(v) = o.get("limits")? {
-        limits = crate::napi::options::parse_limits(h, v).map_err(|e| invalid(e.message))?;
+        limits = crate::napi::options::parse_limits(h, v)?;
     }
     if let Some(v) = o.get("timeoutMs")? {
         limits.timeout_ms = Some(number(h, v, "options.timeoutMs")?);
@@ -366,7 +366,7 @@ pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Re
     }
     if let Some(v) = o.get("deterministic")? {
         req.deterministic =
-            crate::napi::options::parse_deterministic(h, v).map_err(|e| invalid(e.message))?;
+            crate::napi::options::parse_deterministic(h, v)?;
     }
     Ok(req)
 }
