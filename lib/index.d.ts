@@ -306,30 +306,6 @@ export interface WorkspaceError extends Error {
   code: WorkspaceErrorCode;
 }
 
-/** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
-export interface ZipLimits {
-  /**
-   * Most entries, history files included.
-   * @defaultValue 10000
-   */
-  maxEntries?: number;
-  /**
-   * Largest uncompressed entry in bytes.
-   * @defaultValue 64 MiB
-   */
-  maxEntryBytes?: number;
-  /**
-   * Largest uncompressed total in bytes.
-   * @defaultValue 256 MiB
-   */
-  maxTotalBytes?: number;
-  /**
-   * Largest uncompressed/compressed ratio for entries above 1 MiB.
-   * @defaultValue 200
-   */
-  maxRatio?: number;
-}
-
 /**
  * An in-memory tree of files and folders with a recorded history; zip is its import and export
  * format. History lives in a hidden `.time/` folder that no method can read or write but that
@@ -341,7 +317,8 @@ export interface ZipLimits {
  */
 export { ZipWorkspace } from './native/binding.js';
 
-// Generated from the Rust types that build them (src/napi/workspace/results.rs).
+// Generated from the Rust types that build them (src/napi/workspace/results.rs) and that read
+// them (src/napi/workspace/args.rs).
 export type {
   ExecErrorInfo,
   ExecStats,
@@ -354,36 +331,13 @@ export type {
   WorkspaceSearchMatch,
   WorkspaceSearchResult,
   WorkspaceStat,
+  WorkspaceSearchOptions,
   WorkspaceWalkEntry,
+  ZipLimits,
 } from './native/binding.js';
 
 /** What `exec` resolves to: the generated result, whose `stats` are always set. */
 export type ExecResult = Omit<NativeExecResult, 'stats'> & { stats: ExecStats };
-
-export interface WorkspaceSearchOptions {
-  /**
-   * Folder or file to search. Range: everything.
-   * @defaultValue '~'
-   */
-  path?: string;
-  /**
-   * Lines of context around each hit, 0-100.
-   * @defaultValue 0
-   */
-  context?: number;
-  /**
-   * Most hits returned, 1-10000.
-   * @defaultValue 100
-   */
-  maxResults?: number;
-  /**
-   * Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts
-   * its UTF-8 length plus 32. The search stops at the first that does not fit, without
-   * copying anything past it, so its cost is the files' size plus this budget.
-   * @defaultValue 1048576 (1 MiB)
-   */
-  maxBytes?: number;
-}
 
 /** What `setAccessRules` takes: pattern lists as arrays or Sets. */
 export interface AccessRules {

@@ -14,7 +14,7 @@ type MemberName<S extends string> = S extends `${infer Head}_${infer Rest}`
  */
 export declare const ErrorCode: { readonly [C in ErrorCode as MemberName<C>]: C }
 
-import type { AccessRules, ExecOptions, ExecResult as Executed, WorkspaceSearchOptions, ZipLimits } from '../index.js'
+import type { AccessRules, ExecOptions, ExecResult as Executed } from '../index.js'
 
 /**
  * What `lib/workspace.js` adds to the native class: access rules given as Sets, and `dispose()`
@@ -263,7 +263,7 @@ export declare class ZipWorkspace {
    * same bytes); `{ history: false }` leaves the history out, `{ compress: false }` stores the
    * entries instead of deflating them.
    */
-  toZip(options?: { history?: boolean; compress?: boolean } | null): Buffer
+  toZip(options?: ToZipOptions | null): Buffer
   /** Writes the archive to the host file system atomically (temporary file, then rename). */
   save(hostPath: string): void
   /** A file's bytes. */
@@ -279,17 +279,17 @@ export declare class ZipWorkspace {
    * Creates a folder (with `recursive`, also missing parents, and an existing folder is
    * fine). Returns the history entry id, or `null` if nothing changed.
    */
-  mkdir(path: string, options?: { recursive?: boolean } | null): number | null
+  mkdir(path: string, options?: RecursiveOptions | null): number | null
   /**
    * Deletes a file or folder (a non-empty folder needs `recursive`). Returns the history
    * entry id.
    */
-  delete(path: string, options?: { recursive?: boolean } | null): number | null
+  delete(path: string, options?: RecursiveOptions | null): number | null
   /**
    * The entries of a folder (default: the root), sorted by path; with `recursive`,
    * everything below it.
    */
-  list(path?: string | null, options?: { recursive?: boolean } | null): Array<WorkspaceEntry>
+  list(path?: string | null, options?: RecursiveOptions | null): Array<WorkspaceEntry>
   /** Metadata of a path: `{ path, kind, size, mtime }` (the root's path is `''`). */
   stat(path: string): WorkspaceStat
   /** Whether something exists at a path (invalid and hidden paths do not exist). */
@@ -302,13 +302,13 @@ export declare class ZipWorkspace {
    * comes back as its first bytes (`lineCut`). `truncated` tells whether anything was left
    * out. Only the lines returned are copied out of the file.
    */
-  readLines(path: string, start?: number | null, end?: number | null, options?: { maxBytes?: number, keep?: 'first' | 'last' } | null): WorkspaceLineRange
+  readLines(path: string, start?: number | null, end?: number | null, options?: ReadLinesOptions | null): WorkspaceLineRange
   /**
    * Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
    * inserts before `start`. With `expected`, the current text of the range must match it or
    * `CONFLICT` is thrown and nothing changes.
    */
-  patchLines(path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null): WorkspacePatchResult
+  patchLines(path: string, start: number, end: number, replacement: string, options?: PatchOptions | null): WorkspacePatchResult
   /**
    * Literal, case-sensitive search of the text files at or below `options.path` (default:
    * everything). At most one hit per line; `context` lines (default 0) around each hit;
@@ -327,13 +327,13 @@ export declare class ZipWorkspace {
    * Narrows the rules in force: every later call must pass them and the rules already set
    * (a session's policy over the host's rules). `accessRules()` still reports the latter.
    */
-  narrowAccessRules(rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }): void
+  narrowAccessRules(rules: NativeAccessRules): void
   accessRules(): WorkspaceAccessRules | null
   /**
    * The newest `n` history entries (default 20), newest first; with `options.path`, only
    * the entries that changed that path.
    */
-  history(n?: number | null, options?: { path?: string } | null): Array<WorkspaceHistoryEntry>
+  history(n?: number | null, options?: HistoryOptions | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
   diff(id: number): string
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
@@ -394,7 +394,7 @@ export declare class ZipWorkspace {
    * `options.overwrite`, which replaces it (a folder with everything in it). Both paths
    * follow the access rules. Returns the entry's id, `null` when both name the same path.
    */
-  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null
+  rename(from: string, to: string, options?: RenameOptions | null): number | null
   /**
    * The bytes the file at `path` held right before history entry `id` (applied or undone)
    * was made; `null` when no file was there. `HISTORY` for an unknown id or one whose
@@ -406,7 +406,7 @@ export declare class ZipWorkspace {
    * before its contents), at most `options.maxDepth` levels deep; each entry carries its
    * path relative to the folder.
    */
-  walk(path: string, options?: { maxDepth?: number } | null): Array<WorkspaceWalkEntry>
+  walk(path: string, options?: WalkOptions | null): Array<WorkspaceWalkEntry>
 }
 
 /** One entry of a container archive. */
@@ -473,6 +473,12 @@ export interface ExecErrorInfo {
   column?: number
   frame?: string
   stack?: string
+}
+
+/** What one `exec` run may write. */
+export interface ExecQuota {
+  bytes?: number
+  files?: number
 }
 
 /**
@@ -592,6 +598,11 @@ export interface GateStop {
 /** Whether `work` differs from `origin` (no bytes cross to find out). */
 export declare function hasChangesSince(work: ZipWorkspace, origin: ZipWorkspace): boolean
 
+/** Only the history entries that touched `path`. */
+export interface HistoryOptions {
+  path?: string
+}
+
 /** One audit entry. */
 export interface LedgerAuditEntry {
   seq: number
@@ -670,6 +681,28 @@ export interface LogLine {
   message: string
 }
 
+/** Access rules as the native layer takes them (the package also accepts Sets). */
+export interface NativeAccessRules {
+  readPatterns?: string[] | null
+  writePatterns?: string[] | null
+  readOnly?: boolean
+}
+
+/**
+ * Options of `ZipWorkspace.exec` as the native layer takes them (the package's
+ * `ExecOptions` adds `signal`).
+ */
+export interface NativeExecOptions {
+  argv?: string[]
+  env?: Record<string, string>
+  limits?: RunLimits
+  timeoutMs?: number
+  commit?: 'on-success' | 'always' | 'never'
+  quota?: ExecQuota
+  deterministic?: boolean | DeterministicOptions
+  onLog?: (line: LogLine) => void
+}
+
 /** A run's result as the binding returns it; `lib/index.d.ts` narrows it to a union on `ok`. */
 export interface NativeRunResult {
   ok: boolean
@@ -705,6 +738,11 @@ export interface PartDigest {
   sha256: string
 }
 
+/** The text `patchLines` expects to replace (refused when the file says otherwise). */
+export interface PatchOptions {
+  expected?: string
+}
+
 export declare function poolStats(): PoolStats
 
 /** Counters of the prepared-realm pool. */
@@ -719,6 +757,12 @@ export interface PoolStats {
   built: number
 }
 
+/** A cap on the line text `readLines` returns, and which end of the window it keeps. */
+export interface ReadLinesOptions {
+  maxBytes?: number
+  keep?: 'first' | 'last'
+}
+
 export declare function realmStats(): RealmStats
 
 /** Memory of realms as their allocator counts it. */
@@ -729,6 +773,16 @@ export interface RealmStats {
   bytesPerTemplate: number
   /** A realm with a runtime of its own (runs with live globals, a workspace or `deterministic`). */
   bytesPerOwnRealm: number
+}
+
+/** Whether a folder is made or deleted with everything on the way or below it. */
+export interface RecursiveOptions {
+  recursive?: boolean
+}
+
+/** Whether `rename` replaces what is at the destination. */
+export interface RenameOptions {
+  overwrite?: boolean
 }
 
 /**
@@ -806,6 +860,12 @@ export interface Settings {
   poolSize: number
 }
 
+/** What `toZip` writes: the history (default true), deflated entries (default true). */
+export interface ToZipOptions {
+  history?: boolean
+  compress?: boolean
+}
+
 /**
  * Forks `base` twice and narrows the working copy's access rules by the session's world
  * rules (a policy narrows what the host set on the world; it never widens it).
@@ -852,6 +912,11 @@ export declare function twoFilesPatch(name: string, before: string, after: strin
 
 /** Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
 export declare function unpackArchive(bytes: Buffer, maxEntries: number, maxTotalBytes: number): Array<ArchiveEntry>
+
+/** How many levels deep `walk` goes. */
+export interface WalkOptions {
+  maxDepth?: number
+}
 
 /**
  * Which paths a workspace lets be read and written (gitignore-style globs; a list left out
@@ -951,6 +1016,32 @@ export interface WorkspaceSearchMatch {
   after: Array<string>
 }
 
+/** Where `search` looks and how much it answers. */
+export interface WorkspaceSearchOptions {
+  /**
+   * Folder or file to search. Range: everything.
+   * @defaultValue '~'
+   */
+  path?: string
+  /**
+   * Lines of context around each hit, 0-100.
+   * @defaultValue 0
+   */
+  context?: number
+  /**
+   * Most hits returned, 1-10000.
+   * @defaultValue 100
+   */
+  maxResults?: number
+  /**
+   * Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts
+   * its UTF-8 length plus 32. The search stops at the first that does not fit, without
+   * copying anything past it, so its cost is the files' size plus this budget.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  maxBytes?: number
+}
+
 /** What `search` found. */
 export interface WorkspaceSearchResult {
   matches: Array<WorkspaceSearchMatch>
@@ -985,4 +1076,28 @@ export interface WorkspaceWalkEntry {
   size: number
   /** 1 for the walked folder's own entries. */
   depth: number
+}
+
+/** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
+export interface ZipLimits {
+  /**
+   * Most entries, history files included.
+   * @defaultValue 10000
+   */
+  maxEntries?: number
+  /**
+   * Largest uncompressed entry in bytes.
+   * @defaultValue 64 MiB
+   */
+  maxEntryBytes?: number
+  /**
+   * Largest uncompressed total in bytes.
+   * @defaultValue 256 MiB
+   */
+  maxTotalBytes?: number
+  /**
+   * Largest uncompressed/compressed ratio for entries above 1 MiB.
+   * @defaultValue 200
+   */
+  maxRatio?: number
 }
