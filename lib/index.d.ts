@@ -182,16 +182,9 @@ export interface Copied<T> {
  */
 export function copyOf<T>(value: T): Copied<T>;
 
-export interface ConfigureOptions {
-  /** Worker threads used by run(); default one per core. */
-  workers?: number;
-  /**
-   * Realms built and frozen ahead of time on a background thread for plain runs (no globals, no
-   * workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm
-   * serves exactly one run and is torn down on another background thread afterwards.
-   */
-  poolSize?: number;
-}
+/** Generated from the Rust type that reads it (src/napi/mod.rs). */
+export type { ConfigureOptions } from './native/binding.js';
+import type { ConfigureOptions } from './native/binding.js';
 
 /**
  * Adjusts process-wide settings; returns the settings in force.

@@ -442,7 +442,19 @@ export interface CappedText {
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
-export declare function configure(options: { workers?: number; poolSize?: number }): Settings
+export declare function configure(options: ConfigureOptions): Settings
+
+/** Process-wide settings to change; those left out stay as they are. */
+export interface ConfigureOptions {
+  /** Worker threads used by run(); default one per core. */
+  workers?: number
+  /**
+   * Realms built and frozen ahead of time on a background thread for plain runs (no globals, no
+   * workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm
+   * serves exactly one run and is torn down on another background thread afterwards.
+   */
+  poolSize?: number
+}
 
 /**
  * Wraps `value` so that a sandbox that receives it (as a host function's result, a property of a

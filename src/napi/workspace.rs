@@ -32,13 +32,13 @@ use crate::workspace::{
 mod args;
 mod results;
 
+use crate::napi::raw::Raw;
+use crate::workspace::bounds::Bounds;
 use args::{
     access_rules, boolean, bytes, contents, exec_request, field, given, integer, integer_or,
     invalid, options as read_options, recursive, string, zip_limits, HistoryOptions, PatchOptions,
     ReadLinesOptions, RenameOptions, ToZipOptions, WalkOptions, WorkspaceSearchOptions,
 };
-use crate::napi::raw::Raw;
-use crate::workspace::bounds::Bounds;
 use results::{num, nums};
 use results::{
     ExecResult, WorkspaceAccessRules, WorkspaceChange, WorkspaceEntry, WorkspaceHistoryEntry,

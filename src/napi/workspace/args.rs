@@ -164,8 +164,10 @@ pub(super) fn access_rules(h: Host, v: Option<&Unknown>) -> Res<Option<PathRules
     Ok(Some(PathRulesSpec {
         read_patterns: list("readPatterns", rules.read_patterns)?,
         write_patterns: list("writePatterns", rules.write_patterns)?,
-        read_only: field("rules", "readOnly", rules.read_only, |v, l| boolean(h, v, l))?
-            .unwrap_or(false),
+        read_only: field("rules", "readOnly", rules.read_only, |v, l| {
+            boolean(h, v, l)
+        })?
+        .unwrap_or(false),
     }))
 }
 
@@ -343,10 +345,14 @@ fn string_map(h: Host, v: Raw) -> Res<Vec<(String, String)>> {
 fn write_quota(h: Host, v: Raw) -> Res<WriteQuota> {
     let q: ExecQuota = opt::read_given(h, Some(v), "quota", Wording::Workspace)?;
     let mut quota = WriteQuota::default();
-    if let Some(n) = field("quota", "bytes", q.bytes, |v, l| integer(h, v, l, WriteQuota::BYTES))? {
+    if let Some(n) = field("quota", "bytes", q.bytes, |v, l| {
+        integer(h, v, l, WriteQuota::BYTES)
+    })? {
         quota.max_bytes = n;
     }
-    if let Some(n) = field("quota", "files", q.files, |v, l| integer(h, v, l, WriteQuota::FILES))? {
+    if let Some(n) = field("quota", "files", q.files, |v, l| {
+        integer(h, v, l, WriteQuota::FILES)
+    })? {
         quota.max_files = to_usize(n);
     }
     Ok(quota)
