@@ -1,46 +1,9 @@
 // Public types of quickrealm. The native binding's own declarations are in native/binding.d.ts.
 
-/** Hard limits for one run. Every field is optional; defaults are shown. */
-export interface Limits {
-  /**
-   * Wall clock for the whole run, promise jobs included.
-   * @defaultValue 5000
-   */
-  timeoutMs?: number;
-  /**
-   * QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB.
-   * @defaultValue 64 MiB
-   */
-  memoryBytes?: number;
-  /**
-   * Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,
-   * max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread
-   * (runSync, live globals) a larger value is clamped.
-   */
-  stackBytes?: number;
-  /**
-   * Cap on emit() output plus captured console text, in bytes.
-   * @defaultValue 64 KiB
-   */
-  outputBytes?: number;
-  /**
-   * Crossings into the host (membrane reads, writes, calls) a run may make.
-   * @defaultValue 1,000,000
-   */
-  hostCalls?: number;
-  /**
-   * A deterministic budget of steps: one per loop iteration (backward jump) and one per function
-   * call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or
-   * `finally` runs), at the same point every time for the same code and input. Default: no
-   * budget (`stats.steps` still counts). Min 1, max 2^53.
-   * @example
-   * (await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'
-   */
-  steps?: number;
-}
-
 import type {
-  ZipWorkspace,
+  DeterministicOptions,
+  Limits,
+  RunOptions,
   ExecResult as NativeExecResult,
   ExecStats,
   LogLine,
@@ -51,8 +14,9 @@ import type {
   SandboxErrorInfo,
 } from './native/binding.js';
 
-// Generated from the Rust types that build them (src/napi/results.rs).
-export type { PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+// Generated from the Rust types that build them (src/napi/results.rs) and that read them
+// (src/napi/options.rs).
+export type { DeterministicOptions, Limits, PoolStats, RealmStats, RunOptions, RunStats, SandboxErrorInfo };
 /**
  * Every error code quickrealm reports, from every layer: a string union, and at run time an
  * object from member names to codes (`ErrorCode.NotFound === 'NOT_FOUND'`). Generated from
@@ -77,69 +41,6 @@ export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error'>;
  */
 export type RunResult = RunBase &
   ({ ok: true; value: unknown; error?: undefined } | { ok: false; error: SandboxErrorInfo; value?: undefined });
-
-export interface RunOptions {
-  /**
-   * 'function' (default): the body of an async function, so `return` and top-level `await` work.
-   * 'script': a classic script; the result is its completion value.
-   * 'module': an ES module; the result is its exports namespace.
-   */
-  mode?: 'function' | 'script' | 'module';
-  /** Shown in stacks. Default 'sandbox.js'. */
-  filename?: string;
-  /** What read_input() returns. */
-  input?: string;
-  /**
-   * Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,
-   * ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two
-   * keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT.
-   */
-  data?: Record<string, unknown>;
-  /**
-   * LIVE host values, reached through the membrane: objects, arrays, maps and class instances
-   * appear as proxies (identity preserved), functions are callable (async ones return promises
-   * the guest can await), and guest functions passed to the host become callbacks that work
-   * while the run is active. Runs with globals execute on the main thread.
-   */
-  globals?: Record<string, unknown> | Map<string, unknown>;
-  limits?: Limits;
-  /**
-   * A reproducible run: the same code and values give the same result, byte for byte. `Date`
-   * reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves
-   * only when a timer fires; timers fire at once in due order without waiting;
-   * `performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and
-   * `crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in
-   * this mode. `true` means `{ seed: 0, now: 0 }`.
-   * @example
-   * runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })
-   */
-  deterministic?: boolean | { seed?: number; now?: number | Date };
-  /**
-   * Called with each captured console line as the run prints it (the lines are still in
-   * `logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live
-   * `globals`, which hold the main thread, they arrive when it is next free. Errors it throws are
-   * reported by Node as uncaught exceptions, as for any callback.
-   * @example
-   * await run(code, { onLog: ({ level, message }) => ui.append(level, message) });
-   */
-  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
-  /**
-   * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
-   * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
-   * Writes are applied when the run succeeds.
-   */
-  workspace?: ZipWorkspace;
-  /**
-   * Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's
-   * reason is a TimeoutError (`AbortSignal.timeout(ms)`).
-   */
-  signal?: AbortSignal;
-  /**
-   * 'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host
-   * console when the run ends. 'off': console exists and prints nowhere. 'none': no console global.
-   */
-  console?: 'capture' | 'inherit' | 'off' | 'none';
-}
 
 /**
  * Runs guest code in a fresh, frozen realm. Without `globals` it runs on one of quickrealm's

@@ -10,31 +10,81 @@ use crate::engine::marshal::{CopyLimits, Path};
 use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, RunRequest};
 
 option_object! {
-    #[doc = "The options of a native run, as `run()`/`runSync()` pass them (the wrapper handles"]
-    #[doc = "`signal`; `workspace` is passed beside them as the class instance)."]
+    #[doc = "The options of a run (`run()`, `runSync()`)."]
+    #[doc = "`workspace` is passed to the native export beside them, as the class instance."]
     pub struct RunOptions {
+        #[doc = "'function' (default): the body of an async function, so `return` and top-level `await` work."]
+        #[doc = "'script': a classic script; the result is its completion value."]
+        #[doc = "'module': an ES module; the result is its exports namespace."]
         mode: "mode" = "'function' | 'script' | 'module'",
+        #[doc = "Shown in stacks. Default 'sandbox.js'."]
         filename: "filename" = "string",
+        #[doc = "What read_input() returns."]
         input: "input" = "string",
+        #[doc = "Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,"]
+        #[doc = "ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two"]
+        #[doc = "keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT."]
         data: "data" = "Record<string, unknown>",
+        #[doc = "LIVE host values, reached through the membrane: objects, arrays, maps and class instances"]
+        #[doc = "appear as proxies (identity preserved), functions are callable (async ones return promises"]
+        #[doc = "the guest can await), and guest functions passed to the host become callbacks that work"]
+        #[doc = "while the run is active. Runs with globals execute on the main thread."]
         globals: "globals" = "Record<string, unknown> | Map<string, unknown>",
-        limits: "limits" = "RunLimits",
+        limits: "limits" = "Limits",
+        #[doc = "Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's"]
+        #[doc = "reason is a TimeoutError (`AbortSignal.timeout(ms)`)."]
         signal: "signal" = "AbortSignal",
+        #[doc = "'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host"]
+        #[doc = "console when the run ends. 'off': console exists and prints nowhere. 'none': no console global."]
         console: "console" = "'capture' | 'inherit' | 'off' | 'none'",
+        #[doc = "Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and"]
+        #[doc = "script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode."]
+        #[doc = "Writes are applied when the run succeeds."]
         workspace: "workspace" = "ZipWorkspace",
+        #[doc = "A reproducible run: the same code and values give the same result, byte for byte. `Date`"]
+        #[doc = "reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves"]
+        #[doc = "only when a timer fires; timers fire at once in due order without waiting;"]
+        #[doc = "`performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and"]
+        #[doc = "`crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in"]
+        #[doc = "this mode. `true` means `{ seed: 0, now: 0 }`."]
+        #[doc = "@example"]
+        #[doc = "runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })"]
         deterministic: "deterministic" = "boolean | DeterministicOptions",
+        #[doc = "Called with each captured console line as the run prints it (the lines are still in"]
+        #[doc = "`logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live"]
+        #[doc = "`globals`, which hold the main thread, they arrive when it is next free. Errors it throws are"]
+        #[doc = "reported by Node as uncaught exceptions, as for any callback."]
+        #[doc = "@example"]
+        #[doc = "await run(code, { onLog: ({ level, message }) => ui.append(level, message) });"]
         on_log: "onLog" = "(line: LogLine) => void",
     }
 }
 
 option_object! {
-    #[doc = "Hard limits for one run (see `Limits` in the package's declarations)."]
-    pub struct RunLimits {
+    #[doc = "Hard limits for one run. Every field is optional; defaults are shown."]
+    pub struct Limits {
+        #[doc = "Wall clock for the whole run, promise jobs included."]
+        #[doc = "@defaultValue 5000"]
         timeout_ms: "timeoutMs" = "number",
+        #[doc = "QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB."]
+        #[doc = "@defaultValue 64 MiB"]
         memory_bytes: "memoryBytes" = "number",
+        #[doc = "Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,"]
+        #[doc = "max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread"]
+        #[doc = "(runSync, live globals) a larger value is clamped."]
         stack_bytes: "stackBytes" = "number",
+        #[doc = "Cap on emit() output plus captured console text, in bytes."]
+        #[doc = "@defaultValue 64 KiB"]
         output_bytes: "outputBytes" = "number",
+        #[doc = "Crossings into the host (membrane reads, writes, calls) a run may make."]
+        #[doc = "@defaultValue 1,000,000"]
         host_calls: "hostCalls" = "number",
+        #[doc = "A deterministic budget of steps: one per loop iteration (backward jump) and one per function"]
+        #[doc = "call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or"]
+        #[doc = "`finally` runs), at the same point every time for the same code and input. Default: no"]
+        #[doc = "budget (`stats.steps` still counts). Min 1, max 2^53."]
+        #[doc = "@example"]
+        #[doc = "(await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'"]
         steps: "steps" = "number",
     }
 }
@@ -82,7 +132,7 @@ pub fn read_source(h: Host, source: Raw) -> Result<String, ErrorInfo> {
 }
 
 pub fn parse_limits(h: Host, v: Raw) -> Read<LimitOverrides> {
-    let given: RunLimits = opt::read(h, v, "limits", Wording::Run)?;
+    let given: Limits = opt::read(h, v, "limits", Wording::Run)?;
     let number = |v: Option<Raw>, key: &str| -> Read<Option<f64>> {
         v.map(|v| opt::number(h, v, &format!("limits.{key}")))
             .transpose()

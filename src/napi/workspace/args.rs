@@ -309,7 +309,7 @@ option_object! {
     pub struct NativeExecOptions {
         argv: "argv" = "string[]",
         env: "env" = "Record<string, string>",
-        limits: "limits" = "RunLimits",
+        limits: "limits" = "Limits",
         timeout_ms: "timeoutMs" = "number",
         commit: "commit" = "'on-success' | 'always' | 'never'",
         quota: "quota" = "ExecQuota",
