@@ -7,6 +7,7 @@ import type {
   ExecResult as NativeExecResult,
   ExecStats,
   LogLine,
+  NativeExecOptions,
   NativeRunResult,
   PoolStats,
   RealmStats,
@@ -16,7 +17,16 @@ import type {
 
 // Generated from the Rust types that build them (src/napi/results.rs) and that read them
 // (src/napi/options.rs).
-export type { DeterministicOptions, Limits, PoolStats, RealmStats, RunOptions, RunStats, SandboxErrorInfo };
+export type {
+  DeterministicOptions,
+  Limits,
+  NativeExecOptions,
+  PoolStats,
+  RealmStats,
+  RunOptions,
+  RunStats,
+  SandboxErrorInfo,
+};
 /**
  * Every error code quickrealm reports, from every layer: a string union, and at run time an
  * object from member names to codes (`ErrorCode.NotFound === 'NOT_FOUND'`). Generated from
@@ -252,36 +262,12 @@ export interface AccessRules {
  * refused with an error naming the specifier. TypeScript types are stripped with oxc (enums and
  * namespaces are compiled); error locations point into the original files.
  */
-export interface ExecOptions {
-  /** Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`. */
-  argv?: string[];
-  /** `process.env` (a copy; the run may change it). */
-  env?: Record<string, string>;
-  limits?: Limits;
-  /** Shorthand for `limits.timeoutMs`. */
-  timeoutMs?: number;
-  /**
-   * When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),
-   * 'always' (even after a failure: the changes made up to it), 'never' (a dry run).
-   */
-  commit?: 'on-success' | 'always' | 'never';
-  /**
-   * What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and
-   * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
-   */
-  quota?: { bytes?: number; files?: number };
+export interface ExecOptions extends NativeExecOptions {
   /**
    * Stops the run when aborted: the result is `CANCELLED`, or `TIMEOUT` when the signal's reason
    * is a `TimeoutError` (as with `AbortSignal.timeout(ms)`).
    */
   signal?: AbortSignal;
-  /**
-   * Called with each console line as the run prints it, from the worker thread's queue (the
-   * lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line.
-   */
-  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
-  /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
-  deterministic?: boolean | { seed?: number; now?: number | Date };
 }
 
 // Tools for models: the neutral form and the converters (also the quickrealm/tools entry).

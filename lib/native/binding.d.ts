@@ -744,13 +744,29 @@ export interface NativeAccessRules {
  * `ExecOptions` adds `signal`).
  */
 export interface NativeExecOptions {
+  /** Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`. */
   argv?: string[]
+  /** `process.env` (a copy; the run may change it). */
   env?: Record<string, string>
   limits?: Limits
+  /** Shorthand for `limits.timeoutMs`. */
   timeoutMs?: number
+  /**
+   * When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),
+   * 'always' (even after a failure: the changes made up to it), 'never' (a dry run).
+   */
   commit?: 'on-success' | 'always' | 'never'
+  /**
+   * What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and
+   * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
+   */
   quota?: ExecQuota
+  /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
   deterministic?: boolean | DeterministicOptions
+  /**
+   * Called with each console line as the run prints it, from the worker thread's queue (the
+   * lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line.
+   */
   onLog?: (line: LogLine) => void
 }
 

@@ -307,13 +307,23 @@ option_object! {
     #[doc = "Options of `ZipWorkspace.exec` as the native layer takes them (the package's"]
     #[doc = "`ExecOptions` adds `signal`)."]
     pub struct NativeExecOptions {
+        #[doc = "Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`."]
         argv: "argv" = "string[]",
+        #[doc = "`process.env` (a copy; the run may change it)."]
         env: "env" = "Record<string, string>",
         limits: "limits" = "Limits",
+        #[doc = "Shorthand for `limits.timeoutMs`."]
         timeout_ms: "timeoutMs" = "number",
+        #[doc = "When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),"]
+        #[doc = "'always' (even after a failure: the changes made up to it), 'never' (a dry run)."]
         commit: "commit" = "'on-success' | 'always' | 'never'",
+        #[doc = "What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and"]
+        #[doc = "folders created or changed (default 1000). A write past either fails with `EDQUOT`."]
         quota: "quota" = "ExecQuota",
+        #[doc = "A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`."]
         deterministic: "deterministic" = "boolean | DeterministicOptions",
+        #[doc = "Called with each console line as the run prints it, from the worker thread's queue (the"]
+        #[doc = "lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line."]
         on_log: "onLog" = "(line: LogLine) => void",
     }
 }
