@@ -8,9 +8,10 @@
 //! it refuses a wrong type with its own message, and the API has always answered with ours
 //! (`unknown option key 'x' (expected one of: …)`, `mode must be a string, got a number`).
 //!
-//! [`read`] checks that the value is an object and that it has no key the struct does not
-//! declare, then fills the struct; the callers convert each field with the typed helpers below,
-//! which word a wrong type the same way everywhere (`{label} must be {wanted}, got {type}`).
+//! [`read`] checks that the value is an object and that it has no own key the struct does not
+//! declare, then reads each declared key once (a getter runs once) and fills the struct. The
+//! callers convert the fields with the typed helpers below, which word a wrong type the same way
+//! everywhere (`{label} must be {wanted}, got {type}`).
 //! The three families of options have always worded an unknown key differently; [`Wording`]
 //! keeps each family's words.
 
