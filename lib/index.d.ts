@@ -1,49 +1,13 @@
 // Public types of quickrealm. The native binding's own declarations are in native/binding.d.ts.
 
-/** Hard limits for one run. Every field is optional; defaults are shown. */
-export interface Limits {
-  /**
-   * Wall clock for the whole run, promise jobs included.
-   * @defaultValue 5000
-   */
-  timeoutMs?: number;
-  /**
-   * QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB.
-   * @defaultValue 64 MiB
-   */
-  memoryBytes?: number;
-  /**
-   * Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,
-   * max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread
-   * (runSync, live globals) a larger value is clamped.
-   */
-  stackBytes?: number;
-  /**
-   * Cap on emit() output plus captured console text, in bytes.
-   * @defaultValue 64 KiB
-   */
-  outputBytes?: number;
-  /**
-   * Crossings into the host (membrane reads, writes, calls) a run may make.
-   * @defaultValue 1,000,000
-   */
-  hostCalls?: number;
-  /**
-   * A deterministic budget of steps: one per loop iteration (backward jump) and one per function
-   * call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or
-   * `finally` runs), at the same point every time for the same code and input. Default: no
-   * budget (`stats.steps` still counts). Min 1, max 2^53.
-   * @example
-   * (await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'
-   */
-  steps?: number;
-}
-
 import type {
-  ZipWorkspace,
+  DeterministicOptions,
+  Limits,
+  RunOptions,
   ExecResult as NativeExecResult,
   ExecStats,
   LogLine,
+  NativeExecOptions,
   NativeRunResult,
   PoolStats,
   RealmStats,
@@ -51,8 +15,18 @@ import type {
   SandboxErrorInfo,
 } from './native/binding.js';
 
-// Generated from the Rust types that build them (src/napi/results.rs).
-export type { PoolStats, RealmStats, RunStats, SandboxErrorInfo };
+// Generated from the Rust types that build them (src/napi/results.rs) and that read them
+// (src/napi/options.rs).
+export type {
+  DeterministicOptions,
+  Limits,
+  NativeExecOptions,
+  PoolStats,
+  RealmStats,
+  RunOptions,
+  RunStats,
+  SandboxErrorInfo,
+};
 /**
  * Every error code quickrealm reports, from every layer: a string union, and at run time an
  * object from member names to codes (`ErrorCode.NotFound === 'NOT_FOUND'`). Generated from
@@ -77,69 +51,6 @@ export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error'>;
  */
 export type RunResult = RunBase &
   ({ ok: true; value: unknown; error?: undefined } | { ok: false; error: SandboxErrorInfo; value?: undefined });
-
-export interface RunOptions {
-  /**
-   * 'function' (default): the body of an async function, so `return` and top-level `await` work.
-   * 'script': a classic script; the result is its completion value.
-   * 'module': an ES module; the result is its exports namespace.
-   */
-  mode?: 'function' | 'script' | 'module';
-  /** Shown in stacks. Default 'sandbox.js'. */
-  filename?: string;
-  /** What read_input() returns. */
-  input?: string;
-  /**
-   * Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,
-   * ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two
-   * keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT.
-   */
-  data?: Record<string, unknown>;
-  /**
-   * LIVE host values, reached through the membrane: objects, arrays, maps and class instances
-   * appear as proxies (identity preserved), functions are callable (async ones return promises
-   * the guest can await), and guest functions passed to the host become callbacks that work
-   * while the run is active. Runs with globals execute on the main thread.
-   */
-  globals?: Record<string, unknown> | Map<string, unknown>;
-  limits?: Limits;
-  /**
-   * A reproducible run: the same code and values give the same result, byte for byte. `Date`
-   * reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves
-   * only when a timer fires; timers fire at once in due order without waiting;
-   * `performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and
-   * `crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in
-   * this mode. `true` means `{ seed: 0, now: 0 }`.
-   * @example
-   * runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })
-   */
-  deterministic?: boolean | { seed?: number; now?: number | Date };
-  /**
-   * Called with each captured console line as the run prints it (the lines are still in
-   * `logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live
-   * `globals`, which hold the main thread, they arrive when it is next free. Errors it throws are
-   * reported by Node as uncaught exceptions, as for any callback.
-   * @example
-   * await run(code, { onLog: ({ level, message }) => ui.append(level, message) });
-   */
-  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
-  /**
-   * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
-   * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
-   * Writes are applied when the run succeeds.
-   */
-  workspace?: ZipWorkspace;
-  /**
-   * Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's
-   * reason is a TimeoutError (`AbortSignal.timeout(ms)`).
-   */
-  signal?: AbortSignal;
-  /**
-   * 'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host
-   * console when the run ends. 'off': console exists and prints nowhere. 'none': no console global.
-   */
-  console?: 'capture' | 'inherit' | 'off' | 'none';
-}
 
 /**
  * Runs guest code in a fresh, frozen realm. Without `globals` it runs on one of quickrealm's
@@ -182,16 +93,9 @@ export interface Copied<T> {
  */
 export function copyOf<T>(value: T): Copied<T>;
 
-export interface ConfigureOptions {
-  /** Worker threads used by run(); default one per core. */
-  workers?: number;
-  /**
-   * Realms built and frozen ahead of time on a background thread for plain runs (no globals, no
-   * workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm
-   * serves exactly one run and is torn down on another background thread afterwards.
-   */
-  poolSize?: number;
-}
+/** Generated from the Rust type that reads it (src/napi/mod.rs). */
+export type { ConfigureOptions } from './native/binding.js';
+import type { ConfigureOptions } from './native/binding.js';
 
 /**
  * Adjusts process-wide settings; returns the settings in force.
@@ -306,30 +210,6 @@ export interface WorkspaceError extends Error {
   code: WorkspaceErrorCode;
 }
 
-/** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
-export interface ZipLimits {
-  /**
-   * Most entries, history files included.
-   * @defaultValue 10000
-   */
-  maxEntries?: number;
-  /**
-   * Largest uncompressed entry in bytes.
-   * @defaultValue 64 MiB
-   */
-  maxEntryBytes?: number;
-  /**
-   * Largest uncompressed total in bytes.
-   * @defaultValue 256 MiB
-   */
-  maxTotalBytes?: number;
-  /**
-   * Largest uncompressed/compressed ratio for entries above 1 MiB.
-   * @defaultValue 200
-   */
-  maxRatio?: number;
-}
-
 /**
  * An in-memory tree of files and folders with a recorded history; zip is its import and export
  * format. History lives in a hidden `.time/` folder that no method can read or write but that
@@ -341,7 +221,8 @@ export interface ZipLimits {
  */
 export { ZipWorkspace } from './native/binding.js';
 
-// Generated from the Rust types that build them (src/napi/workspace/results.rs).
+// Generated from the Rust types that build them (src/napi/workspace/results.rs) and that read
+// them (src/napi/workspace/args.rs).
 export type {
   ExecErrorInfo,
   ExecStats,
@@ -354,36 +235,13 @@ export type {
   WorkspaceSearchMatch,
   WorkspaceSearchResult,
   WorkspaceStat,
+  WorkspaceSearchOptions,
   WorkspaceWalkEntry,
+  ZipLimits,
 } from './native/binding.js';
 
 /** What `exec` resolves to: the generated result, whose `stats` are always set. */
 export type ExecResult = Omit<NativeExecResult, 'stats'> & { stats: ExecStats };
-
-export interface WorkspaceSearchOptions {
-  /**
-   * Folder or file to search. Range: everything.
-   * @defaultValue '~'
-   */
-  path?: string;
-  /**
-   * Lines of context around each hit, 0-100.
-   * @defaultValue 0
-   */
-  context?: number;
-  /**
-   * Most hits returned, 1-10000.
-   * @defaultValue 100
-   */
-  maxResults?: number;
-  /**
-   * Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts
-   * its UTF-8 length plus 32. The search stops at the first that does not fit, without
-   * copying anything past it, so its cost is the files' size plus this budget.
-   * @defaultValue 1048576 (1 MiB)
-   */
-  maxBytes?: number;
-}
 
 /** What `setAccessRules` takes: pattern lists as arrays or Sets. */
 export interface AccessRules {
@@ -404,36 +262,12 @@ export interface AccessRules {
  * refused with an error naming the specifier. TypeScript types are stripped with oxc (enums and
  * namespaces are compiled); error locations point into the original files.
  */
-export interface ExecOptions {
-  /** Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`. */
-  argv?: string[];
-  /** `process.env` (a copy; the run may change it). */
-  env?: Record<string, string>;
-  limits?: Limits;
-  /** Shorthand for `limits.timeoutMs`. */
-  timeoutMs?: number;
-  /**
-   * When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),
-   * 'always' (even after a failure: the changes made up to it), 'never' (a dry run).
-   */
-  commit?: 'on-success' | 'always' | 'never';
-  /**
-   * What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and
-   * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
-   */
-  quota?: { bytes?: number; files?: number };
+export interface ExecOptions extends NativeExecOptions {
   /**
    * Stops the run when aborted: the result is `CANCELLED`, or `TIMEOUT` when the signal's reason
    * is a `TimeoutError` (as with `AbortSignal.timeout(ms)`).
    */
   signal?: AbortSignal;
-  /**
-   * Called with each console line as the run prints it, from the worker thread's queue (the
-   * lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line.
-   */
-  onLog?: (line: { level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }) => void;
-  /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
-  deterministic?: boolean | { seed?: number; now?: number | Date };
 }
 
 // Tools for models: the neutral form and the converters (also the quickrealm/tools entry).

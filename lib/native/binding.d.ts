@@ -14,7 +14,7 @@ type MemberName<S extends string> = S extends `${infer Head}_${infer Rest}`
  */
 export declare const ErrorCode: { readonly [C in ErrorCode as MemberName<C>]: C }
 
-import type { AccessRules, ExecOptions, ExecResult as Executed, WorkspaceSearchOptions, ZipLimits } from '../index.js'
+import type { AccessRules, ExecOptions, ExecResult as Executed } from '../index.js'
 
 /**
  * What `lib/workspace.js` adds to the native class: access rules given as Sets, and `dispose()`
@@ -108,7 +108,7 @@ export declare class LineIndex {
  */
 export declare class LiveRun {
   /** Prepares a run with live `globals` on the main thread; it starts at the first `pump()`. */
-  static start(source: string, options: object, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null): LiveRun
+  static start(source: string, options: RunOptions, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null): LiveRun
   /** Runs the guest for one time slice at most. */
   pump(): LiveStep
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
@@ -263,7 +263,7 @@ export declare class ZipWorkspace {
    * same bytes); `{ history: false }` leaves the history out, `{ compress: false }` stores the
    * entries instead of deflating them.
    */
-  toZip(options?: { history?: boolean; compress?: boolean } | null): Buffer
+  toZip(options?: ToZipOptions | null): Buffer
   /** Writes the archive to the host file system atomically (temporary file, then rename). */
   save(hostPath: string): void
   /** A file's bytes. */
@@ -279,17 +279,17 @@ export declare class ZipWorkspace {
    * Creates a folder (with `recursive`, also missing parents, and an existing folder is
    * fine). Returns the history entry id, or `null` if nothing changed.
    */
-  mkdir(path: string, options?: { recursive?: boolean } | null): number | null
+  mkdir(path: string, options?: RecursiveOptions | null): number | null
   /**
    * Deletes a file or folder (a non-empty folder needs `recursive`). Returns the history
    * entry id.
    */
-  delete(path: string, options?: { recursive?: boolean } | null): number | null
+  delete(path: string, options?: RecursiveOptions | null): number | null
   /**
    * The entries of a folder (default: the root), sorted by path; with `recursive`,
    * everything below it.
    */
-  list(path?: string | null, options?: { recursive?: boolean } | null): Array<WorkspaceEntry>
+  list(path?: string | null, options?: RecursiveOptions | null): Array<WorkspaceEntry>
   /** Metadata of a path: `{ path, kind, size, mtime }` (the root's path is `''`). */
   stat(path: string): WorkspaceStat
   /** Whether something exists at a path (invalid and hidden paths do not exist). */
@@ -302,13 +302,13 @@ export declare class ZipWorkspace {
    * comes back as its first bytes (`lineCut`). `truncated` tells whether anything was left
    * out. Only the lines returned are copied out of the file.
    */
-  readLines(path: string, start?: number | null, end?: number | null, options?: { maxBytes?: number, keep?: 'first' | 'last' } | null): WorkspaceLineRange
+  readLines(path: string, start?: number | null, end?: number | null, options?: ReadLinesOptions | null): WorkspaceLineRange
   /**
    * Replaces lines `start..=end` (1-based, inclusive) with `replacement`; `end = start - 1`
    * inserts before `start`. With `expected`, the current text of the range must match it or
    * `CONFLICT` is thrown and nothing changes.
    */
-  patchLines(path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null): WorkspacePatchResult
+  patchLines(path: string, start: number, end: number, replacement: string, options?: PatchOptions | null): WorkspacePatchResult
   /**
    * Literal, case-sensitive search of the text files at or below `options.path` (default:
    * everything). At most one hit per line; `context` lines (default 0) around each hit;
@@ -327,13 +327,13 @@ export declare class ZipWorkspace {
    * Narrows the rules in force: every later call must pass them and the rules already set
    * (a session's policy over the host's rules). `accessRules()` still reports the latter.
    */
-  narrowAccessRules(rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }): void
+  narrowAccessRules(rules: NativeAccessRules): void
   accessRules(): WorkspaceAccessRules | null
   /**
    * The newest `n` history entries (default 20), newest first; with `options.path`, only
    * the entries that changed that path.
    */
-  history(n?: number | null, options?: { path?: string } | null): Array<WorkspaceHistoryEntry>
+  history(n?: number | null, options?: HistoryOptions | null): Array<WorkspaceHistoryEntry>
   /** A unified diff of the text changes made by history entry `id`. */
   diff(id: number): string
   /** Undoes the newest `n` entries (default 1); returns their ids, newest first. */
@@ -394,7 +394,7 @@ export declare class ZipWorkspace {
    * `options.overwrite`, which replaces it (a folder with everything in it). Both paths
    * follow the access rules. Returns the entry's id, `null` when both name the same path.
    */
-  rename(from: string, to: string, options?: { overwrite?: boolean } | null): number | null
+  rename(from: string, to: string, options?: RenameOptions | null): number | null
   /**
    * The bytes the file at `path` held right before history entry `id` (applied or undone)
    * was made; `null` when no file was there. `HISTORY` for an unknown id or one whose
@@ -406,7 +406,7 @@ export declare class ZipWorkspace {
    * before its contents), at most `options.maxDepth` levels deep; each entry carries its
    * path relative to the folder.
    */
-  walk(path: string, options?: { maxDepth?: number } | null): Array<WorkspaceWalkEntry>
+  walk(path: string, options?: WalkOptions | null): Array<WorkspaceWalkEntry>
 }
 
 /** One entry of a container archive. */
@@ -442,13 +442,31 @@ export interface CappedText {
 }
 
 /** Changes process-wide settings (`workers`, `poolSize`) and returns those in force. */
-export declare function configure(options: { workers?: number; poolSize?: number }): Settings
+export declare function configure(options: ConfigureOptions): Settings
+
+/** Process-wide settings to change; those left out stay as they are. */
+export interface ConfigureOptions {
+  /** Worker threads used by run(); default one per core. */
+  workers?: number
+  /**
+   * Realms built and frozen ahead of time on a background thread for plain runs (no globals, no
+   * workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm
+   * serves exactly one run and is torn down on another background thread afterwards.
+   */
+  poolSize?: number
+}
 
 /**
  * Wraps `value` so that a sandbox that receives it (as a host function's result, a property of a
  * host object or a live global) gets a deep copy, as `data` is copied, instead of a live proxy.
  */
 export declare function copyOf(value: unknown): unknown
+
+/** A reproducible run's seed and virtual start time (both 0 when left out). */
+export interface DeterministicOptions {
+  seed?: number
+  now?: number | Date
+}
 
 /**
  * Stable error codes, as JavaScript sees them (`err.code`, `result.error.code`). A code's
@@ -467,6 +485,12 @@ export interface ExecErrorInfo {
   column?: number
   frame?: string
   stack?: string
+}
+
+/** What one `exec` run may write. */
+export interface ExecQuota {
+  bytes?: number
+  files?: number
 }
 
 /**
@@ -586,6 +610,11 @@ export interface GateStop {
 /** Whether `work` differs from `origin` (no bytes cross to find out). */
 export declare function hasChangesSince(work: ZipWorkspace, origin: ZipWorkspace): boolean
 
+/** Only the history entries that touched `path`. */
+export interface HistoryOptions {
+  path?: string
+}
+
 /** One audit entry. */
 export interface LedgerAuditEntry {
   seq: number
@@ -655,6 +684,45 @@ export interface LedgerVerification {
   error?: string
 }
 
+/** Hard limits for one run. Every field is optional; defaults are shown. */
+export interface Limits {
+  /**
+   * Wall clock for the whole run, promise jobs included.
+   * @defaultValue 5000
+   */
+  timeoutMs?: number
+  /**
+   * QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB.
+   * @defaultValue 64 MiB
+   */
+  memoryBytes?: number
+  /**
+   * Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,
+   * max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread
+   * (runSync, live globals) a larger value is clamped.
+   */
+  stackBytes?: number
+  /**
+   * Cap on emit() output plus captured console text, in bytes.
+   * @defaultValue 64 KiB
+   */
+  outputBytes?: number
+  /**
+   * Crossings into the host (membrane reads, writes, calls) a run may make.
+   * @defaultValue 1,000,000
+   */
+  hostCalls?: number
+  /**
+   * A deterministic budget of steps: one per loop iteration (backward jump) and one per function
+   * call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or
+   * `finally` runs), at the same point every time for the same code and input. Default: no
+   * budget (`stats.steps` still counts). Min 1, max 2^53.
+   * @example
+   * (await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'
+   */
+  steps?: number
+}
+
 /** Where a live run stands after `pump()`. */
 export type LiveStep = 'finished' | 'waiting' | 'paused'
 
@@ -662,6 +730,44 @@ export type LiveStep = 'finished' | 'waiting' | 'paused'
 export interface LogLine {
   level: 'log' | 'info' | 'warn' | 'error' | 'debug'
   message: string
+}
+
+/** Access rules as the native layer takes them (the package also accepts Sets). */
+export interface NativeAccessRules {
+  readPatterns?: string[] | null
+  writePatterns?: string[] | null
+  readOnly?: boolean
+}
+
+/**
+ * Options of `ZipWorkspace.exec` as the native layer takes them (the package's
+ * `ExecOptions` adds `signal`).
+ */
+export interface NativeExecOptions {
+  /** Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`. */
+  argv?: string[]
+  /** `process.env` (a copy; the run may change it). */
+  env?: Record<string, string>
+  limits?: Limits
+  /** Shorthand for `limits.timeoutMs`. */
+  timeoutMs?: number
+  /**
+   * When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),
+   * 'always' (even after a failure: the changes made up to it), 'never' (a dry run).
+   */
+  commit?: 'on-success' | 'always' | 'never'
+  /**
+   * What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and
+   * folders created or changed (default 1000). A write past either fails with `EDQUOT`.
+   */
+  quota?: ExecQuota
+  /** A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`. */
+  deterministic?: boolean | DeterministicOptions
+  /**
+   * Called with each console line as the run prints it, from the worker thread's queue (the
+   * lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line.
+   */
+  onLog?: (line: LogLine) => void
 }
 
 /** A run's result as the binding returns it; `lib/index.d.ts` narrows it to a union on `ok`. */
@@ -699,6 +805,11 @@ export interface PartDigest {
   sha256: string
 }
 
+/** The text `patchLines` expects to replace (refused when the file says otherwise). */
+export interface PatchOptions {
+  expected?: string
+}
+
 export declare function poolStats(): PoolStats
 
 /** Counters of the prepared-realm pool. */
@@ -713,6 +824,12 @@ export interface PoolStats {
   built: number
 }
 
+/** A cap on the line text `readLines` returns, and which end of the window it keeps. */
+export interface ReadLinesOptions {
+  maxBytes?: number
+  keep?: 'first' | 'last'
+}
+
 export declare function realmStats(): RealmStats
 
 /** Memory of realms as their allocator counts it. */
@@ -725,11 +842,88 @@ export interface RealmStats {
   bytesPerOwnRealm: number
 }
 
+/** Whether a folder is made or deleted with everything on the way or below it. */
+export interface RecursiveOptions {
+  recursive?: boolean
+}
+
+/** Whether `rename` replaces what is at the destination. */
+export interface RenameOptions {
+  overwrite?: boolean
+}
+
 /**
  * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
+export declare function run(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
+
+/**
+ * The options of a run (`run()`, `runSync()`).
+ * `workspace` is passed to the native export beside them, as the class instance.
+ */
+export interface RunOptions {
+  /**
+   * 'function' (default): the body of an async function, so `return` and top-level `await` work.
+   * 'script': a classic script; the result is its completion value.
+   * 'module': an ES module; the result is its exports namespace.
+   */
+  mode?: 'function' | 'script' | 'module'
+  /** Shown in stacks. Default 'sandbox.js'. */
+  filename?: string
+  /** What read_input() returns. */
+  input?: string
+  /**
+   * Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,
+   * ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two
+   * keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT.
+   */
+  data?: Record<string, unknown>
+  /**
+   * LIVE host values, reached through the membrane: objects, arrays, maps and class instances
+   * appear as proxies (identity preserved), functions are callable (async ones return promises
+   * the guest can await), and guest functions passed to the host become callbacks that work
+   * while the run is active. Runs with globals execute on the main thread.
+   */
+  globals?: Record<string, unknown> | Map<string, unknown>
+  limits?: Limits
+  /**
+   * Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's
+   * reason is a TimeoutError (`AbortSignal.timeout(ms)`).
+   */
+  signal?: AbortSignal
+  /**
+   * 'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host
+   * console when the run ends. 'off': console exists and prints nowhere. 'none': no console global.
+   */
+  console?: 'capture' | 'inherit' | 'off' | 'none'
+  /**
+   * Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and
+   * script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode.
+   * Writes are applied when the run succeeds.
+   */
+  workspace?: ZipWorkspace
+  /**
+   * A reproducible run: the same code and values give the same result, byte for byte. `Date`
+   * reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves
+   * only when a timer fires; timers fire at once in due order without waiting;
+   * `performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and
+   * `crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in
+   * this mode. `true` means `{ seed: 0, now: 0 }`.
+   * @example
+   * runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })
+   */
+  deterministic?: boolean | DeterministicOptions
+  /**
+   * Called with each captured console line as the run prints it (the lines are still in
+   * `logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live
+   * `globals`, which hold the main thread, they arrive when it is next free. Errors it throws are
+   * reported by Node as uncaught exceptions, as for any callback.
+   * @example
+   * await run(code, { onLog: ({ level, message }) => ui.append(level, message) });
+   */
+  onLog?: (line: LogLine) => void
+}
 
 /** What a run cost. */
 export interface RunStats {
@@ -747,7 +941,7 @@ export interface RunStats {
 }
 
 /** Runs guest code on the calling thread. */
-export declare function runSync(source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
+export declare function runSync(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
 
 /** A guest error as a model reads it. */
 export interface SandboxErrorInfo {
@@ -770,6 +964,12 @@ export interface Settings {
   workers: number
   /** Realms kept prepared for plain runs. */
   poolSize: number
+}
+
+/** What `toZip` writes: the history (default true), deflated entries (default true). */
+export interface ToZipOptions {
+  history?: boolean
+  compress?: boolean
 }
 
 /**
@@ -818,6 +1018,11 @@ export declare function twoFilesPatch(name: string, before: string, after: strin
 
 /** Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
 export declare function unpackArchive(bytes: Buffer, maxEntries: number, maxTotalBytes: number): Array<ArchiveEntry>
+
+/** How many levels deep `walk` goes. */
+export interface WalkOptions {
+  maxDepth?: number
+}
 
 /**
  * Which paths a workspace lets be read and written (gitignore-style globs; a list left out
@@ -917,6 +1122,32 @@ export interface WorkspaceSearchMatch {
   after: Array<string>
 }
 
+/** Where `search` looks and how much it answers. */
+export interface WorkspaceSearchOptions {
+  /**
+   * Folder or file to search. Range: everything.
+   * @defaultValue '~'
+   */
+  path?: string
+  /**
+   * Lines of context around each hit, 0-100.
+   * @defaultValue 0
+   */
+  context?: number
+  /**
+   * Most hits returned, 1-10000.
+   * @defaultValue 100
+   */
+  maxResults?: number
+  /**
+   * Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts
+   * its UTF-8 length plus 32. The search stops at the first that does not fit, without
+   * copying anything past it, so its cost is the files' size plus this budget.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  maxBytes?: number
+}
+
 /** What `search` found. */
 export interface WorkspaceSearchResult {
   matches: Array<WorkspaceSearchMatch>
@@ -951,4 +1182,28 @@ export interface WorkspaceWalkEntry {
   size: number
   /** 1 for the walked folder's own entries. */
   depth: number
+}
+
+/** Import limits for `fromZip` and `open`; each is checked against the bytes actually produced. */
+export interface ZipLimits {
+  /**
+   * Most entries, history files included.
+   * @defaultValue 10000
+   */
+  maxEntries?: number
+  /**
+   * Largest uncompressed entry in bytes.
+   * @defaultValue 64 MiB
+   */
+  maxEntryBytes?: number
+  /**
+   * Largest uncompressed total in bytes.
+   * @defaultValue 256 MiB
+   */
+  maxTotalBytes?: number
+  /**
+   * Largest uncompressed/compressed ratio for entries above 1 MiB.
+   * @defaultValue 200
+   */
+  maxRatio?: number
 }

@@ -14,7 +14,7 @@ type MemberName<S extends string> = S extends `${infer Head}_${infer Rest}`
  */
 export declare const ErrorCode: { readonly [C in ErrorCode as MemberName<C>]: C }
 
-import type { AccessRules, ExecOptions, ExecResult as Executed, WorkspaceSearchOptions, ZipLimits } from '../index.js'
+import type { AccessRules, ExecOptions, ExecResult as Executed } from '../index.js'
 
 /**
  * What `lib/workspace.js` adds to the native class: access rules given as Sets, and `dispose()`

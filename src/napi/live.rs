@@ -881,7 +881,7 @@ impl LiveRun {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "source: string, options: object, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null"
+        ts_args_type = "source: string, options: RunOptions, cancel: CancelHandle | null, wake: () => void, world?: NativeWorld | null"
     )]
     pub fn start(
         env: Env,

@@ -3,6 +3,7 @@
 
 pub(crate) mod convert;
 pub(crate) mod live;
+pub(crate) mod option_object;
 pub(crate) mod options;
 pub(crate) mod raw;
 pub(crate) mod results;
@@ -174,7 +175,7 @@ pub(crate) fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
 #[napi(
     js_name = "runSync",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
     ts_return_type = "NativeRunResult | string"
 )]
 pub fn run_sync(
@@ -205,7 +206,7 @@ pub fn run_sync(
 #[napi(
     js_name = "run",
     catch_unwind,
-    ts_args_type = "source: string, options?: object | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
+    ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
     ts_return_type = "Promise<NativeRunResult | string>"
 )]
 pub fn run(
@@ -241,38 +242,28 @@ pub fn run(
     Ok(RawValue(promise.raw()))
 }
 
-/// Settings as JavaScript passes them to `configure()`.
+option_object::option_object! {
+    #[doc = "Process-wide settings to change; those left out stay as they are."]
+    pub struct ConfigureOptions {
+        #[doc = "Worker threads used by run(); default one per core."]
+        workers: "workers" = "number",
+        #[doc = "Realms built and frozen ahead of time on a background thread for plain runs (no globals, no"]
+        #[doc = "workspace, default memory limit, console not 'none'); default 2, 0 turns it off. Each realm"]
+        #[doc = "serves exactly one run and is torn down on another background thread afterwards."]
+        pool_size: "poolSize" = "number",
+    }
+}
+
+/// Settings as JavaScript passes them to `configure()`. Anything but a number is refused by
+/// the settings' range check, as NaN.
 fn settings_request(h: Host, options: Unknown) -> std::result::Result<SettingsRequest, ErrorInfo> {
-    const KEYS: &[&str] = &["workers", "poolSize"];
-    let obj = options.raw();
-    if h.type_of(obj) != napi::sys::ValueType::napi_object || h.is_array(obj) {
-        return Err(ErrorInfo::invalid("configure() takes an options object"));
-    }
-    let mut request = SettingsRequest::default();
-    for key in h.own_keys(obj).map_err(ErrorInfo::internal)? {
-        let name = h.string(key).map_err(ErrorInfo::internal)?;
-        if !KEYS.contains(&name.as_str()) {
-            return Err(ErrorInfo::invalid(format!(
-                "unknown configure() option '{name}'"
-            )));
-        }
-        let value = h.property(obj, key).map_err(ErrorInfo::internal)?;
-        if h.type_of(value) == napi::sys::ValueType::napi_undefined {
-            continue;
-        }
-        // Anything but a number is refused by the range check, as NaN.
-        let n = if h.type_of(value) == napi::sys::ValueType::napi_number {
-            h.number(value).map_err(ErrorInfo::internal)?
-        } else {
-            f64::NAN
-        };
-        if name == "workers" {
-            request.workers = Some(n);
-        } else {
-            request.pool_size = Some(n);
-        }
-    }
-    Ok(request)
+    use option_object::{number_or_nan, read, Wording};
+    let given: ConfigureOptions = read(h, options.raw(), "options", Wording::Configure)?;
+    let number = |v: Option<raw::Raw>| v.map(|v| number_or_nan(h, v)).transpose();
+    Ok(SettingsRequest {
+        workers: number(given.workers)?,
+        pool_size: number(given.pool_size)?,
+    })
 }
 
 /// Process-wide settings in force.
@@ -294,10 +285,7 @@ impl From<settings::Settings> for Settings {
 }
 
 /// Changes process-wide settings (`workers`, `poolSize`) and returns those in force.
-#[napi(
-    catch_unwind,
-    ts_args_type = "options: { workers?: number; poolSize?: number }"
-)]
+#[napi(catch_unwind, ts_args_type = "options: ConfigureOptions")]
 pub fn configure(env: Env, options: Unknown) -> Result<Settings> {
     let h = Host::of(&env);
     settings_request(h, options)

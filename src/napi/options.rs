@@ -1,34 +1,101 @@
-//! Reading `run`/`runSync` options from host values, with clear INVALID_INPUT messages.
+//! Reading `run`/`runSync` options from host values, with clear INVALID_INPUT messages. The
+//! option types are declared here for the generated `binding.d.ts` and read by the one reader
+//! (`option_object`).
 
 use super::convert::{read_data_text, HostReader};
+use super::option_object::{self as opt, option_object, Read, Refusal, Wording};
 use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::marshal::{CopyLimits, Path};
 use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, RunRequest};
-use napi::sys;
 
-pub const RUN_OPTION_KEYS: &[&str] = &[
-    "mode",
-    "filename",
-    "input",
-    "data",
-    "globals",
-    "limits",
-    "signal",
-    "console",
-    "workspace",
-    "deterministic",
-    "onLog",
-];
-const DETERMINISTIC_KEYS: &[&str] = &["seed", "now"];
-const LIMIT_KEYS: &[&str] = &[
-    "timeoutMs",
-    "memoryBytes",
-    "stackBytes",
-    "outputBytes",
-    "hostCalls",
-    "steps",
-];
+option_object! {
+    #[doc = "The options of a run (`run()`, `runSync()`)."]
+    #[doc = "`workspace` is passed to the native export beside them, as the class instance."]
+    pub struct RunOptions {
+        #[doc = "'function' (default): the body of an async function, so `return` and top-level `await` work."]
+        #[doc = "'script': a classic script; the result is its completion value."]
+        #[doc = "'module': an ES module; the result is its exports namespace."]
+        mode: "mode" = "'function' | 'script' | 'module'",
+        #[doc = "Shown in stacks. Default 'sandbox.js'."]
+        filename: "filename" = "string",
+        #[doc = "What read_input() returns."]
+        input: "input" = "string",
+        #[doc = "Deep-copied into the realm as globals: JSON-like data plus undefined, bigint, Date, Map, Set,"]
+        #[doc = "ArrayBuffer and typed arrays. Like structuredClone, a value reached twice (even under two"]
+        #[doc = "keys) is one value inside, and cycles are kept. Functions and symbols are INVALID_INPUT."]
+        data: "data" = "Record<string, unknown>",
+        #[doc = "LIVE host values, reached through the membrane: objects, arrays, maps and class instances"]
+        #[doc = "appear as proxies (identity preserved), functions are callable (async ones return promises"]
+        #[doc = "the guest can await), and guest functions passed to the host become callbacks that work"]
+        #[doc = "while the run is active. Runs with globals execute on the main thread."]
+        globals: "globals" = "Record<string, unknown> | Map<string, unknown>",
+        limits: "limits" = "Limits",
+        #[doc = "Aborting stops the run within milliseconds with CANCELLED, or TIMEOUT when the signal's"]
+        #[doc = "reason is a TimeoutError (`AbortSignal.timeout(ms)`)."]
+        signal: "signal" = "AbortSignal",
+        #[doc = "'capture' (default): console lines go to `logs`. 'inherit': they are printed to the host"]
+        #[doc = "console when the run ends. 'off': console exists and prints nowhere. 'none': no console global."]
+        console: "console" = "'capture' | 'inherit' | 'off' | 'none'",
+        #[doc = "Gives the snippet the workspace's files: frozen `fs` and `path` globals in function and"]
+        #[doc = "script mode, importable `fs`, `fs/promises`, `path`, `os` and workspace files in module mode."]
+        #[doc = "Writes are applied when the run succeeds."]
+        workspace: "workspace" = "ZipWorkspace",
+        #[doc = "A reproducible run: the same code and values give the same result, byte for byte. `Date`"]
+        #[doc = "reads a virtual clock starting at `now` (default 0, i.e. 1970-01-01T00:00:00Z) that moves"]
+        #[doc = "only when a timer fires; timers fire at once in due order without waiting;"]
+        #[doc = "`performance.now()` starts at 0; `Math.random`, `crypto.getRandomValues` and"]
+        #[doc = "`crypto.randomUUID` draw from `seed` (default 0) and are not cryptographically secure in"]
+        #[doc = "this mode. `true` means `{ seed: 0, now: 0 }`."]
+        #[doc = "@example"]
+        #[doc = "runSync('return [Date.now(), Math.random()]', { deterministic: { seed: 7, now: new Date('2026-01-01') } })"]
+        deterministic: "deterministic" = "boolean | DeterministicOptions",
+        #[doc = "Called with each captured console line as the run prints it (the lines are still in"]
+        #[doc = "`logs`). From a worker run the lines arrive while it runs; from `runSync` and runs with live"]
+        #[doc = "`globals`, which hold the main thread, they arrive when it is next free. Errors it throws are"]
+        #[doc = "reported by Node as uncaught exceptions, as for any callback."]
+        #[doc = "@example"]
+        #[doc = "await run(code, { onLog: ({ level, message }) => ui.append(level, message) });"]
+        on_log: "onLog" = "(line: LogLine) => void",
+    }
+}
+
+option_object! {
+    #[doc = "Hard limits for one run. Every field is optional; defaults are shown."]
+    pub struct Limits {
+        #[doc = "Wall clock for the whole run, promise jobs included."]
+        #[doc = "@defaultValue 5000"]
+        timeout_ms: "timeoutMs" = "number",
+        #[doc = "QuickJS heap cap in bytes. Range: min 1 MiB, max 4 GiB."]
+        #[doc = "@defaultValue 64 MiB"]
+        memory_bytes: "memoryBytes" = "number",
+        #[doc = "Native stack for guest frames in bytes. Default 8 MiB (about 12,000 frames; min 64 KiB,"]
+        #[doc = "max 64 MiB), never more than the executing thread has left less 1 MiB: on the main thread"]
+        #[doc = "(runSync, live globals) a larger value is clamped."]
+        stack_bytes: "stackBytes" = "number",
+        #[doc = "Cap on emit() output plus captured console text, in bytes."]
+        #[doc = "@defaultValue 64 KiB"]
+        output_bytes: "outputBytes" = "number",
+        #[doc = "Crossings into the host (membrane reads, writes, calls) a run may make."]
+        #[doc = "@defaultValue 1,000,000"]
+        host_calls: "hostCalls" = "number",
+        #[doc = "A deterministic budget of steps: one per loop iteration (backward jump) and one per function"]
+        #[doc = "call, counted by the engine. Past it the run stops with `STEP_LIMIT` (no `catch` or"]
+        #[doc = "`finally` runs), at the same point every time for the same code and input. Default: no"]
+        #[doc = "budget (`stats.steps` still counts). Min 1, max 2^53."]
+        #[doc = "@example"]
+        #[doc = "(await run('for (;;) {}', { limits: { steps: 10_000 } })).error?.code; // 'STEP_LIMIT'"]
+        steps: "steps" = "number",
+    }
+}
+
+option_object! {
+    #[doc = "A reproducible run's seed and virtual start time (both 0 when left out)."]
+    pub struct DeterministicOptions {
+        seed: "seed" = "number",
+        now: "now" = "number | Date",
+    }
+}
 
 pub struct ParsedRun {
     pub request: RunRequest,
@@ -60,126 +127,78 @@ fn invalid(msg: impl Into<String>) -> ErrorInfo {
     ErrorInfo::invalid(msg)
 }
 
-fn type_name(h: Host, v: Raw) -> &'static str {
-    h.describe_type(v)
-}
-
-fn expect_string(h: Host, v: Raw, what: &str) -> Result<String, ErrorInfo> {
-    if h.type_of(v) != sys::ValueType::napi_string {
-        return Err(invalid(format!(
-            "{what} must be a string, got {}",
-            type_name(h, v)
-        )));
-    }
-    h.string(v).map_err(|e| invalid(format!("{what}: {e}")))
-}
-
-/// Own enumerable keys of an options object, refusing any key not in `allowed`.
-fn checked_keys(
-    h: Host,
-    obj: Raw,
-    allowed: &[&str],
-    what: &str,
-) -> Result<Vec<(String, Raw)>, ErrorInfo> {
-    if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
-        return Err(invalid(format!(
-            "{what} must be an object, got {}",
-            type_name(h, obj)
-        )));
-    }
-    let keys = h.own_keys(obj).map_err(invalid)?;
-    let mut out = Vec::new();
-    for k in keys {
-        let name = h.string(k).map_err(invalid)?;
-        if !allowed.contains(&name.as_str()) {
-            return Err(invalid(format!(
-                "unknown {what} key '{name}' (expected one of: {})",
-                allowed.join(", ")
-            )));
-        }
-        let v = h.property(obj, k).map_err(invalid)?;
-        if !h.is_nullish(v) || name == "input" {
-            out.push((name, v));
-        }
-    }
-    Ok(out)
-}
-
 pub fn read_source(h: Host, source: Raw) -> Result<String, ErrorInfo> {
-    expect_string(h, source, "source")
+    Ok(opt::string(h, source, "source")?)
 }
 
-pub fn parse_limits(h: Host, v: Raw) -> Result<LimitOverrides, ErrorInfo> {
-    let mut o = LimitOverrides::default();
-    for (name, val) in checked_keys(h, v, LIMIT_KEYS, "limits")? {
-        if h.type_of(val) != sys::ValueType::napi_number {
-            return Err(invalid(format!(
-                "limits.{name} must be a number, got {}",
-                type_name(h, val)
-            )));
-        }
-        let n = h.number(val).map_err(invalid)?;
-        match name.as_str() {
-            "timeoutMs" => o.timeout_ms = Some(n),
-            "memoryBytes" => o.memory_bytes = Some(n),
-            "stackBytes" => o.stack_bytes = Some(n),
-            "hostCalls" => o.host_calls = Some(n),
-            "steps" => o.steps = Some(n),
-            _ => o.output_bytes = Some(n),
-        }
-    }
-    Ok(o)
+pub fn parse_limits(h: Host, v: Raw) -> Read<LimitOverrides> {
+    let given: Limits = opt::read(h, v, "limits", Wording::Run)?;
+    let number = |v: Option<Raw>, key: &str| -> Read<Option<f64>> {
+        v.map(|v| opt::number(h, v, &format!("limits.{key}")))
+            .transpose()
+    };
+    Ok(LimitOverrides {
+        timeout_ms: number(given.timeout_ms, "timeoutMs")?,
+        memory_bytes: number(given.memory_bytes, "memoryBytes")?,
+        stack_bytes: number(given.stack_bytes, "stackBytes")?,
+        output_bytes: number(given.output_bytes, "outputBytes")?,
+        host_calls: number(given.host_calls, "hostCalls")?,
+        steps: number(given.steps, "steps")?,
+    })
 }
 
 /// `deterministic`: `true`, `false`/nullish, or `{ seed?: integer, now?: number | Date }`
 /// (both 0 when left out).
-pub fn parse_deterministic(h: Host, v: Raw) -> Result<Option<Deterministic>, ErrorInfo> {
+pub fn parse_deterministic(h: Host, v: Raw) -> Read<Option<Deterministic>> {
     if h.is_nullish(v) {
         return Ok(None);
-    }
-    if h.type_of(v) == sys::ValueType::napi_boolean {
-        let on = h.boolean(v).map_err(invalid)?;
-        return Ok(on.then_some(Deterministic {
-            seed: 0,
-            now_ms: 0.0,
-        }));
     }
     let mut d = Deterministic {
         seed: 0,
         now_ms: 0.0,
     };
-    for (name, val) in checked_keys(h, v, DETERMINISTIC_KEYS, "deterministic")? {
-        if name == "seed" {
-            let n = if h.type_of(val) == sys::ValueType::napi_number {
-                h.number(val).map_err(invalid)?
-            } else {
-                f64::NAN
-            };
-            if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
-                return Err(invalid(format!(
-                    "deterministic.seed must be a non-negative safe integer, got {}",
-                    type_name(h, val)
-                )));
-            }
-            d.seed = n as u64;
-        } else {
-            let ms = if h.is_date(val) {
-                h.date_value(val).map_err(invalid)?
-            } else if h.type_of(val) == sys::ValueType::napi_number {
-                h.number(val).map_err(invalid)?
-            } else {
-                f64::NAN
-            };
-            // The range a Date can hold.
-            if !(ms.is_finite() && ms.abs() <= 8.64e15) {
-                return Err(invalid(
-                    "deterministic.now must be a valid Date or a number of milliseconds since 1970",
-                ));
-            }
-            d.now_ms = ms;
+    if h.type_of(v) == napi::sys::ValueType::napi_boolean {
+        return Ok(h.boolean(v)?.then_some(d));
+    }
+    let given: DeterministicOptions = opt::read(h, v, "deterministic", Wording::Run)?;
+    if let Some(seed) = given.seed {
+        let n = opt::number_or_nan(h, seed)?;
+        if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0) {
+            return Err(Refusal(format!(
+                "deterministic.seed must be a non-negative safe integer, got {}",
+                h.describe_type(seed)
+            )));
         }
+        d.seed = n as u64;
+    }
+    if let Some(now) = given.now {
+        let ms = if h.is_date(now) {
+            h.date_value(now)?
+        } else {
+            opt::number_or_nan(h, now)?
+        };
+        // The range a Date can hold.
+        if !(ms.is_finite() && ms.abs() <= 8.64e15) {
+            return Err(Refusal(
+                "deterministic.now must be a valid Date or a number of milliseconds since 1970"
+                    .into(),
+            ));
+        }
+        d.now_ms = ms;
     }
     Ok(Some(d))
+}
+
+fn choice<T>(h: Host, v: Raw, key: &str, choices: &[(&str, T)], wording: &str) -> Read<T>
+where
+    T: Copy,
+{
+    let name = opt::string(h, v, key)?;
+    choices
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, c)| *c)
+        .ok_or_else(|| Refusal(format!("{key} must be {wording}, got '{name}'")))
 }
 
 /// Reads a run's source and options. `data_text` is the `data` record as JSON text (the
@@ -195,81 +214,66 @@ pub fn parse_run(
         request.data = read_data_text(text, CopyLimits::default())
             .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
     }
-    let Some(options) = options.filter(|o| !h.is_nullish(*o)) else {
-        crate::engine::run::validate(&request)?;
-        return Ok(ParsedRun {
-            request,
-            globals: Vec::new(),
-            wants_workspace: false,
-        });
+    let given: RunOptions = opt::read_given(h, options, "option", Wording::Run)?;
+    if let Some(v) = given.mode {
+        let modes = [
+            ("function", Mode::Function),
+            ("script", Mode::Script),
+            ("module", Mode::Module),
+        ];
+        request.mode = choice(h, v, "mode", &modes, "'function', 'script' or 'module'")?;
+    }
+    if let Some(v) = given.filename {
+        request.filename = opt::string(h, v, "filename")?;
+    }
+    if let Some(v) = given.input {
+        request.input = Some(opt::string(h, v, "input")?);
+    }
+    if let Some(v) = given.console {
+        let modes = [
+            ("capture", ConsoleMode::Capture),
+            // Captured here; the JavaScript wrapper prints the lines on the host console.
+            ("inherit", ConsoleMode::Capture),
+            ("off", ConsoleMode::Discard),
+            ("none", ConsoleMode::Absent),
+        ];
+        let wording = "'capture', 'inherit', 'off' or 'none'";
+        request.console = choice(h, v, "console", &modes, wording)?;
+    }
+    let limits = match given.limits {
+        Some(v) => parse_limits(h, v)?,
+        None => LimitOverrides::default(),
     };
-    let mut limits = LimitOverrides::default();
-    let mut globals = Vec::new();
-    let mut workspace = None;
-    for (name, v) in checked_keys(h, options, RUN_OPTION_KEYS, "option")? {
-        match name.as_str() {
-            "mode" => {
-                request.mode = match expect_string(h, v, "mode")?.as_str() {
-                    "function" => Mode::Function,
-                    "script" => Mode::Script,
-                    "module" => Mode::Module,
-                    other => {
-                        return Err(invalid(format!(
-                            "mode must be 'function', 'script' or 'module', got '{other}'"
-                        )))
-                    }
-                }
-            }
-            "filename" => request.filename = expect_string(h, v, "filename")?,
-            "input" if !h.is_nullish(v) => request.input = Some(expect_string(h, v, "input")?),
-            "input" => {}
-            "console" => {
-                request.console = match expect_string(h, v, "console")?.as_str() {
-                    "capture" => ConsoleMode::Capture,
-                    // Captured here; the JavaScript wrapper prints the lines on the host console.
-                    "inherit" => ConsoleMode::Capture,
-                    "off" => ConsoleMode::Discard,
-                    "none" => ConsoleMode::Absent,
-                    other => {
-                        return Err(invalid(format!(
-                            "console must be 'capture', 'inherit', 'off' or 'none', got '{other}'"
-                        )))
-                    }
-                }
-            }
-            "limits" => limits = parse_limits(h, v)?,
-            "data" if data_text.is_some() => {
-                return Err(invalid(
-                    "data is given twice (as an option and as JSON text)",
-                ));
-            }
-            "data" => {
-                let entries = read_all_keys(h, v)?;
-                let mut reader = HostReader::new(h, CopyLimits::default());
-                for (key, value) in entries {
-                    let d = reader
-                        .read(value, &Path::Key(&Path::Root("data"), &key))
-                        .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
-                    request.data.push((key, d));
-                }
-            }
-            "globals" => globals = read_globals(h, v)?,
-            "workspace" => workspace = Some(v),
-            "deterministic" => request.deterministic = parse_deterministic(h, v)?,
-            "onLog" if h.is_nullish(v) => {}
-            "onLog" => {
-                if h.type_of(v) != sys::ValueType::napi_function {
-                    return Err(invalid(format!(
-                        "onLog must be a function, got {}",
-                        type_name(h, v)
-                    )));
-                }
-                request.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
-            }
-            _ => {} // signal: handled by the JavaScript wrapper
+    if let Some(v) = given.data {
+        if data_text.is_some() {
+            return Err(invalid(
+                "data is given twice (as an option and as JSON text)",
+            ));
+        }
+        let entries = read_all_keys(h, v)?;
+        let mut reader = HostReader::new(h, CopyLimits::default());
+        for (key, value) in entries {
+            let d = reader
+                .read(value, &Path::Key(&Path::Root("data"), &key))
+                .map_err(|e| invalid(format!("data cannot be copied: {e}")))?;
+            request.data.push((key, d));
         }
     }
-    let wants_workspace = workspace.is_some();
+    let globals = match given.globals {
+        Some(v) => read_globals(h, v)?,
+        None => Vec::new(),
+    };
+    if let Some(v) = given.deterministic {
+        request.deterministic = parse_deterministic(h, v)?;
+    }
+    if let Some(v) = given.on_log {
+        if !opt::is_function(h, v) {
+            return Err(opt::wrong_type(h, v, "onLog", "a function").into());
+        }
+        request.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
+    }
+    // `signal` is handled by the JavaScript wrapper.
+    let wants_workspace = given.workspace.is_some();
     request.limits = limits.resolve().map_err(invalid)?;
     crate::engine::run::validate(&request)?;
     for (name, _) in &globals {
@@ -301,7 +305,7 @@ pub fn read_globals(h: Host, v: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
         for i in 0..h.array_length(entries).map_err(invalid)? {
             let pair = h.element(entries, i).map_err(invalid)?;
             let k = h.element(pair, 0).map_err(invalid)?;
-            let name = expect_string(h, k, "a globals key")?;
+            let name = opt::string(h, k, "a globals key")?;
             out.push((name, h.element(pair, 1).map_err(invalid)?));
         }
     } else {
@@ -316,11 +320,8 @@ pub fn read_globals(h: Host, v: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
 }
 
 fn read_all_keys(h: Host, obj: Raw) -> Result<Vec<(String, Raw)>, ErrorInfo> {
-    if h.type_of(obj) != sys::ValueType::napi_object || h.is_array(obj) {
-        return Err(invalid(format!(
-            "data must be an object, got {}",
-            type_name(h, obj)
-        )));
+    if h.type_of(obj) != napi::sys::ValueType::napi_object || h.is_array(obj) {
+        return Err(opt::wrong_type(h, obj, "data", "an object").into());
     }
     let mut out = Vec::new();
     for k in h.own_keys(obj).map_err(invalid)? {

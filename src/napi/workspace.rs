@@ -32,9 +32,12 @@ use crate::workspace::{
 mod args;
 mod results;
 
+use crate::napi::raw::Raw;
+use crate::workspace::bounds::Bounds;
 use args::{
-    access_rules, bytes, contents, exec_request, given, integer, integer_or, invalid, recursive,
-    string, zip_limits, Options,
+    access_rules, boolean, bytes, contents, exec_request, field, given, integer, integer_or,
+    invalid, options as read_options, recursive, string, zip_limits, HistoryOptions, PatchOptions,
+    ReadLinesOptions, RenameOptions, ToZipOptions, WalkOptions, WorkspaceSearchOptions,
 };
 use results::{num, nums};
 use results::{
@@ -124,20 +127,17 @@ impl ZipWorkspace {
     #[napi(
         js_name = "toZip",
         catch_unwind,
-        ts_args_type = "options?: { history?: boolean; compress?: boolean } | null"
+        ts_args_type = "options?: ToZipOptions | null"
     )]
     pub fn to_zip(&self, env: Env, options: Option<Unknown>) -> Result<Buffer> {
         run(env, |h| {
-            let options = Options::read(h, options.as_ref(), "options", &["history", "compress"])?;
-            let flag = |key: &str| -> Res<bool> {
-                match options.get(key)? {
-                    Some(v) => args::boolean(h, v, &format!("options.{key}")),
-                    None => Ok(true),
-                }
+            let o: ToZipOptions = read_options(h, options.as_ref(), "options")?;
+            let flag = |key: &str, v: Option<Raw>| -> Res<bool> {
+                Ok(field("options", key, v, |v, l| boolean(h, v, l))?.unwrap_or(true))
             };
             let how = ZipExport {
-                history: flag("history")?,
-                compress: flag("compress")?,
+                history: flag("history", o.history)?,
+                compress: flag("compress", o.compress)?,
             };
             Ok(self.ws().export(how).into())
         })
@@ -189,7 +189,7 @@ impl ZipWorkspace {
     /// fine). Returns the history entry id, or `null` if nothing changed.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, options?: { recursive?: boolean } | null"
+        ts_args_type = "path: string, options?: RecursiveOptions | null"
     )]
     pub fn mkdir(
         &mut self,
@@ -204,7 +204,7 @@ impl ZipWorkspace {
     /// entry id.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, options?: { recursive?: boolean } | null"
+        ts_args_type = "path: string, options?: RecursiveOptions | null"
     )]
     pub fn delete(
         &mut self,
@@ -219,7 +219,7 @@ impl ZipWorkspace {
     /// everything below it.
     #[napi(
         catch_unwind,
-        ts_args_type = "path?: string | null, options?: { recursive?: boolean } | null"
+        ts_args_type = "path?: string | null, options?: RecursiveOptions | null"
     )]
     pub fn list(
         &self,
@@ -265,7 +265,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "readLines",
         catch_unwind,
-        ts_args_type = "path: string, start?: number | null, end?: number | null, options?: { maxBytes?: number, keep?: 'first' | 'last' } | null"
+        ts_args_type = "path: string, start?: number | null, end?: number | null, options?: ReadLinesOptions | null"
     )]
     pub fn read_lines(
         &self,
@@ -279,11 +279,13 @@ impl ZipWorkspace {
             let path = string(h, path.raw(), "path")?;
             let start = integer_or(h, start.as_ref(), "start", bounds::ANY, 1)?;
             let end = integer_or(h, end.as_ref(), "end", bounds::ANY, bounds::MAX_EXACT)?;
-            let o = Options::read(h, options.as_ref(), "options", &["maxBytes", "keep"])?;
-            let max_bytes = o
-                .integer("maxBytes", bounds::ANY)?
-                .map_or(usize::MAX, to_usize);
-            let keep = match o.string("keep")?.as_deref() {
+            let o: ReadLinesOptions = read_options(h, options.as_ref(), "options")?;
+            let max_bytes = field("options", "maxBytes", o.max_bytes, |v, l| {
+                integer(h, v, l, bounds::ANY)
+            })?
+            .map_or(usize::MAX, to_usize);
+            let keep = field("options", "keep", o.keep, |v, l| string(h, v, l))?;
+            let keep = match keep.as_deref() {
                 None | Some("first") => KeepLines::First,
                 Some("last") => KeepLines::Last,
                 Some(other) => {
@@ -306,7 +308,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "patchLines",
         catch_unwind,
-        ts_args_type = "path: string, start: number, end: number, replacement: string, options?: { expected?: string } | null"
+        ts_args_type = "path: string, start: number, end: number, replacement: string, options?: PatchOptions | null"
     )]
     pub fn patch_lines(
         &mut self,
@@ -322,8 +324,8 @@ impl ZipWorkspace {
             let start = to_usize(integer(h, start.raw(), "start", bounds::ANY)?);
             let end = to_usize(integer(h, end.raw(), "end", bounds::ANY)?);
             let replacement = string(h, replacement.raw(), "replacement")?;
-            let expected =
-                Options::read(h, options.as_ref(), "options", &["expected"])?.string("expected")?;
+            let o: PatchOptions = read_options(h, options.as_ref(), "options")?;
+            let expected = field("options", "expected", o.expected, |v, l| string(h, v, l))?;
             let (o, id) =
                 self.ws()
                     .patch_lines(&path, start, end, &replacement, expected.as_deref())?;
@@ -353,19 +355,16 @@ impl ZipWorkspace {
     ) -> Result<WorkspaceSearchResult> {
         run(env, |h| {
             let query = Query::new(string(h, query.raw(), "query")?)?;
-            let o = Options::read(
-                h,
-                options.as_ref(),
-                "options",
-                &["path", "context", "maxResults", "maxBytes"],
-            )?;
-            let path = o.string("path")?.unwrap_or_else(|| "~".into());
-            let context = o.integer("context", bounds::SEARCH_CONTEXT)?.unwrap_or(0);
-            let max = o
-                .integer("maxResults", bounds::SEARCH_RESULTS)?
+            let o: WorkspaceSearchOptions = read_options(h, options.as_ref(), "options")?;
+            let int = |key: &str, v: Option<Raw>, b: Bounds| {
+                field("options", key, v, |v, l| integer(h, v, l, b))
+            };
+            let path = field("options", "path", o.path, |v, l| string(h, v, l))?;
+            let path = path.unwrap_or_else(|| "~".into());
+            let context = int("context", o.context, bounds::SEARCH_CONTEXT)?.unwrap_or(0);
+            let max = int("maxResults", o.max_results, bounds::SEARCH_RESULTS)?
                 .unwrap_or(bounds::DEFAULT_SEARCH_RESULTS);
-            let max_bytes = o
-                .integer("maxBytes", bounds::SEARCH_BYTES)?
+            let max_bytes = int("maxBytes", o.max_bytes, bounds::SEARCH_BYTES)?
                 .unwrap_or(bounds::DEFAULT_SEARCH_BYTES);
             let found = self.ws().search(
                 &query,
@@ -395,7 +394,7 @@ impl ZipWorkspace {
     #[napi(
         js_name = "narrowAccessRules",
         catch_unwind,
-        ts_args_type = "rules: { readPatterns?: string[] | null; writePatterns?: string[] | null; readOnly?: boolean }"
+        ts_args_type = "rules: NativeAccessRules"
     )]
     pub fn narrow_access_rules(&self, env: Env, rules: Unknown) -> Result<()> {
         run(env, |h| match access_rules(h, Some(&rules))? {
@@ -420,7 +419,7 @@ impl ZipWorkspace {
     /// the entries that changed that path.
     #[napi(
         catch_unwind,
-        ts_args_type = "n?: number | null, options?: { path?: string } | null"
+        ts_args_type = "n?: number | null, options?: HistoryOptions | null"
     )]
     pub fn history(
         &self,
@@ -436,7 +435,8 @@ impl ZipWorkspace {
                 bounds::ANY,
                 bounds::DEFAULT_HISTORY,
             )?);
-            let path = Options::read(h, options.as_ref(), "options", &["path"])?.string("path")?;
+            let o: HistoryOptions = read_options(h, options.as_ref(), "options")?;
+            let path = field("options", "path", o.path, |v, l| string(h, v, l))?;
             let entries = match path {
                 Some(path) => self.ws().history_of(&path, n)?,
                 None => self.ws().history(n),
@@ -714,7 +714,7 @@ impl ZipWorkspace {
     /// follow the access rules. Returns the entry's id, `null` when both name the same path.
     #[napi(
         catch_unwind,
-        ts_args_type = "from: string, to: string, options?: { overwrite?: boolean } | null"
+        ts_args_type = "from: string, to: string, options?: RenameOptions | null"
     )]
     pub fn rename(
         &self,
@@ -726,11 +726,9 @@ impl ZipWorkspace {
         run(env, |h| {
             let from = string(h, from.raw(), "from")?;
             let to = string(h, to.raw(), "to")?;
-            let options = Options::read(h, options.as_ref(), "options", &["overwrite"])?;
-            let overwrite = match options.get("overwrite")? {
-                Some(v) => args::boolean(h, v, "options.overwrite")?,
-                None => false,
-            };
+            let o: RenameOptions = read_options(h, options.as_ref(), "options")?;
+            let overwrite = field("options", "overwrite", o.overwrite, |v, l| boolean(h, v, l))?
+                .unwrap_or(false);
             Ok(self.ws().rename(&from, &to, overwrite)?.map(num))
         })
     }
@@ -756,7 +754,7 @@ impl ZipWorkspace {
     /// path relative to the folder.
     #[napi(
         catch_unwind,
-        ts_args_type = "path: string, options?: { maxDepth?: number } | null"
+        ts_args_type = "path: string, options?: WalkOptions | null"
     )]
     pub fn walk(
         &self,
@@ -766,9 +764,11 @@ impl ZipWorkspace {
     ) -> Result<Vec<WorkspaceWalkEntry>> {
         run(env, |h| {
             let path = string(h, path.raw(), "path")?;
-            let max_depth = Options::read(h, options.as_ref(), "options", &["maxDepth"])?
-                .integer("maxDepth", bounds::STEPS)?
-                .map_or(usize::MAX, to_usize);
+            let o: WalkOptions = read_options(h, options.as_ref(), "options")?;
+            let max_depth = field("options", "maxDepth", o.max_depth, |v, l| {
+                integer(h, v, l, bounds::STEPS)
+            })?
+            .map_or(usize::MAX, to_usize);
             let entries = self.ws().walk(&path, max_depth)?;
             Ok(entries.into_iter().map(Into::into).collect())
         })

@@ -8,18 +8,14 @@ use napi::bindgen_prelude::*;
 use super::Res;
 use crate::engine::limits::LimitOverrides;
 use crate::exec::{CommitPolicy, ExecRequest};
+use crate::napi::option_object::{self as opt, option_object, OptionObject, Wording};
 use crate::napi::raw::{Host, Raw};
 use crate::workspace::bounds::{to_usize, Bounds};
 use crate::workspace::rules::MAX_PATTERNS;
-use crate::workspace::{PathRulesSpec, WriteQuota, WsError, ZipLimits};
+use crate::workspace::{PathRulesSpec, WriteQuota, WsError, ZipLimits as Limits};
 
 pub(super) fn invalid(message: impl Into<String>) -> WsError {
     WsError::invalid_input(message)
-}
-
-/// A host failure while reading an argument (a throwing getter, say) as `INVALID_INPUT`.
-fn unreadable(message: String) -> WsError {
-    invalid(message)
 }
 
 /// `None` for a missing, `undefined` or `null` argument.
@@ -27,41 +23,40 @@ pub(super) fn given(h: Host, v: Option<&Unknown>) -> Option<Raw> {
     v.map(|u| u.raw()).filter(|&r| !h.is_nullish(r))
 }
 
-fn is_type(h: Host, v: Raw, t: ValueType) -> bool {
-    ValueType::from(h.type_of(v)) == t
-}
-
 fn wrong_type(h: Host, v: Raw, name: &str, wanted: &str) -> WsError {
-    invalid(format!(
-        "{name} must be {wanted}, got {}",
-        h.describe_type(v)
-    ))
+    opt::wrong_type(h, v, name, wanted).into()
 }
 
 pub(super) fn string(h: Host, v: Raw, name: &str) -> Res<String> {
-    if !is_type(h, v, ValueType::String) {
-        return Err(wrong_type(h, v, name, "a string"));
-    }
-    h.string(v).map_err(unreadable)
+    Ok(opt::string(h, v, name)?)
 }
 
 pub(super) fn boolean(h: Host, v: Raw, name: &str) -> Res<bool> {
-    if !is_type(h, v, ValueType::Boolean) {
-        return Err(wrong_type(h, v, name, "a boolean"));
-    }
-    h.boolean(v).map_err(unreadable)
+    Ok(opt::boolean(h, v, name)?)
 }
 
 fn number(h: Host, v: Raw, name: &str) -> Res<f64> {
-    if !is_type(h, v, ValueType::Number) {
-        return Err(wrong_type(h, v, name, "a number"));
-    }
-    h.number(v).map_err(unreadable)
+    Ok(opt::number(h, v, name)?)
 }
 
 /// A whole number within `bounds` (a workspace or exec rule).
 pub(super) fn integer(h: Host, v: Raw, name: &str, bounds: Bounds) -> Res<u64> {
     bounds.check(name, number(h, v, name)?)
+}
+
+/// An options argument of a workspace method, read as `T` (no keys when not given).
+pub(super) fn options<T: OptionObject>(h: Host, v: Option<&Unknown>, name: &str) -> Res<T> {
+    Ok(opt::read_given(h, given(h, v), name, Wording::Workspace)?)
+}
+
+/// A field of the options object `name`, converted by `read` under its label `name.key`.
+pub(super) fn field<T>(
+    name: &str,
+    key: &str,
+    v: Option<Raw>,
+    read: impl FnOnce(Raw, &str) -> Res<T>,
+) -> Res<Option<T>> {
+    v.map(|v| read(v, &format!("{name}.{key}"))).transpose()
 }
 
 /// The memory of a `Uint8Array` (including `Buffer`) or an `ArrayBuffer` argument, borrowed for
@@ -102,8 +97,8 @@ pub(super) fn bytes<'env>(h: Host, v: &Unknown<'env>, name: &str) -> Res<Bytes<'
 
 /// File contents: a string (written as UTF-8) or bytes.
 pub(super) fn contents(h: Host, v: &Unknown, name: &str) -> Res<Vec<u8>> {
-    if is_type(h, v.raw(), ValueType::String) {
-        return Ok(h.string(v.raw()).map_err(unreadable)?.into_bytes());
+    if h.type_of(v.raw()) == napi::sys::ValueType::napi_string {
+        return Ok(h.string(v.raw()).map_err(invalid)?.into_bytes());
     }
     match bytes(h, v, name) {
         Ok(b) => Ok(b.to_vec()),
@@ -113,81 +108,6 @@ pub(super) fn contents(h: Host, v: &Unknown, name: &str) -> Res<Vec<u8>> {
             name,
             "a string, Buffer or Uint8Array",
         )),
-    }
-}
-
-/// An options object restricted to `allowed` keys; empty when not given.
-pub(super) struct Options {
-    h: Host,
-    obj: Option<Raw>,
-    name: &'static str,
-}
-
-impl Options {
-    pub(super) fn read(
-        h: Host,
-        v: Option<&Unknown>,
-        name: &'static str,
-        allowed: &[&str],
-    ) -> Res<Self> {
-        Self::read_raw(h, given(h, v), name, allowed)
-    }
-
-    pub(super) fn read_raw(
-        h: Host,
-        v: Option<Raw>,
-        name: &'static str,
-        allowed: &[&str],
-    ) -> Res<Self> {
-        let Some(obj) = v.filter(|&r| !h.is_nullish(r)) else {
-            return Ok(Options { h, obj: None, name });
-        };
-        if !is_type(h, obj, ValueType::Object) || h.is_array(obj) {
-            return Err(wrong_type(h, obj, name, "an object"));
-        }
-        for key in h.own_keys(obj).map_err(unreadable)? {
-            let key = h.string(key).map_err(unreadable)?;
-            if !allowed.contains(&key.as_str()) {
-                return Err(invalid(format!(
-                    "unknown {name} key '{key}'; expected one of: {}",
-                    allowed.join(", ")
-                )));
-            }
-        }
-        Ok(Options {
-            h,
-            obj: Some(obj),
-            name,
-        })
-    }
-
-    pub(super) fn get(&self, key: &str) -> Res<Option<Raw>> {
-        let Some(obj) = self.obj else { return Ok(None) };
-        let v = self.h.get_named(obj, key).map_err(unreadable)?;
-        Ok((!is_type(self.h, v, ValueType::Undefined)).then_some(v))
-    }
-
-    fn label(&self, key: &str) -> String {
-        format!("{}.{key}", self.name)
-    }
-
-    pub(super) fn boolean(&self, key: &str) -> Res<bool> {
-        match self.get(key)? {
-            Some(v) => boolean(self.h, v, &self.label(key)),
-            None => Ok(false),
-        }
-    }
-
-    pub(super) fn string(&self, key: &str) -> Res<Option<String>> {
-        self.get(key)?
-            .map(|v| string(self.h, v, &self.label(key)))
-            .transpose()
-    }
-
-    pub(super) fn integer(&self, key: &str, bounds: Bounds) -> Res<Option<u64>> {
-        self.get(key)?
-            .map(|v| integer(self.h, v, &self.label(key), bounds))
-            .transpose()
     }
 }
 
@@ -201,31 +121,34 @@ fn string_list(
     if !h.is_array(v) {
         return Err(wrong_type(h, v, name, "an array of strings"));
     }
-    let n = h.array_length(v).map_err(unreadable)?;
+    let n = h.array_length(v).map_err(invalid)?;
     check_len(n as usize)?;
     (0..n)
         .map(|i| {
-            let item = h.element(v, i).map_err(unreadable)?;
+            let item = h.element(v, i).map_err(invalid)?;
             string(h, item, &format!("{name}[{i}]"))
         })
         .collect()
 }
 
+option_object! {
+    #[doc = "Access rules as the native layer takes them (the package also accepts Sets)."]
+    pub struct NativeAccessRules {
+        read_patterns: "readPatterns" = "string[] | null",
+        write_patterns: "writePatterns" = "string[] | null",
+        read_only: "readOnly" = "boolean",
+    }
+}
+
 /// `{ readPatterns?: string[], writePatterns?: string[], readOnly?: boolean }`, or `None` for
 /// `null`/`undefined` (no rules).
 pub(super) fn access_rules(h: Host, v: Option<&Unknown>) -> Res<Option<PathRulesSpec>> {
-    if given(h, v).is_none_or(|r| h.is_nullish(r)) {
+    if given(h, v).is_none() {
         return Ok(None);
     }
-    let o = Options::read(
-        h,
-        v,
-        "rules",
-        &["readPatterns", "writePatterns", "readOnly"],
-    )?;
-    let list = |key: &str| -> Res<Option<Vec<String>>> {
-        o.get(key)?
-            .filter(|&r| !h.is_nullish(r))
+    let rules: NativeAccessRules = options(h, v, "rules")?;
+    let list = |key: &str, v: Option<Raw>| -> Res<Option<Vec<String>>> {
+        v.filter(|&r| !h.is_nullish(r))
             .map(|r| {
                 string_list(h, r, &format!("rules.{key}"), |n| {
                     if n > MAX_PATTERNS {
@@ -239,35 +162,62 @@ pub(super) fn access_rules(h: Host, v: Option<&Unknown>) -> Res<Option<PathRules
             .transpose()
     };
     Ok(Some(PathRulesSpec {
-        read_patterns: list("readPatterns")?,
-        write_patterns: list("writePatterns")?,
-        read_only: o.boolean("readOnly")?,
+        read_patterns: list("readPatterns", rules.read_patterns)?,
+        write_patterns: list("writePatterns", rules.write_patterns)?,
+        read_only: field("rules", "readOnly", rules.read_only, |v, l| {
+            boolean(h, v, l)
+        })?
+        .unwrap_or(false),
     }))
 }
 
-/// `{ recursive?: boolean }`.
-pub(super) fn recursive(h: Host, options: Option<&Unknown>) -> Res<bool> {
-    Options::read(h, options, "options", &["recursive"])?.boolean("recursive")
+option_object! {
+    #[doc = "Whether a folder is made or deleted with everything on the way or below it."]
+    pub struct RecursiveOptions {
+        recursive: "recursive" = "boolean",
+    }
 }
 
-pub(super) fn zip_limits(h: Host, v: Option<&Unknown>) -> Res<ZipLimits> {
-    let o = Options::read(
-        h,
-        v,
-        "limits",
-        &["maxEntries", "maxEntryBytes", "maxTotalBytes", "maxRatio"],
-    )?;
-    let mut limits = ZipLimits::default();
-    if let Some(n) = o.integer("maxEntries", ZipLimits::ENTRIES)? {
+/// `{ recursive?: boolean }`.
+pub(super) fn recursive(h: Host, v: Option<&Unknown>) -> Res<bool> {
+    let o: RecursiveOptions = options(h, v, "options")?;
+    Ok(field("options", "recursive", o.recursive, |v, l| boolean(h, v, l))?.unwrap_or(false))
+}
+
+option_object! {
+    #[doc = "Import limits for `fromZip` and `open`; each is checked against the bytes actually produced."]
+    pub struct ZipLimits {
+        #[doc = "Most entries, history files included."]
+        #[doc = "@defaultValue 10000"]
+        max_entries: "maxEntries" = "number",
+        #[doc = "Largest uncompressed entry in bytes."]
+        #[doc = "@defaultValue 64 MiB"]
+        max_entry_bytes: "maxEntryBytes" = "number",
+        #[doc = "Largest uncompressed total in bytes."]
+        #[doc = "@defaultValue 256 MiB"]
+        max_total_bytes: "maxTotalBytes" = "number",
+        #[doc = "Largest uncompressed/compressed ratio for entries above 1 MiB."]
+        #[doc = "@defaultValue 200"]
+        max_ratio: "maxRatio" = "number",
+    }
+}
+
+pub(super) fn zip_limits(h: Host, v: Option<&Unknown>) -> Res<Limits> {
+    let o: ZipLimits = options(h, v, "limits")?;
+    let int = |key: &str, v: Option<Raw>, bounds: Bounds| {
+        field("limits", key, v, |v, l| integer(h, v, l, bounds))
+    };
+    let mut limits = Limits::default();
+    if let Some(n) = int("maxEntries", o.max_entries, Limits::ENTRIES)? {
         limits.max_entries = to_usize(n);
     }
-    if let Some(n) = o.integer("maxEntryBytes", ZipLimits::BYTES)? {
+    if let Some(n) = int("maxEntryBytes", o.max_entry_bytes, Limits::BYTES)? {
         limits.max_entry_size = n;
     }
-    if let Some(n) = o.integer("maxTotalBytes", ZipLimits::BYTES)? {
+    if let Some(n) = int("maxTotalBytes", o.max_total_bytes, Limits::BYTES)? {
         limits.max_total_size = n;
     }
-    if let Some(n) = o.integer("maxRatio", ZipLimits::RATIO)? {
+    if let Some(n) = int("maxRatio", o.max_ratio, Limits::RATIO)? {
         limits.max_ratio = n;
     }
     Ok(limits)
@@ -287,18 +237,115 @@ pub(super) fn integer_or(
     }
 }
 
+option_object! {
+    #[doc = "What `toZip` writes: the history (default true), deflated entries (default true)."]
+    pub struct ToZipOptions {
+        history: "history" = "boolean",
+        compress: "compress" = "boolean",
+    }
+}
+
+option_object! {
+    #[doc = "A cap on the line text `readLines` returns, and which end of the window it keeps."]
+    pub struct ReadLinesOptions {
+        max_bytes: "maxBytes" = "number",
+        keep: "keep" = "'first' | 'last'",
+    }
+}
+
+option_object! {
+    #[doc = "The text `patchLines` expects to replace (refused when the file says otherwise)."]
+    pub struct PatchOptions {
+        expected: "expected" = "string",
+    }
+}
+
+option_object! {
+    #[doc = "Where `search` looks and how much it answers."]
+    pub struct WorkspaceSearchOptions {
+        #[doc = "Folder or file to search. Range: everything."]
+        #[doc = "@defaultValue '~'"]
+        path: "path" = "string",
+        #[doc = "Lines of context around each hit, 0-100."]
+        #[doc = "@defaultValue 0"]
+        context: "context" = "number",
+        #[doc = "Most hits returned, 1-10000."]
+        #[doc = "@defaultValue 100"]
+        max_results: "maxResults" = "number",
+        #[doc = "Most bytes of answer, 1024-8388608 (8 MiB): every path, hit line and context line counts"]
+        #[doc = "its UTF-8 length plus 32. The search stops at the first that does not fit, without"]
+        #[doc = "copying anything past it, so its cost is the files' size plus this budget."]
+        #[doc = "@defaultValue 1048576 (1 MiB)"]
+        max_bytes: "maxBytes" = "number",
+    }
+}
+
+option_object! {
+    #[doc = "Only the history entries that touched `path`."]
+    pub struct HistoryOptions {
+        path: "path" = "string",
+    }
+}
+
+option_object! {
+    #[doc = "Whether `rename` replaces what is at the destination."]
+    pub struct RenameOptions {
+        overwrite: "overwrite" = "boolean",
+    }
+}
+
+option_object! {
+    #[doc = "How many levels deep `walk` goes."]
+    pub struct WalkOptions {
+        max_depth: "maxDepth" = "number",
+    }
+}
+
 // ----- exec -----
 
+option_object! {
+    #[doc = "Options of `ZipWorkspace.exec` as the native layer takes them (the package's"]
+    #[doc = "`ExecOptions` adds `signal`)."]
+    pub struct NativeExecOptions {
+        #[doc = "Arguments after the entry: `process.argv` is `['quickrealm', '~/main.ts', ...argv]`."]
+        argv: "argv" = "string[]",
+        #[doc = "`process.env` (a copy; the run may change it)."]
+        env: "env" = "Record<string, string>",
+        limits: "limits" = "Limits",
+        #[doc = "Shorthand for `limits.timeoutMs`."]
+        timeout_ms: "timeoutMs" = "number",
+        #[doc = "When the run's file changes reach the workspace: 'on-success' (default: only if `ok`),"]
+        #[doc = "'always' (even after a failure: the changes made up to it), 'never' (a dry run)."]
+        commit: "commit" = "'on-success' | 'always' | 'never'",
+        #[doc = "What one run may write: `bytes` written in total (default 16 MiB) and distinct `files` and"]
+        #[doc = "folders created or changed (default 1000). A write past either fails with `EDQUOT`."]
+        quota: "quota" = "ExecQuota",
+        #[doc = "A reproducible run (virtual `Date` and timers, seeded randomness): see `RunOptions.deterministic`."]
+        deterministic: "deterministic" = "boolean | DeterministicOptions",
+        #[doc = "Called with each console line as the run prints it, from the worker thread's queue (the"]
+        #[doc = "lines are also in `stdout`/`stderr`). `process.stdout.write` text is not a console line."]
+        on_log: "onLog" = "(line: LogLine) => void",
+    }
+}
+
+option_object! {
+    #[doc = "What one `exec` run may write."]
+    pub struct ExecQuota {
+        bytes: "bytes" = "number",
+        files: "files" = "number",
+    }
+}
+
 fn string_map(h: Host, v: Raw) -> Res<Vec<(String, String)>> {
-    if !is_type(h, v, ValueType::Object) || h.is_array(v) {
+    if h.type_of(v) != napi::sys::ValueType::napi_object || h.is_array(v) {
         return Err(wrong_type(h, v, "options.env", "an object of strings"));
     }
-    let keys = h.own_keys(v).map_err(unreadable)?;
+    let keys = h.own_keys(v).map_err(invalid)?;
     ExecRequest::check_env_len(keys.len())?;
     keys.into_iter()
         .map(|key| {
-            let name = h.string(key).map_err(unreadable)?;
-            let value = h.property(v, key).map_err(unreadable)?;
+            let name = h.string(key).map_err(invalid)?;
+            let value = h.property(v, key).map_err(invalid)?;
             let value = string(h, value, &format!("options.env.{name}"))?;
             Ok((name, value))
         })
@@ -306,12 +353,16 @@ fn string_map(h: Host, v: Raw) -> Res<Vec<(String, String)>> {
 }
 
 fn write_quota(h: Host, v: Raw) -> Res<WriteQuota> {
-    let q = Options::read_raw(h, Some(v), "quota", &["bytes", "files"])?;
+    let q: ExecQuota = opt::read_given(h, Some(v), "quota", Wording::Workspace)?;
     let mut quota = WriteQuota::default();
-    if let Some(n) = q.integer("bytes", WriteQuota::BYTES)? {
+    if let Some(n) = field("quota", "bytes", q.bytes, |v, l| {
+        integer(h, v, l, WriteQuota::BYTES)
+    })? {
         quota.max_bytes = n;
     }
-    if let Some(n) = q.integer("files", WriteQuota::FILES)? {
+    if let Some(n) = field("quota", "files", q.files, |v, l| {
+        integer(h, v, l, WriteQuota::FILES)
+    })? {
         quota.max_files = to_usize(n);
     }
     Ok(quota)
@@ -319,54 +370,40 @@ fn write_quota(h: Host, v: Raw) -> Res<WriteQuota> {
 
 pub(super) fn exec_request(h: Host, entry: Raw, options: Option<&Unknown>) -> Res<ExecRequest> {
     let mut req = ExecRequest::new(string(h, entry, "entryPath")?);
-    let o = Options::read(
-        h,
-        options,
-        "options",
-        &[
-            "argv",
-            "env",
-            "limits",
-            "timeoutMs",
-            "commit",
-            "quota",
-            "deterministic",
-            "onLog",
-        ],
-    )?;
-    if let Some(v) = o.get("argv")? {
+    let o: NativeExecOptions = self::options(h, options, "options")?;
+    if let Some(v) = o.argv {
         req.argv = string_list(h, v, "options.argv", ExecRequest::check_argv_len)?;
     }
-    if let Some(v) = o.get("env")? {
+    if let Some(v) = o.env {
         req.env = string_map(h, v)?;
     }
     let mut limits = LimitOverrides::default();
-    if let Some(v) = o.get("limits")? {
-        limits = crate::napi::options::parse_limits(h, v).map_err(|e| invalid(e.message))?;
+    if let Some(v) = o.limits {
+        limits = crate::napi::options::parse_limits(h, v)?;
     }
-    if let Some(v) = o.get("timeoutMs")? {
+    if let Some(v) = o.timeout_ms {
         limits.timeout_ms = Some(number(h, v, "options.timeoutMs")?);
     }
     req.limits = limits.resolve().map_err(invalid)?;
-    if let Some(c) = o.string("commit")? {
+    if let Some(v) = o.commit {
+        let c = string(h, v, "options.commit")?;
         req.commit = CommitPolicy::from_name(&c).ok_or_else(|| {
             invalid(format!(
                 "options.commit must be 'on-success', 'always' or 'never', got '{c}'"
             ))
         })?;
     }
-    if let Some(v) = o.get("quota")? {
+    if let Some(v) = o.quota {
         req.quota = write_quota(h, v)?;
     }
-    if let Some(v) = o.get("onLog")? {
-        if h.type_of(v) != napi::sys::ValueType::napi_function {
+    if let Some(v) = o.on_log {
+        if !opt::is_function(h, v) {
             return Err(invalid("options.onLog must be a function"));
         }
         req.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
     }
-    if let Some(v) = o.get("deterministic")? {
-        req.deterministic =
-            crate::napi::options::parse_deterministic(h, v).map_err(|e| invalid(e.message))?;
+    if let Some(v) = o.deterministic {
+        req.deterministic = crate::napi::options::parse_deterministic(h, v)?;
     }
     Ok(req)
 }
