@@ -12,6 +12,7 @@ import type * as executor from '../../lib/executor.js';
 import type * as run from '../../lib/run.js';
 import type * as manager from '../../lib/session/manager.js';
 import type * as policy from '../../lib/session/policy.js';
+import type * as session from '../../lib/session/session.js';
 import type * as sessionTools from '../../lib/session/tools.js';
 import type * as treeContext from '../../lib/tree-context.js';
 import type * as aiSdk from '../../lib/tools/ai-sdk.js';
@@ -31,8 +32,7 @@ type Implements<Impl extends Declared, Declared> = [Impl, Declared];
 // toOpenAITools and toOpenAIToolMessage (one implementation cannot be assigned to each
 // overload's narrower return); StatefulComponent, ComponentGroup and compose (the declared
 // classes have a private constructor and protected members, the implementations #private
-// fields, so neither is assignable to the other); Session, SessionManager and sessionTools
-// (the implementation's JSDoc is looser than the declaration: `status` is a string).
+// fields, so neither is assignable to the other).
 export type Checked = [
   Implements<typeof run.run, typeof declared.run>,
   Implements<typeof run.runSync, typeof declared.runSync>,
@@ -58,6 +58,9 @@ export type Checked = [
   Implements<typeof component.Permission, typeof declared.Permission>,
   Implements<typeof manager.FolderStore, typeof declared.FolderStore>,
   Implements<typeof policy.policies, typeof declared.policies>,
+  Implements<typeof session.Session, typeof declared.Session>,
+  Implements<typeof manager.SessionManager, typeof declared.SessionManager>,
+  Implements<typeof sessionTools.sessionTools, typeof declared.sessionTools>,
   Implements<typeof sessionTools.describeTurn, typeof declared.describeTurn>,
   Implements<typeof treeContext.createContext, typeof declaredTree.createContext>,
 ];

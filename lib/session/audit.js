@@ -46,6 +46,7 @@ function auditView(ledger) {
     },
     export: () => ledger.auditExport(),
     /** @param {string} [exported] */
+    /** @returns {{ ok: true, entries: number } | { ok: false, error: string }} */
     verify: (/** @type {string | undefined} */ exported) => {
       const v = exported === undefined ? ledger.auditVerify() : SessionLedger.verifyAuditExport(String(exported));
       return v.ok ? { ok: true, entries: v.entries ?? 0 } : { ok: false, error: v.error ?? 'invalid' };

@@ -54,7 +54,7 @@ function outOfBudget(budget, message) {
  * @param {PendingTurn} turn
  * @param {number | null} wallLeft what is left of the wallMs budget (null: unlimited)
  * @param {AbortSignal | undefined} signal
- * @returns {Promise<{ result: import('../index.js').RunResult, outcome: TurnOutcome, keep: boolean, env: unknown,
+ * @returns {Promise<{ result: import('../index.js').RunResult, outcome: TurnOutcome, keep: boolean, env: Record<string, unknown>,
  *   work: ZipWorkspace, origin: ZipWorkspace, remaining: Record<import('./index.js').BudgetKind, number | null> }>}
  */
 async function runTurn(session, turn, wallLeft, signal) {

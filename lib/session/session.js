@@ -61,10 +61,10 @@ class Session {
   /** @type {import('../native/binding.js').SessionLedger} */ #ledger;
   /** @type {Map<string, Operation>} */ #operations;
   /** @type {import('../index.js').Limits | undefined} */ #limits;
-  /** @type {string} */ #status = 'active';
-  /** @type {unknown} */ #env = {};
+  /** @type {import('./index.js').SessionStatus} */ #status = 'active';
+  /** @type {Record<string, unknown>} */ #env = {};
   #turnNumber = 0;
-  /** @type {{ turnNumber: number, code: string, outcome: string, startedAt: number, wallMs: number }[]} */
+  /** @type {{ turnNumber: number, code: string, outcome: import('./index.js').TurnOutcome['tag'], startedAt: number, wallMs: number }[]} */
   #turns = [];
   /** @type {import('../index.js').ZipWorkspace | null} the proposals, in proposal mode */
   #staged = null;

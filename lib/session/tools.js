@@ -72,7 +72,7 @@ function describeTurn(turn) {
 }
 
 /**
- * @param {import('./session.js').Session} session
+ * @param {import('./index.js').Session} session
  * @param {{ name?: string, description?: string }} [options]
  */
 function sessionTools(session, options = {}) {
