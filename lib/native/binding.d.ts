@@ -796,9 +796,6 @@ export interface Occurrences {
   count: number
 }
 
-/** Writes entries as an archive of stored entries (a session snapshot's container). */
-export declare function packArchive(entries: Array<ArchiveEntry>): Buffer
-
 /** A part's name and the SHA-256 of its bytes (hex), for the snapshot's signature. */
 export interface PartDigest {
   name: string
@@ -1015,9 +1012,6 @@ export declare function turnWorld(ledger: SessionLedger, work: ZipWorkspace, ori
  * (whole lines; `truncated` tells whether lines were left out).
  */
 export declare function twoFilesPatch(name: string, before: string, after: string, maxBytes: number): CappedText
-
-/** Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes. */
-export declare function unpackArchive(bytes: Buffer, maxEntries: number, maxTotalBytes: number): Array<ArchiveEntry>
 
 /** How many levels deep `walk` goes. */
 export interface WalkOptions {

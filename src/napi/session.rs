@@ -14,13 +14,12 @@ use std::sync::{Arc, Mutex};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::{throw, ErrorClass, Thrown};
+use super::throw;
 use crate::session::{
     lock_session, Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call,
     CallKind, CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError,
     SessionState, SharedSession, Stop, TurnGate,
 };
-use crate::workspace::WsError;
 
 /// What a budget limits, as JavaScript names it.
 #[napi(string_enum)]
@@ -810,54 +809,4 @@ fn verification(r: std::result::Result<usize, SessionError>) -> LedgerVerificati
 pub struct ArchiveEntry {
     pub name: String,
     pub data: Buffer,
-}
-
-/// An archive failure, thrown with the workspace's code and a message that starts with it.
-fn archive_failure(env: &Env, e: WsError) -> Error {
-    let message = e.to_string();
-    throw(
-        env,
-        Thrown {
-            class: ErrorClass::Error,
-            code: e.code,
-            message,
-        },
-    )
-}
-
-/// Writes entries as an archive of stored entries (a session snapshot's container).
-#[napi(js_name = "packArchive", catch_unwind)]
-pub fn pack_archive(env: Env, entries: Vec<ArchiveEntry>) -> Result<Buffer> {
-    let parts: Vec<(&str, &[u8])> = entries
-        .iter()
-        .map(|e| (e.name.as_str(), &e.data[..]))
-        .collect();
-    crate::workspace::pack(&parts)
-        .map(Buffer::from)
-        .map_err(|e| archive_failure(&env, e))
-}
-
-/// Reads a container archive: at most `maxEntries` entries and `maxTotalBytes` bytes.
-#[napi(js_name = "unpackArchive", catch_unwind)]
-pub fn unpack_archive(
-    env: Env,
-    bytes: Buffer,
-    max_entries: u32,
-    max_total_bytes: f64,
-) -> Result<Vec<ArchiveEntry>> {
-    let max_total = if max_total_bytes.is_finite() && max_total_bytes > 0.0 {
-        max_total_bytes as u64
-    } else {
-        0
-    };
-    crate::workspace::unpack(&bytes, max_entries as usize, max_total)
-        .map(|list| {
-            list.into_iter()
-                .map(|(name, data)| ArchiveEntry {
-                    name,
-                    data: data.into(),
-                })
-                .collect()
-        })
-        .map_err(|e| archive_failure(&env, e))
 }
