@@ -32217,6 +32217,10 @@ static int js_inner_module_linking(JSContext *ctx, JSModuleDef *m,
                         goto fail;
                     }
                     set_value(ctx, &var_ref->value, val);
+                    /* a module linked again after a failed link already holds
+                       the reference its first attempt took */
+                    if (var_refs[mi->var_idx])
+                        free_var_ref(ctx->rt, var_refs[mi->var_idx]);
                     var_refs[mi->var_idx] = var_ref;
 
                     module_trace(ctx, "namespace from\n");
@@ -32235,6 +32239,8 @@ static int js_inner_module_linking(JSContext *ctx, JSModuleDef *m,
                         goto fail;
                     }
                     JS_REF_COUNT(var_ref)++;
+                    if (var_refs[mi->var_idx])
+                        free_var_ref(ctx->rt, var_refs[mi->var_idx]);
                     var_refs[mi->var_idx] = var_ref;
 
                     module_trace(ctx, "local export (var_ref=%p)\n", (void *)var_ref);
