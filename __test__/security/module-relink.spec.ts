@@ -81,6 +81,25 @@ describe('a module imported again after its link failed', () => {
     expect(run.result.stdout.trim().split('\n')).toHaveLength(3);
   });
 
+  it('a re-export of a missing binding from a module that imports it back and has exports', () => {
+    for (const exported of ['export const d = 1;', 'export function f() {}', 'export let a = 1, b = 2;']) {
+      const run = execInChild(
+        {
+          'main.mjs': importer('./bad.mjs', 2),
+          'bad.mjs': "export { default as dd } from './a/cycle.mjs';",
+          'a/cycle.mjs': `import '../bad.mjs';\n${exported}`,
+        },
+        'main.mjs',
+      );
+      expect(run.signal, exported).toBeNull();
+      expect(run.status, exported).toBe(0);
+      expect(run.result.stdout.trim().split('\n'), exported).toEqual([
+        expect.stringMatching(/^SyntaxError: /),
+        expect.stringMatching(/^SyntaxError: /),
+      ]);
+    }
+  });
+
   it('after the failed attempts the module graph still works: a good module imports fine', () => {
     const run = execInChild(
       {

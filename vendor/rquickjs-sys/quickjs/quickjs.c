@@ -32256,6 +32256,9 @@ static int js_inner_module_linking(JSContext *ctx, JSModuleDef *m,
             if (me->export_type == JS_EXPORT_TYPE_LOCAL) {
                 var_ref = var_refs[me->u.local.var_idx];
                 JS_REF_COUNT(var_ref)++;
+                /* linked again after a failed link: the first attempt kept one */
+                if (me->u.local.var_ref)
+                    free_var_ref(ctx->rt, me->u.local.var_ref);
                 me->u.local.var_ref = var_ref;
             }
         }
