@@ -6,7 +6,15 @@ const { createSandboxExecutor } = require('./executor.js');
 const { ZipWorkspace } = require('./workspace.js');
 const { ErrorCode } = require('./errors.js');
 const { StatefulComponent, ComponentGroup, StateType, Permission, compose } = require('./component/index.js');
-const { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn } = require('./session/index.js');
+const {
+  Session,
+  SessionManager,
+  FolderStore,
+  policies,
+  sessionTools,
+  describeTurn,
+  operationContext,
+} = require('./session/index.js');
 
 module.exports = {
   run,
@@ -30,4 +38,5 @@ module.exports = {
   policies,
   sessionTools,
   describeTurn,
+  operationContext,
 };

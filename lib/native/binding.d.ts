@@ -203,6 +203,12 @@ export declare class SessionLedger {
   auditVerify(): LedgerVerification
   /** Checks an exported audit log's chain. */
   static verifyAuditExport(text: string): LedgerVerification
+  /**
+   * Replaces the running turn's recorded operation calls with `entries` (a durable copy
+   * written as each call completed) for a re-run after a crash; call after `startTurn` or
+   * `resumeTurn`.
+   */
+  journalSeed(entries: Array<LedgerJournalEntry>): void
   /** Empties the journal (the turn ended for good). */
   journalClear(): void
 }
@@ -542,6 +548,8 @@ export interface GateAdmission {
   fresh?: boolean
   /** The decided approval request the call carries out. */
   request?: string
+  /** An operation's place in the turn's journal (the same on every re-run). */
+  seq?: number
   /** The recorded value, as JSON text `{ value?, usage }`. */
   value?: string
   /** The recorded error, as JSON text `{ name, message }`. */
@@ -647,6 +655,16 @@ export interface LedgerAuditStats {
   totalOperations: number
   operationCounts: Record<string, number>
   totalTokens: number
+}
+
+/** One recorded operation call of a turn's journal, as JSON text. */
+export interface LedgerJournalEntry {
+  operation: string
+  args: string
+  /** `{ value?, usage }` when it answered. */
+  value?: string
+  /** `{ name, message }` when it threw. */
+  error?: string
 }
 
 /** The rules of a session policy the gate enforces. */

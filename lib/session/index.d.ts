@@ -72,6 +72,13 @@ export interface OperationDefinition {
   needsApproval?: boolean | ((...args: never[]) => boolean);
   /** The operation makes network calls (refused when `executionRules.allowNetworkCalls` is false). */
   network?: boolean;
+  /**
+   * Running it twice with the same `idempotencyKey` (see `operationContext()`) has the effect of
+   * running it once. When a turn is re-run after its worker died while this operation ran, an
+   * idempotent operation runs again with the same key; any other is reported to the guest as
+   * `OperationInterrupted` (it may have taken effect, so it is not run twice).
+   */
+  idempotent?: boolean;
   description?: string;
   inputSchema?: object;
 }
@@ -103,7 +110,30 @@ export interface SessionOptions {
    * the journal. @defaultValue 10000
    */
   callsPerTurn?: number;
+  /** Who the session belongs to: listed and capped per tenant by stores that support it. */
+  tenant?: string;
+  /** A flat object of strings, numbers and booleans (at most 4,096 characters of JSON) kept with the session. */
+  metadata?: Record<string, string | number | boolean>;
 }
+
+/**
+ * The context of a host operation call: the handler's `this`, and what `operationContext()`
+ * answers while the handler (and what it awaits) runs.
+ */
+export interface OperationContext {
+  readonly sessionId: string;
+  readonly turnNumber: number;
+  readonly operation: string;
+  /** The call's place among the turn's operation calls (the same when the turn is re-run). */
+  readonly seq: number;
+  /** `<sessionId>:<turnNumber>:<seq>`: the same every time this call is run again. */
+  readonly idempotencyKey: string;
+  /** True when the call runs again after its worker died while it ran (idempotent operations only). */
+  readonly rerun: boolean;
+}
+
+/** The context of the host operation whose handler is running; undefined outside one. */
+export declare function operationContext(): OperationContext | undefined;
 
 export interface ApprovalRequest {
   id: string;
@@ -208,6 +238,10 @@ export declare class Session {
     options?: { operations?: SessionOptions['operations']; limits?: Limits; snapshotKey?: string | Uint8Array },
   ): Session;
   readonly id: string;
+  /** Who the session belongs to (null: no tenant). */
+  readonly tenant: string | null;
+  /** The metadata the session was created with. */
+  readonly metadata: Record<string, string | number | boolean>;
   readonly status: SessionStatus;
   readonly workspace: ZipWorkspace;
   readonly turnNumber: number;

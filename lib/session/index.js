@@ -5,5 +5,6 @@ const { Session } = require('./session.js');
 const { SessionManager, FolderStore } = require('./manager.js');
 const { policies } = require('./policy.js');
 const { sessionTools, describeTurn } = require('./tools.js');
+const { operationContext } = require('./turn.js');
 
-module.exports = { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn };
+module.exports = { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn, operationContext };

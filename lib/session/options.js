@@ -61,6 +61,7 @@ function normalizeOperations(operations) {
       handler: d.handler,
       needsApproval,
       network: d.network === true,
+      idempotent: d.idempotent === true,
       description: typeof d.description === 'string' ? d.description : undefined,
       inputSchema: d.inputSchema,
     });
@@ -208,7 +209,19 @@ const DEFAULT_CALLS_PER_TURN = 10_000;
 function sessionOptions(options, ZipWorkspace) {
   if (options === null || typeof options !== 'object')
     throw sessionError(ErrorCode.InvalidInput, 'new Session(options): options must be an object', TypeError);
-  const known = ['workspace', 'policy', 'budget', 'operations', 'limits', 'id', 'env', 'snapshotKey', 'callsPerTurn'];
+  const known = [
+    'workspace',
+    'policy',
+    'budget',
+    'operations',
+    'limits',
+    'id',
+    'env',
+    'snapshotKey',
+    'callsPerTurn',
+    'tenant',
+    'metadata',
+  ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
       throw sessionError(
@@ -234,7 +247,59 @@ function sessionOptions(options, ZipWorkspace) {
   if (!Number.isInteger(callsPerTurn) || callsPerTurn < 1) {
     throw sessionError(ErrorCode.InvalidInput, 'callsPerTurn must be a whole number ≥ 1', TypeError);
   }
-  return { id, world, policy, budget, operations, limits: options.limits, env, snapshotKey, callsPerTurn };
+  const tenant = tenantOf(options.tenant);
+  const metadata = metadataOf(options.metadata);
+  return {
+    id,
+    world,
+    policy,
+    budget,
+    operations,
+    limits: options.limits,
+    env,
+    snapshotKey,
+    callsPerTurn,
+    tenant,
+    metadata,
+  };
+}
+
+/**
+ * A session's tenant: who it belongs to, for listing and per-tenant caps (null: none).
+ * @param {unknown} tenant
+ * @returns {string | null}
+ */
+function tenantOf(tenant) {
+  if (tenant === undefined || tenant === null) return null;
+  if (typeof tenant !== 'string' || !/^[\w.:@-]{1,128}$/.test(tenant))
+    throw sessionError(ErrorCode.InvalidInput, 'tenant must be 1 to 128 letters, digits, _ . : @ or -', TypeError);
+  return tenant;
+}
+
+/** How much JSON a session's metadata may hold (it is stored beside every snapshot). */
+const MAX_METADATA_CHARS = 4096;
+
+/**
+ * A session's metadata: a flat object of strings, numbers and booleans the host files it under.
+ * @param {unknown} metadata
+ * @returns {Record<string, string | number | boolean>}
+ */
+function metadataOf(metadata) {
+  if (metadata === undefined || metadata === null) return {};
+  const ok =
+    typeof metadata === 'object' &&
+    !Array.isArray(metadata) &&
+    Object.values(metadata).every(
+      (v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)),
+    );
+  const copy = ok ? plainCopy(metadata, 'metadata') : null;
+  if (!ok || JSON.stringify(copy).length > MAX_METADATA_CHARS)
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      `metadata must be a flat object of strings, numbers and booleans, at most ${MAX_METADATA_CHARS} characters of JSON`,
+      TypeError,
+    );
+  return copy;
 }
 
 module.exports = {
@@ -248,4 +313,6 @@ module.exports = {
   budgetFigures,
   turnSeed,
   errorOutcome,
+  tenantOf,
+  metadataOf,
 };

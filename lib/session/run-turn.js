@@ -27,7 +27,8 @@ const MAX_ENV_CHARS = 16 << 20;
  * @typedef {{ id: string, ledger: import('../native/binding.js').SessionLedger,
  *   policy: import('./index.js').NormalizedPolicy, operations: Map<string, Operation>,
  *   limits: import('../index.js').Limits | undefined, base: ZipWorkspace,
- *   allowed: (operation: string) => boolean, beforeApproved: (request: ApprovalRequest) => Promise<void> }} TurnContext
+ *   allowed: (operation: string) => boolean, beforeApproved: (request: ApprovalRequest) => Promise<void>,
+ *   durable: import('./turn.js').TurnDurability | null }} TurnContext
  */
 
 /**
@@ -55,7 +56,8 @@ function outOfBudget(budget, message) {
  * @param {number | null} wallLeft what is left of the wallMs budget (null: unlimited)
  * @param {AbortSignal | undefined} signal
  * @returns {Promise<{ result: import('../index.js').RunResult, outcome: TurnOutcome, keep: boolean, env: Record<string, unknown>,
- *   work: ZipWorkspace, origin: ZipWorkspace, remaining: Record<import('./index.js').BudgetKind, number | null> }>}
+ *   work: ZipWorkspace, origin: ZipWorkspace, remaining: Record<import('./index.js').BudgetKind, number | null>,
+ *   failure: Error | null }>}
  */
 async function runTurn(session, turn, wallLeft, signal) {
   const { ledger, policy, limits } = session;
@@ -85,6 +87,9 @@ async function runTurn(session, turn, wallLeft, signal) {
     controller,
     execLimits: limits,
     beforeApproved: session.beforeApproved,
+    sessionId: session.id,
+    turnNumber: turn.turnNumber,
+    durable: session.durable,
   });
   const world = worldFor(gate, () => work, { now: turn.now, seed: turn.seed });
   // The native world answers every call but `exec`, which orchestrates a program run here.
@@ -182,7 +187,16 @@ async function runTurn(session, turn, wallLeft, signal) {
       );
     }
   }
-  return { result, outcome, keep, env: nextEnv, work, origin, remaining: budgetFigures(end.remaining) };
+  return {
+    result,
+    outcome,
+    keep,
+    env: nextEnv,
+    work,
+    origin,
+    remaining: budgetFigures(end.remaining),
+    failure: gate.failure,
+  };
 }
 
 module.exports = { runTurn, outOfBudget };

@@ -25,7 +25,7 @@ const { policyToJSON, gatePolicy } = require('./policy.js');
 const { runTurn, outOfBudget } = require('./run-turn.js');
 const { auditView } = require('./audit.js');
 const { waitingRequest, approveRequest, rejectRequest, proposalsOf } = require('./approvals.js');
-const { storeHooks, attachStore, claimTurn, saveTurn } = require('./store-hooks.js');
+const { storeHooks, attachStore, claimTurn, saveTurn, durableJournals } = require('./store-hooks.js');
 const { encodeSnapshot, decodeSnapshot } = require('./snapshot.js');
 
 const { SessionLedger } = binding;
@@ -46,6 +46,7 @@ let restoreBound;
 
 /**
  * @typedef {import('./turn.js').Operation} Operation
+ * @typedef {import('./store-hooks.js').DurableJournal} DurableJournal
  * @typedef {import('./turn.js').ApprovalRequest} ApprovalRequest
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
@@ -76,6 +77,10 @@ class Session {
   /** @type {Uint8Array | string | undefined} signs snapshots */
   #snapshotKey;
   #callsPerTurn = DEFAULT_CALLS_PER_TURN;
+  /** @type {string | null} who the session belongs to */
+  #tenant = null;
+  /** @type {Record<string, string | number | boolean>} */
+  #metadata = {};
 
   /**
    * @param {import('./index.js').SessionOptions} [options]
@@ -91,6 +96,8 @@ class Session {
     this.#env = o.env;
     this.#snapshotKey = o.snapshotKey;
     this.#callsPerTurn = o.callsPerTurn;
+    this.#tenant = o.tenant;
+    this.#metadata = o.metadata;
     // Refusals are thrown with their code (INVALID_INPUT as a TypeError).
     this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
@@ -103,6 +110,16 @@ class Session {
   /** The session's id. */
   get id() {
     return this.#id;
+  }
+
+  /** Who the session belongs to (null: no tenant). */
+  get tenant() {
+    return this.#tenant;
+  }
+
+  /** A copy of the metadata the host filed the session under. */
+  get metadata() {
+    return { ...this.#metadata };
   }
 
   /** `active`, `paused`, `completed`, `aborted` or `budget-exceeded`. */
@@ -251,6 +268,7 @@ class Session {
     try {
       const conflict = await this.#claim();
       if (conflict) return this.#refused(conflict);
+      const durable = await this.#durableBegin(this.#turnNumber + 1, Date.now());
       // One crossing: the budget checked, a turn taken, the journal emptied, the gate opened.
       const start = this.#ledger.startTurn(this.#turnNumber + 1, this.#callsPerTurn);
       const over = start.refusal;
@@ -263,12 +281,13 @@ class Session {
         turnNumber: this.#turnNumber,
         code,
         seed: turnSeed(this.#id, this.#turnNumber),
-        now: Date.now(),
+        now: durable?.now ?? Date.now(),
         envBefore: this.#env,
         requests: [],
         budgetAtStart,
       };
-      return await this.#finish(await this.#runTurn(turn, budgetAtStart.wallMs, options.signal));
+      if (durable?.entries.length) this.#ledger.journalSeed(durable.entries);
+      return await this.#finish(await this.#runTurn(turn, budgetAtStart.wallMs, options.signal, durable));
     } finally {
       this.#busy = false;
     }
@@ -328,6 +347,7 @@ class Session {
     try {
       const conflict = await this.#claim();
       if (conflict) return this.#refused(conflict);
+      const durable = await this.#durableBegin(pending.turnNumber, pending.now);
       const over = this.#ledger.exceeded();
       if (over) return await this.#finish(this.#refused(this.#outOfBudget(over.rule, over.message)));
       this.#status = 'active';
@@ -345,8 +365,9 @@ class Session {
         tokens: atStart.tokens ?? undefined,
         cost: atStart.cost ?? undefined,
       });
+      if (durable?.entries.length) this.#ledger.journalSeed(durable.entries);
       const wallLeft = this.#ledger.remainingAll().wallMs ?? null;
-      return await this.#finish(await this.#runTurn(pending, wallLeft, options.signal));
+      return await this.#finish(await this.#runTurn(pending, wallLeft, options.signal, durable));
     } finally {
       this.#busy = false;
     }
@@ -357,13 +378,16 @@ class Session {
    * @param {PendingTurn} turn
    * @param {number | null} wallLeft what is left of the wallMs budget (null: unlimited)
    * @param {AbortSignal | undefined} signal
+   * @param {{ now: number, entries: unknown[], interrupted: Set<number> } | null} [durable] the
+   *   turn's durable journal, when one is attached
    * @returns {Promise<TurnResult>}
    */
-  async #runTurn(turn, wallLeft, signal) {
+  async #runTurn(turn, wallLeft, signal, durable) {
     const startedAt = Date.now();
     const ran = await runTurn(
       {
         id: this.#id,
+        durable: durable ? { journal: /** @type {DurableJournal} */ (durableJournals.get(this)), ...durable } : null,
         ledger: this.#ledger,
         policy: this.#policy,
         operations: this.#operations,
@@ -377,6 +401,12 @@ class Session {
       signal,
     );
     const { result, work, origin } = ran;
+    if (ran.failure) {
+      // The durable journal could not be written: nothing of the turn is kept or saved, and
+      // this copy of the session is left behind (load it again from the store).
+      work.dispose();
+      throw ran.failure;
+    }
     let outcome = ran.outcome;
     if (outcome.tag === 'needs-approval') {
       this.#pending = { ...turn };
@@ -559,6 +589,26 @@ class Session {
     this.#status = 'paused';
   }
 
+  /**
+   * With a durable journal attached: the turn's journal as it was kept outside the process (a
+   * re-run after the host died answers from it) and the turn's clock.
+   * @param {number} turnNumber
+   * @param {number} now
+   */
+  async #durableBegin(turnNumber, now) {
+    const journal = durableJournals.get(this);
+    if (!journal) return null;
+    try {
+      const begun = await journal.begin({ turnNumber, now });
+      return { now: begun.now, entries: begun.entries, interrupted: new Set(begun.interrupted) };
+    } catch (e) {
+      throw sessionError(
+        ErrorCode.Unavailable,
+        `the turn's journal could not be read: ${/** @type {Error} */ (e).message}`,
+      );
+    }
+  }
+
   /** @param {string} what */
   #idle(what) {
     if (this.#busy) throw sessionError(ErrorCode.SessionState, `${what}() while a turn is running`);
@@ -591,6 +641,8 @@ class Session {
           limits: this.#limits ?? null,
           callsPerTurn: this.#callsPerTurn,
           pending: this.#pending,
+          tenant: this.#tenant,
+          metadata: this.#metadata,
         },
         ledger: this.#ledger.save(),
         world: this.#world,
@@ -637,6 +689,8 @@ class Session {
       env: meta.env,
       snapshotKey: options.snapshotKey,
       callsPerTurn: meta.callsPerTurn ?? undefined,
+      tenant: meta.tenant ?? undefined,
+      metadata: meta.metadata ?? undefined,
     });
     session.#restoreState(snap);
     return session;

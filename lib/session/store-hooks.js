@@ -73,4 +73,27 @@ async function saveTurn(hooks, encode, result) {
   }
 }
 
-module.exports = { storeHooks, attachStore, claimTurn, saveTurn };
+/**
+ * A copy of each turn's journal kept outside the process (a database), written as each
+ * operation starts and completes, so a turn re-run after its host died answers the operations
+ * that completed from it, and meets the one that was running as interrupted.
+ * @typedef {{ operation: string, args: string, value?: string, error?: string }} JournalRecord
+ * @typedef {{
+ *   begin(turn: { turnNumber: number, now: number }): Promise<{ now: number, entries: JournalRecord[], interrupted: number[] }>,
+ *   started(call: { turnNumber: number, seq: number, operation: string, args: string, idempotencyKey: string }): Promise<void>,
+ *   completed(call: { turnNumber: number, seq: number } & JournalRecord): Promise<void>,
+ * }} DurableJournal
+ * @type {WeakMap<object, DurableJournal>}
+ */
+const durableJournals = new WeakMap();
+
+/**
+ * Keeps `session`'s turn journals in `journal` as well (a fleet worker does).
+ * @param {object} session
+ * @param {DurableJournal} journal
+ */
+function attachJournal(session, journal) {
+  durableJournals.set(session, journal);
+}
+
+module.exports = { storeHooks, attachStore, claimTurn, saveTurn, durableJournals, attachJournal };

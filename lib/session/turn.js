@@ -9,6 +9,8 @@
 
 const { ErrorCode } = require('../errors.js');
 const { createHash } = require('node:crypto');
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { sessionError } = require('./errors.js');
 const { copyOf } = require('../run.js');
 
 /**
@@ -155,7 +157,8 @@ function messageOf(e) {
  *   | { kind: 'invalid', code: import('../native/binding.js').ErrorCode, message: string }
  *   | { kind: 'limit', code: import('../native/binding.js').ErrorCode, message: string }} Stop
  * @typedef {{ handler: (...args: any[]) => unknown, needsApproval: boolean | ((...args: any[]) => boolean),
- *   network: boolean, description?: string, inputSchema?: object }} Operation
+ *   network: boolean, idempotent?: boolean, description?: string, inputSchema?: object }} Operation
+ * @typedef {{ journal: import('./store-hooks.js').DurableJournal, now: number, interrupted: Set<number> }} TurnDurability
  * @typedef {{ id: string, operation: string, args: unknown[], status: 'pending' | 'approved' | 'rejected' | 'started',
  *   value?: unknown, hasValue?: boolean, reason?: string }} ApprovalRequest
  * @typedef {import('../native/binding.js').GateStop} GateStop
@@ -194,9 +197,21 @@ class Gate {
    *   controller: AbortController,
    *   execLimits: object | undefined,
    *   beforeApproved: (request: ApprovalRequest) => Promise<void>,
+   *   sessionId: string,
+   *   turnNumber: number,
+   *   durable: TurnDurability | null,
    * }} setup
    */
   constructor(setup) {
+    this.sessionId = setup.sessionId;
+    this.turnNumber = setup.turnNumber;
+    this.durable = setup.durable;
+    /**
+     * Why the durable journal could not be written, when it could not: the turn is stopped
+     * and the session throws this instead of keeping anything.
+     * @type {Error | null}
+     */
+    this.failure = null;
     this.ledger = setup.ledger;
     this.operations = setup.operations;
     this.requests = setup.requests;
@@ -385,8 +400,18 @@ class Gate {
       throw this.halt(stopOf(stop));
     }
     const callId = /** @type {number} */ (admitted.callId);
+    const seq = admitted.seq ?? 0;
     const request = admitted.request ? this.requests.find((r) => r.id === admitted.request) : undefined;
-    if (request?.status === 'started') {
+    const interrupted = !request && this.durable?.interrupted.has(seq);
+    if (interrupted && !op.idempotent) {
+      // A worker died while this call ran: it may have taken effect. At most once.
+      const message = `${name} was running when its worker stopped; it may have taken effect, so it is not run again (an operation declared idempotent runs again with the same idempotencyKey)`;
+      const error = journalError('OperationInterrupted', message);
+      this.ledger.settle(callId, { error });
+      await this.#completed(seq, name, argsJson, { error });
+      throw guestError('OperationInterrupted', message);
+    }
+    if (request?.status === 'started' && !op.idempotent) {
       // The host stopped while this approved call ran: it may have taken effect. At most once.
       const message = `${name} was approved and started before the session was interrupted; it may have run, so it is not run again`;
       this.ledger.settle(callId, { error: journalError('ApprovalInterrupted', message) });
@@ -398,14 +423,27 @@ class Gate {
       throw guestError('ApprovalRejected', message);
     }
     if (request?.status === 'approved' && !request.hasValue) await this.beforeApproved(request);
+    const context = Object.freeze({
+      sessionId: this.sessionId,
+      turnNumber: this.turnNumber,
+      operation: name,
+      seq,
+      idempotencyKey: `${this.sessionId}:${this.turnNumber}:${seq}`,
+      rerun: Boolean(interrupted),
+    });
+    await this.#durably(() => this.durable?.journal.started({ ...context, args: argsJson }));
     let out;
     try {
-      out = request?.hasValue ? request.value : await op.handler(...structuredClone(parsed));
+      out = request?.hasValue
+        ? request.value
+        : await operationContexts.run(context, () => op.handler.call(context, ...structuredClone(parsed)));
     } catch (e) {
       if (this.stop || this.closed) throw e;
       const message = messageOf(e);
       const errorName = e instanceof Error ? e.name : 'Error';
-      this.ledger.settle(callId, { error: journalError(errorName, message) });
+      const error = journalError(errorName, message);
+      this.ledger.settle(callId, { error });
+      await this.#completed(seq, name, argsJson, { error });
       throw guestError(errorName, message);
     }
     /** @type {{ tokens?: number, cost?: number } | undefined} */
@@ -439,8 +477,37 @@ class Gate {
       tokens: usage?.tokens,
       cost: usage?.cost,
     });
+    await this.#completed(seq, name, argsJson, { value: entry });
     if (stop) throw this.halt(stopOf(stop));
     return json === undefined ? undefined : toGuest(JSON.parse(json));
+  }
+
+  /**
+   * Keeps how an operation call ended in the durable journal, before the guest sees it.
+   * @param {number} seq
+   * @param {string} operation
+   * @param {string} args
+   * @param {{ value?: string, error?: string }} ended
+   */
+  async #completed(seq, operation, args, ended) {
+    await this.#durably(() =>
+      this.durable?.journal.completed({ turnNumber: this.turnNumber, seq, operation, args, ...ended }),
+    );
+  }
+
+  /**
+   * Writes to the durable journal; when that fails the turn stops (nothing of it is kept) and
+   * the session throws UNAVAILABLE, so whoever runs the turn retries it.
+   * @param {() => Promise<void> | undefined} write
+   */
+  async #durably(write) {
+    if (!this.durable) return;
+    try {
+      await write();
+    } catch (e) {
+      this.failure ??= sessionError(ErrorCode.Unavailable, `the turn's journal could not be written: ${messageOf(e)}`);
+      throw this.halt({ kind: 'invalid', code: ErrorCode.Unavailable, message: this.failure.message });
+    }
   }
 
   /**
@@ -461,4 +528,23 @@ class Gate {
   }
 }
 
-module.exports = { Gate, auditJson, stopOf };
+/**
+ * The context of the operation call running now: the handler's `this`, and what
+ * `operationContext()` answers anywhere in the code the handler runs.
+ * @type {AsyncLocalStorage<OperationContext>}
+ * @typedef {Readonly<{ sessionId: string, turnNumber: number, operation: string, seq: number,
+ *   idempotencyKey: string, rerun: boolean }>} OperationContext
+ */
+const operationContexts = new AsyncLocalStorage();
+
+/**
+ * The context of the host operation whose handler is running (undefined outside one):
+ * `idempotencyKey` is the same every time the call is run again, so an idempotent operation
+ * can pass it to a service that deduplicates.
+ * @returns {OperationContext | undefined}
+ */
+function operationContext() {
+  return operationContexts.getStore();
+}
+
+module.exports = { Gate, auditJson, stopOf, operationContext };

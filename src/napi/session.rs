@@ -17,8 +17,8 @@ use napi_derive::napi;
 use super::throw;
 use crate::session::{
     lock_session, Admission, Approval, AuditEntry, AuditLog, AuditRecord, Budget, BudgetKind, Call,
-    CallKind, CallRules, Decided, Exceeded, Ledger, OperationPolicy, Outcome, SessionError,
-    SessionState, SharedSession, Stop, TurnGate,
+    CallKind, CallRules, Decided, Exceeded, JournalEntry, Ledger, OperationPolicy, Outcome,
+    SessionError, SessionState, SharedSession, Stop, TurnGate,
 };
 
 /// What a budget limits, as JavaScript names it.
@@ -207,6 +207,17 @@ impl From<Stop> for GateStop {
     }
 }
 
+/// One recorded operation call of a turn's journal, as JSON text.
+#[napi(object)]
+pub struct LedgerJournalEntry {
+    pub operation: String,
+    pub args: String,
+    /// `{ value?, usage }` when it answered.
+    pub value: Option<String>,
+    /// `{ name, message }` when it threw.
+    pub error: Option<String>,
+}
+
 /// The gate's answer for one call.
 #[napi(object)]
 pub struct GateAdmission {
@@ -219,6 +230,8 @@ pub struct GateAdmission {
     pub fresh: Option<bool>,
     /// The decided approval request the call carries out.
     pub request: Option<String>,
+    /// An operation's place in the turn's journal (the same on every re-run).
+    pub seq: Option<u32>,
     /// The recorded value, as JSON text `{ value?, usage }`.
     pub value: Option<String>,
     /// The recorded error, as JSON text `{ name, message }`.
@@ -373,6 +386,7 @@ fn admission(a: Admission) -> GateAdmission {
         call_id: None,
         fresh: None,
         request: None,
+        seq: None,
         value: None,
         error: None,
         stop: None,
@@ -382,10 +396,12 @@ fn admission(a: Admission) -> GateAdmission {
             call_id,
             fresh,
             request,
+            seq,
         } => {
             out.call_id = Some(call_id as u32);
             out.fresh = Some(fresh);
             out.request = request;
+            out.seq = seq.map(|n| n as u32);
             "run"
         }
         Admission::Replay { value, error } => {
@@ -604,6 +620,7 @@ impl SessionLedger {
                 call_id: None,
                 fresh: None,
                 request: None,
+                seq: None,
                 value: None,
                 error: None,
                 stop: Some(not_in_turn()),
@@ -778,6 +795,26 @@ impl SessionLedger {
     #[napi(js_name = "verifyAuditExport", catch_unwind)]
     pub fn verify_audit_export(text: String) -> LedgerVerification {
         verification(AuditLog::verify_export(&text))
+    }
+
+    /// Replaces the running turn's recorded operation calls with `entries` (a durable copy
+    /// written as each call completed) for a re-run after a crash; call after `startTurn` or
+    /// `resumeTurn`.
+    #[napi(js_name = "journalSeed", catch_unwind)]
+    pub fn journal_seed(&mut self, entries: Vec<LedgerJournalEntry>) {
+        let mut guard = lock_session(&self.state);
+        let st = &mut *guard;
+        st.ledger.journal.seed(
+            entries
+                .into_iter()
+                .map(|e| JournalEntry {
+                    operation: e.operation,
+                    args: e.args,
+                    value: e.value,
+                    error: e.error,
+                })
+                .collect(),
+        );
     }
 
     /// Empties the journal (the turn ended for good).

@@ -241,11 +241,13 @@ impl Stop {
 pub enum Admission {
     /// Run it, then [`TurnGate::settle`] with this id. `fresh` is false for a world call that
     /// ran before the pause (it is not charged or audited again). `request` names the decided
-    /// approval request the call carries out.
+    /// approval request the call carries out. `seq` is an operation's place in the turn's
+    /// journal (stable across re-runs, so a durable journal and an idempotency key can use it).
     Run {
         call_id: u64,
         fresh: bool,
         request: Option<String>,
+        seq: Option<usize>,
     },
     /// It ran before: answer with the recorded value (JSON text) or error.
     Replay {
@@ -551,6 +553,7 @@ impl TurnGate {
             call_id: self.open(call, fresh),
             fresh,
             request: None,
+            seq: None,
         }
     }
 
@@ -629,6 +632,7 @@ impl TurnGate {
             call_id: self.open(call, true),
             fresh: true,
             request: request.map(|r| r.id),
+            seq: Some(ledger.journal.entries().len()),
         }
     }
 

@@ -225,3 +225,43 @@ fn settle_charges_usage_and_stops_past_a_limit() {
     ));
     assert_eq!(l.audit.entries()[0].record.tokens_used, Some(6.0));
 }
+
+#[test]
+fn a_seeded_journal_answers_a_rerun_and_operations_keep_their_place() {
+    let mut l = ledger(None, &[]);
+    let mut g = TurnGate::begin(&mut l, 1, 10, vec![]);
+    let first = g.admit(&mut l, &op("charge", "[1]"));
+    let Admission::Run {
+        call_id,
+        seq: Some(0),
+        ..
+    } = first
+    else {
+        panic!("expected the first operation at place 0, got {first:?}");
+    };
+    g.settle(
+        &mut l,
+        call_id,
+        Outcome {
+            journal: Some(r#"{"value":"paid","usage":{}}"#.into()),
+            ..Outcome::default()
+        },
+    );
+    assert!(matches!(
+        g.admit(&mut l, &op("ship", "[]")),
+        Admission::Run { seq: Some(1), .. }
+    ));
+    // A crash lost the ledger; the durable copy of the journal seeds a fresh one.
+    let recorded = l.journal.entries()[..1].to_vec();
+    let mut fresh = ledger(None, &[]);
+    let mut g = TurnGate::begin(&mut fresh, 1, 10, vec![]);
+    fresh.journal.seed(recorded);
+    assert!(matches!(
+        g.admit(&mut fresh, &op("charge", "[1]")),
+        Admission::Replay { value: Some(v), .. } if v.contains("paid")
+    ));
+    assert!(matches!(
+        g.admit(&mut fresh, &op("ship", "[]")),
+        Admission::Run { seq: Some(1), .. }
+    ));
+}

@@ -75,6 +75,13 @@ impl Journal {
         self.cursor = self.entries.len();
     }
 
+    /// Replaces the recorded calls with `entries` (kept elsewhere, e.g. a database written as
+    /// each call completed) and starts a re-run from the first; world keys stay as they were.
+    pub fn seed(&mut self, entries: Vec<JournalEntry>) {
+        self.entries = entries;
+        self.cursor = 0;
+    }
+
     /// The recorded calls.
     pub fn entries(&self) -> &[JournalEntry] {
         &self.entries
