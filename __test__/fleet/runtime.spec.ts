@@ -2,6 +2,7 @@
 // there (N-API), and the suite's PostgreSQL cluster answers.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as fleet from '../../lib/fleet/index.js';
 import { runSync } from '../../lib/index.js';
 import { freshDatabase } from './helpers';
 
@@ -31,5 +32,18 @@ describe('fleet suite runtime', () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('exports quickrealm/fleet to require and import alike', async () => {
+    const esm = await import('../../lib/fleet/index.mjs');
+    expect(esm.PostgresStore).toBe(fleet.PostgresStore);
+    expect(esm.importSessions).toBe(fleet.importSessions);
+    const pkg = await import('../../package.json', { with: { type: 'json' } });
+    expect(pkg.default.exports['./fleet']).toEqual({
+      types: './lib/fleet/index.d.ts',
+      import: './lib/fleet/index.mjs',
+      require: './lib/fleet/index.js',
+      default: './lib/fleet/index.js',
+    });
   });
 });
