@@ -294,12 +294,20 @@ export interface SessionStore {
   get(id: string): Promise<{ bytes: Uint8Array; version: number } | null>;
   /**
    * Returns the new version, `expectedVersion + 1` (1 when null). Throws an error coded
-   * SESSION_CONFLICT when the stored version is not `expectedVersion`.
+   * SESSION_CONFLICT when the stored version is not `expectedVersion`. A store that keeps audit
+   * entries and approval requests as rows writes them with the version (`auditSince(seq)`: the
+   * entries from the first sequence number it lacks; `approvals`: the requests waiting now);
+   * others ignore both.
    */
   put(
     id: string,
     bytes: Uint8Array,
-    options: { expectedVersion: number | null; meta?: Record<string, unknown> },
+    options: {
+      expectedVersion: number | null;
+      meta?: Record<string, unknown>;
+      auditSince?: (seq: number) => AuditEntry[];
+      approvals?: { id: string; turnNumber: number; operation: string; args: unknown[]; status: string }[];
+    },
   ): Promise<number>;
   delete(id: string): Promise<void>;
   list(): Promise<string[]>;

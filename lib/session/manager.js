@@ -13,7 +13,9 @@ const { sessionError } = require('./errors.js');
 
 /**
  * @typedef {{ get(id: string): Promise<{ bytes: Uint8Array, version: number } | null>,
- *   put(id: string, bytes: Uint8Array, options: { expectedVersion: number | null, meta?: Record<string, unknown> }): Promise<number>,
+ *   put(id: string, bytes: Uint8Array, options: { expectedVersion: number | null, meta?: Record<string, unknown>,
+ *     auditSince?: (seq: number) => import('./index.js').AuditEntry[],
+ *     approvals?: { id: string, turnNumber: number, operation: string, args: unknown[], status: string }[] }): Promise<number>,
  *   delete(id: string): Promise<void>, list(): Promise<string[]>, version?(id: string): Promise<number | null>,
  *   head?(id: string): Promise<{ version: number, meta: Record<string, unknown> } | null> }} SessionStore
  */
@@ -211,7 +213,11 @@ class SessionManager {
   async #put(session, encode, expectedVersion) {
     const bound = (expectedVersion ?? 0) + 1;
     const bytes = encode({ id: session.id, version: bound, purpose: 'store' });
-    const version = await this.#store.put(session.id, bytes, { expectedVersion, meta: metaOf(session) });
+    const version = await this.#store.put(session.id, bytes, {
+      expectedVersion,
+      meta: metaOf(session),
+      ...recordsOf(session),
+    });
     if (version !== bound) {
       throw sessionError(
         ErrorCode.InvalidInput,
@@ -288,7 +294,32 @@ class SessionManager {
 
 /** @param {Session} session */
 function metaOf(session) {
-  return { status: session.status, turnNumber: session.turnNumber, updatedAt: Date.now() };
+  const { tenant, metadata } = /** @type {{ tenant?: string, metadata?: unknown }} */ (session);
+  return {
+    status: session.status,
+    turnNumber: session.turnNumber,
+    updatedAt: Date.now(),
+    ...(tenant !== undefined ? { tenant } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+  };
 }
 
-module.exports = { SessionManager, FolderStore };
+/**
+ * What a database store keeps as rows beside the snapshot (a folder store ignores both): the
+ * audit entries from the first sequence number it lacks, and the requests waiting for approval.
+ * @param {Session} session
+ */
+function recordsOf(session) {
+  return {
+    auditSince: (/** @type {number} */ seq) => session.audit.entries().filter((e) => e.seq >= seq),
+    approvals: session.pendingApprovals.map(({ id, operation, args }) => ({
+      id,
+      turnNumber: session.turnNumber,
+      operation,
+      args,
+      status: 'pending',
+    })),
+  };
+}
+
+module.exports = { SessionManager, FolderStore, metaOf, recordsOf };
