@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { type OperationContext, operationContext, Session } from '../../lib/index.js';
 
-const require = createRequire(import.meta.url);
+const require = createRequire(__filename);
 const { attachJournal } = require('../../lib/session/store-hooks.js') as {
   attachJournal(session: Session, journal: unknown): void;
 };
@@ -96,7 +96,13 @@ describe('durable turn journal', () => {
     // The context: the handler's `this`, and operationContext() across its awaits.
     expect(calls.map((c) => c.context?.idempotencyKey)).toEqual(['shop-1:1:0', 'shop-1:1:1']);
     expect(calls[1].self).toBe(calls[1].context);
-    expect(calls[1].context).toMatchObject({ sessionId: 'shop-1', turnNumber: 1, operation: 'ship', seq: 1, rerun: false });
+    expect(calls[1].context).toMatchObject({
+      sessionId: 'shop-1',
+      turnNumber: 1,
+      operation: 'ship',
+      seq: 1,
+      rerun: false,
+    });
     expect(Object.isFrozen(calls[0].context)).toBe(true);
     expect(operationContext()).toBeUndefined();
   });

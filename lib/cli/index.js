@@ -5,6 +5,7 @@
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
 //   quickrealm mcp --zip <file> [--dialect <name>]   an MCP server over stdio for a zipped workspace, see ./mcp.js
 //   quickrealm chat --zip <file>      chat with a model working on a zipped workspace, see ./chat.js
+//   quickrealm worker --db <url> --operations <module>   a fleet worker process, see ./worker.js
 
 const { ErrorCode } = require('../errors.js');
 const { parseArgs } = require('node:util');
@@ -13,10 +14,12 @@ const { commandRun } = require('./run.js');
 const { commandExec } = require('./exec.js');
 const { commandMcp } = require('./mcp.js');
 const { commandChat } = require('./chat.js');
+const { commandWorker } = require('./worker.js');
 
 const USAGE =
   'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>]' +
-  ' | quickrealm chat --zip <file> [--base-url <url>] [--model <name>] [--chat <file>] [--verbose-tools]';
+  ' | quickrealm chat --zip <file> [--base-url <url>] [--model <name>] [--chat <file>] [--verbose-tools]' +
+  ' | quickrealm worker --db <url> --operations <module> [--concurrency <n>] [--schema <name>] [--queue <name>]';
 
 const HELP = `${USAGE}
 
@@ -44,6 +47,13 @@ Commands (run and exec read one JSON request on stdin and answer JSON on stdout)
          --verbose-tools    show tool arguments and results in full
          A .env file in the current folder fills in unset variables; NO_COLOR=1 turns colour off.
          In the chat: :history [n], :diff <id>, :undo [n], :redo [n], :restore <id>, :help, :quit
+  worker run turns of sessions kept in PostgreSQL, taken from the fleet's queue (Node 22 or later)
+         --db <url>           the PostgreSQL connection string (required)
+         --operations <file>  a module exporting \`operations\` (and optionally \`snapshotKey\`, \`fleet\`)
+         --concurrency <n>    turns at a time (default 1)
+         --schema <name>      the tables' schema (default quickrealm)
+         --queue <name>       the queue (default quickrealm-turns)
+         SIGTERM or SIGINT lets running turns finish, then exits.
 
 Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
 malformed request.
@@ -67,6 +77,7 @@ function dispatch(argv) {
    *   values: {
    *     help?: boolean, version?: boolean, zip?: string, dialect?: string,
    *     'base-url'?: string, model?: string, chat?: string, 'verbose-tools'?: boolean,
+   *     db?: string, operations?: string, concurrency?: string, schema?: string, queue?: string,
    *   },
    *   positionals: string[],
    * }}
@@ -86,6 +97,11 @@ function dispatch(argv) {
         model: { type: 'string' },
         chat: { type: 'string' },
         'verbose-tools': { type: 'boolean' },
+        db: { type: 'string' },
+        operations: { type: 'string' },
+        concurrency: { type: 'string' },
+        schema: { type: 'string' },
+        queue: { type: 'string' },
       },
     });
   } catch (e) {
@@ -110,6 +126,11 @@ function dispatch(argv) {
     ['model', parsed.values.model, ['chat']],
     ['chat', parsed.values.chat, ['chat']],
     ['verbose-tools', parsed.values['verbose-tools'], ['chat']],
+    ['db', parsed.values.db, ['worker']],
+    ['operations', parsed.values.operations, ['worker']],
+    ['concurrency', parsed.values.concurrency, ['worker']],
+    ['schema', parsed.values.schema, ['worker']],
+    ['queue', parsed.values.queue, ['worker']],
   ];
   for (const [name, value, commands] of owned) {
     if (value !== undefined && !commands.includes(command)) {
@@ -129,6 +150,10 @@ function dispatch(argv) {
       chat: parsed.values.chat,
       verboseTools: parsed.values['verbose-tools'],
     });
+  }
+  if (command === 'worker' && rest.length === 0) {
+    const { db, operations, concurrency, schema, queue } = parsed.values;
+    return commandWorker({ db, operations, concurrency, schema, queue });
   }
   if (rest.length > 0) {
     return fail(

@@ -1,6 +1,7 @@
 // quickrealm/fleet: sessions on PostgreSQL (the store of record). Needs the optional peer `pg`.
-import type { Pool } from 'pg';
-import type { AuditEntry, SessionOptions, SessionStore } from '../session/index.js';
+import type { Pool, PoolClient } from 'pg';
+import type { RunResult } from '../index.js';
+import type { AuditEntry, BudgetKind, SessionOptions, SessionStore, TurnOutcome } from '../session/index.js';
 
 export interface StoredApproval {
   id: string;
@@ -46,8 +47,12 @@ export declare class PostgresStore implements SessionStore {
       meta?: Record<string, unknown>;
       auditSince?: (seq: number) => AuditEntry[];
       approvals?: StoredApproval[];
+      /** Save inside this transaction (from `transaction`) instead of one of its own. */
+      client?: PoolClient;
     },
   ): Promise<number>;
+  /** Runs `body` in one transaction; a `put` given its `client` commits with it (or not at all). */
+  transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T>;
   /** Inserts a session at `version` when the store does not have it (SESSION_CONFLICT otherwise). */
   importVersion(
     id: string,
@@ -85,3 +90,60 @@ export declare function importSessions(options: {
   snapshotKey?: Uint8Array | string;
   operations?: SessionOptions['operations'];
 }): Promise<{ imported: { id: string; version: number }[]; skipped: { id: string; code: string; message: string }[] }>;
+
+/** A turn's result as the fleet keeps it: the session's TurnResult without the proposals' bytes. */
+export interface FleetTurnResult {
+  /** `done`, `failed` (the attempts ran out) or `paused` (waiting for approval). */
+  status: 'done' | 'failed' | 'paused';
+  turnNumber: number | null;
+  outcome: TurnOutcome | { tag: string; recovered?: boolean; [key: string]: unknown };
+  budgetRemaining: Record<BudgetKind, number | null> | null;
+  proposals: { path: string; kind: 'create' | 'modify' | 'delete'; diff?: string }[];
+  result?: RunResult;
+}
+
+export interface FleetOptions {
+  store: PostgresStore;
+  operations?: SessionOptions['operations'];
+  snapshotKey?: string | Uint8Array;
+  /** @defaultValue 'quickrealm-turns' (its dead-letter queue is `<queue>-dead`) */
+  queue?: string;
+  /** How often a running turn's worker proves it is alive (≥ 10). @defaultValue 10 */
+  heartbeatSeconds?: number;
+  /** The longest a turn's attempt may run before it is retried. @defaultValue 900 */
+  expireInSeconds?: number;
+  /** Attempts after the first before a turn fails for good (and goes to the dead-letter queue). @defaultValue 5 */
+  retryLimit?: number;
+  /** @defaultValue 1 */
+  retryDelaySeconds?: number;
+  /** How often lost heartbeats are looked for. @defaultValue 2 */
+  superviseIntervalSeconds?: number;
+  /** How often an idle worker looks for turns when no notification arrives. @defaultValue 0.5 */
+  pollingIntervalSeconds?: number;
+  /** Names this process in `turns.claimed_by`. @defaultValue host:pid:random */
+  workerId?: string;
+  /** pg-boss's connection options, when they differ from the store's pool. */
+  connection?: Record<string, unknown>;
+}
+
+/**
+ * Turns of sessions in a PostgresStore, spread over worker processes by pg-boss (Node 22 or
+ * later): one job per turn, never two turns of a session at once, operations journalled in
+ * PostgreSQL as they complete (a turn re-run after a crash does not repeat them), decisions on
+ * approvals committed with the job that resumes the turn.
+ */
+export declare class Fleet {
+  constructor(options: FleetOptions);
+  readonly queue: string;
+  /** Queues a turn (NOT_FOUND for an unknown session). The same `idempotencyKey` answers the same turn. */
+  submit(sessionId: string, code: string, options?: { idempotencyKey?: string }): Promise<{ turnId: string }>;
+  /** The turn's result once it has one; TIMEOUT after `timeoutMs` (default 60 s), NOT_FOUND for an unknown id. */
+  result(turnId: string, options?: { timeoutMs?: number }): Promise<FleetTurnResult>;
+  /** Decides a request; the turn resumes on a worker once no request waits (its id, else null). */
+  approve(sessionId: string, approvalId: string, decision?: { value?: unknown }): Promise<{ turnId: string | null }>;
+  reject(sessionId: string, approvalId: string, reason?: string): Promise<{ turnId: string | null }>;
+  /** Makes this process a worker; `stop()` lets running turns finish. */
+  work(options?: { concurrency?: number }): Promise<{ stop(): Promise<void> }>;
+  /** Stops the workers of this object and closes its connections (not the store's pool). */
+  stop(): Promise<void>;
+}

@@ -5,5 +5,6 @@
 const { PostgresStore } = require('./store.js');
 const { importSessions } = require('./import.js');
 const { MIGRATIONS } = require('./migrations.js');
+const { Fleet } = require('./fleet.js');
 
-module.exports = { PostgresStore, importSessions, MIGRATIONS };
+module.exports = { PostgresStore, importSessions, MIGRATIONS, Fleet };

@@ -92,6 +92,22 @@ const MIGRATIONS = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'fleet turns: paused turns, turn numbers, submit keys; budget use per session',
+    up: (s) => `
+      ALTER TABLE ${s}.turns DROP CONSTRAINT IF EXISTS turns_status_check;
+      ALTER TABLE ${s}.turns ADD CONSTRAINT turns_status_check
+        CHECK (status IN ('queued', 'running', 'paused', 'done', 'failed'));
+      ALTER TABLE ${s}.turns ADD COLUMN turn_number integer;
+      ALTER TABLE ${s}.turns ADD COLUMN idempotency_key text;
+      CREATE UNIQUE INDEX turns_submit_key ON ${s}.turns (session_id, idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX turns_tenant_running ON ${s}.turns (tenant) WHERE status = 'running';
+      ALTER TABLE ${s}.sessions ADD COLUMN tokens_used double precision NOT NULL DEFAULT 0;
+      ALTER TABLE ${s}.sessions ADD COLUMN cost_used double precision NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

@@ -96,7 +96,8 @@ function storeError(e, doing) {
  * @typedef {{ id: string, turnNumber: number, operation: string, args?: unknown, status: string }} ApprovalRow
  * @typedef {{ seq: number, turnNumber: number, operation: string, hash: string, prevHash: string }} AuditRow
  * @typedef {{ expectedVersion: number | null, meta?: Record<string, unknown>,
- *   auditSince?: (seq: number) => AuditRow[], approvals?: ApprovalRow[] }} PutOptions
+ *   auditSince?: (seq: number) => AuditRow[], approvals?: ApprovalRow[],
+ *   client?: import("pg").PoolClient }} PutOptions
  */
 
 class PostgresStore {
@@ -258,12 +259,31 @@ class PostgresStore {
   async put(id, bytes, options) {
     checkId(id);
     const expected = checkPutOptions(id, bytes, options);
-    return this.#transaction(async (client) => {
+    /** @param {import('pg').PoolClient} client */
+    const save = async (client) => {
       const version = await this.#advance(client, id, bytes, expected, options.meta ?? {});
       await this.#appendAudit(client, id, options.auditSince);
       if (options.approvals) await this.#writeApprovals(client, id, options.approvals);
       return version;
-    }, `saving session ${id}`);
+    };
+    if (options.client) {
+      try {
+        return await save(options.client);
+      } catch (e) {
+        throw storeError(e, `saving session ${id}`);
+      }
+    }
+    return this.#transaction(save, `saving session ${id}`);
+  }
+
+  /**
+   * Runs `body` in one transaction; a `put` given `{ client }` joins it, so a session's save
+   * commits together with the caller's own writes (or not at all).
+   * @template T
+   * @param {(client: import('pg').PoolClient) => Promise<T>} body
+   */
+  async transaction(body) {
+    return this.#transaction(body, 'running a transaction');
   }
 
   /**
@@ -319,9 +339,10 @@ class PostgresStore {
         : await client.query(
             `UPDATE ${this.#s}.sessions
              SET version = version + 1, snapshot = $3, status = $4, tenant = COALESCE($5, tenant),
-                 turn_number = $6, metadata = COALESCE($7, metadata), updated_at = now()
+                 turn_number = $6, metadata = COALESCE($7, metadata), updated_at = now(),
+                 tokens_used = COALESCE($8, tokens_used), cost_used = COALESCE($9, cost_used)
              WHERE id = $1 AND version = $2 RETURNING version`,
-            [id, expected, Buffer.from(bytes), ...columns],
+            [id, expected, Buffer.from(bytes), ...columns, ...usageOf(meta)],
           );
     if (rows.length === 1) return /** @type {number} */ (rows[0].version);
     const current = await client.query(`SELECT version FROM ${this.#s}.sessions WHERE id = $1`, [id]);
@@ -516,6 +537,16 @@ function checkPutOptions(id, bytes, options) {
     throw sessionError(ErrorCode.InvalidInput, `put(${id}): auditSince must be a function`, TypeError);
   }
   return expected;
+}
+
+/**
+ * The tokens and cost a session has used, from its metadata (null: keep what is stored).
+ * @param {Record<string, unknown>} meta
+ */
+function usageOf(meta) {
+  const usage = /** @type {{ tokens?: unknown, cost?: unknown } | undefined} */ (meta.usage);
+  const figure = (/** @type {unknown} */ n) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : null);
+  return [figure(usage?.tokens), figure(usage?.cost)];
 }
 
 /**

@@ -299,6 +299,7 @@ function metaOf(session) {
     status: session.status,
     turnNumber: session.turnNumber,
     updatedAt: Date.now(),
+    usage: { tokens: session.budgetUsed().tokens, cost: session.budgetUsed().cost },
     ...(tenant !== undefined ? { tenant } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
   };

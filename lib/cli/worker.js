@@ -1,0 +1,78 @@
+'use strict';
+// `quickrealm worker --db <url> --operations <module> [--concurrency N] [--schema S] [--queue Q]`:
+// a fleet worker process. The module exports the operations (as `operations`, or as its default
+// export), and may export `snapshotKey` and `fleet` (more Fleet options). The tables are
+// migrated on start; SIGTERM or SIGINT drains the running turns, then the process exits.
+
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { ErrorCode } = require('../errors.js');
+const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
+
+/** @param {unknown} e */
+const messageOf = (e) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * @param {{ db?: string, operations?: string, concurrency?: string, schema?: string, queue?: string }} options
+ */
+async function commandWorker(options) {
+  if (!options.db) return fail(ErrorCode.InvalidInput, 'quickrealm worker needs --db <postgres url>', EXIT_INVALID);
+  if (!options.operations)
+    return fail(ErrorCode.InvalidInput, 'quickrealm worker needs --operations <module>', EXIT_INVALID);
+  const concurrency = options.concurrency === undefined ? 1 : Number(options.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    return fail(ErrorCode.InvalidInput, '--concurrency must be a whole number ≥ 1', EXIT_INVALID);
+  let loaded;
+  try {
+    loaded = await import(pathToFileURL(path.resolve(options.operations)).href);
+  } catch (e) {
+    return fail(
+      ErrorCode.InvalidInput,
+      `cannot load --operations ${options.operations}: ${messageOf(e)}`,
+      EXIT_INVALID,
+    );
+  }
+  const module = loaded.default && typeof loaded.default === 'object' && !loaded.operations ? loaded.default : loaded;
+  const operations = module.operations ?? module.default;
+  if (!operations || typeof operations !== 'object')
+    return fail(
+      ErrorCode.InvalidInput,
+      `--operations ${options.operations} must export \`operations\` (an object of operations)`,
+      EXIT_INVALID,
+    );
+  const { PostgresStore, Fleet } = require('../fleet/index.js');
+  let store;
+  let fleet;
+  try {
+    store = new PostgresStore({ connectionString: options.db }, { schema: options.schema });
+    await store.migrate();
+    fleet = new Fleet({
+      ...module.fleet,
+      store,
+      operations,
+      snapshotKey: module.snapshotKey,
+      queue: options.queue ?? module.fleet?.queue,
+    });
+    const worker = await fleet.work({ concurrency });
+    process.stderr.write(
+      `${JSON.stringify({ worker: 'started', pid: process.pid, queue: fleet.queue, concurrency })}\n`,
+    );
+    await new Promise((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    await worker.stop();
+  } catch (e) {
+    const code = /** @type {{ code?: string }} */ (e)?.code;
+    fail(
+      code && /^[A-Z_]+$/.test(code) ? code : ErrorCode.Internal,
+      messageOf(e),
+      code === ErrorCode.InvalidInput ? EXIT_INVALID : EXIT_FAILED,
+    );
+  } finally {
+    await fleet?.stop().catch(() => {});
+    await store?.close().catch(() => {});
+  }
+}
+
+module.exports = { commandWorker };
