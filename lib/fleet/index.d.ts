@@ -1,5 +1,5 @@
 // quickrealm/fleet: sessions on PostgreSQL (the store of record). Needs the optional peer `pg`.
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { AuditEntry, SessionOptions, SessionStore } from '../session/index.js';
 
 export interface StoredApproval {
@@ -37,6 +37,8 @@ export declare class PostgresStore implements SessionStore {
   readonly pool: Pool;
   /** Creates or updates the tables; idempotent and safe from several processes at once. The versions applied now. */
   migrate(): Promise<number[]>;
+  /** Runs `body` in one transaction on one pooled connection: committed when it resolves, rolled back when it throws. */
+  transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T>;
   get(id: string): Promise<{ bytes: Buffer; version: number } | null>;
   put(
     id: string,

@@ -210,6 +210,21 @@ class PostgresStore {
   }
 
   /**
+   * Runs `body` in one transaction on one connection of the store's pool: committed when it
+   * resolves, rolled back when it throws (for writes that must land with others, such as a
+   * decision and the job that acts on it). Tables are in `store.schema`.
+   * @template T
+   * @param {(client: import('pg').PoolClient) => Promise<T>} body
+   * @returns {Promise<T>}
+   */
+  async transaction(body) {
+    if (typeof body !== 'function') {
+      throw sessionError(ErrorCode.InvalidInput, 'transaction(body): body must be a function', TypeError);
+    }
+    return this.#transaction(body, 'running a transaction');
+  }
+
+  /**
    * @param {string} id
    * @returns {Promise<{ bytes: Buffer, version: number } | null>}
    */
