@@ -243,6 +243,23 @@ describe('PostgresStore', () => {
     }
   });
 
+  it('runs a transaction for other writes: committed when it resolves, rolled back when it throws', async () => {
+    const { store } = await fresh();
+    const caps = `${store.schema}.tenant_caps`;
+    await store.transaction(async (client) => {
+      await client.query(`INSERT INTO ${caps} (tenant, max_concurrent_turns) VALUES ('kept', 2)`);
+    });
+    const failed = await rejection(
+      store.transaction(async (client) => {
+        await client.query(`INSERT INTO ${caps} (tenant, max_concurrent_turns) VALUES ('undone', 1)`);
+        throw new Error('changed my mind');
+      }),
+    );
+    expect(failed.message).toBe('changed my mind');
+    expect((await store.pool.query(`SELECT tenant FROM ${caps} ORDER BY tenant`)).rows).toEqual([{ tenant: 'kept' }]);
+    expect((await rejection(store.transaction(null as never))).code).toBe('INVALID_INPUT');
+  });
+
   it('uses a pool it is given and leaves it open on close', async () => {
     const { url } = await db();
     const pool = new pg.Pool({ connectionString: url });

@@ -38,6 +38,11 @@ export declare class PostgresStore implements SessionStore {
   readonly pool: Pool;
   /** Creates or updates the tables; idempotent and safe from several processes at once. The versions applied now. */
   migrate(): Promise<number[]>;
+  /**
+   * Runs `body` in one transaction on one pooled connection: committed when it resolves, rolled
+   * back when it throws. A `put` given its `client` commits with it (or not at all).
+   */
+  transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T>;
   get(id: string): Promise<{ bytes: Buffer; version: number } | null>;
   put(
     id: string,
@@ -51,8 +56,6 @@ export declare class PostgresStore implements SessionStore {
       client?: PoolClient;
     },
   ): Promise<number>;
-  /** Runs `body` in one transaction; a `put` given its `client` commits with it (or not at all). */
-  transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T>;
   /** Inserts a session at `version` when the store does not have it (SESSION_CONFLICT otherwise). */
   importVersion(
     id: string,

@@ -211,6 +211,21 @@ class PostgresStore {
   }
 
   /**
+   * Runs `body` in one transaction on one connection of the store's pool: committed when it
+   * resolves, rolled back when it throws (for writes that must land with others, such as a
+   * decision and the job that acts on it). Tables are in `store.schema`.
+   * @template T
+   * @param {(client: import('pg').PoolClient) => Promise<T>} body
+   * @returns {Promise<T>}
+   */
+  async transaction(body) {
+    if (typeof body !== 'function') {
+      throw sessionError(ErrorCode.InvalidInput, 'transaction(body): body must be a function', TypeError);
+    }
+    return this.#transaction(body, 'running a transaction');
+  }
+
+  /**
    * @param {string} id
    * @returns {Promise<{ bytes: Buffer, version: number } | null>}
    */
@@ -274,16 +289,6 @@ class PostgresStore {
       }
     }
     return this.#transaction(save, `saving session ${id}`);
-  }
-
-  /**
-   * Runs `body` in one transaction; a `put` given `{ client }` joins it, so a session's save
-   * commits together with the caller's own writes (or not at all).
-   * @template T
-   * @param {(client: import('pg').PoolClient) => Promise<T>} body
-   */
-  async transaction(body) {
-    return this.#transaction(body, 'running a transaction');
   }
 
   /**
