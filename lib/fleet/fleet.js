@@ -418,6 +418,11 @@ class Fleet {
         await release().catch(() => {
           broken = true;
         });
+      // The claim's wait bound must not follow the connection back into the pool.
+      if (!broken)
+        await claim.query('RESET lock_timeout').catch(() => {
+          broken = true;
+        });
       claim.release(broken);
     }
   }
