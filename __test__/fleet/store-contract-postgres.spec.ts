@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { importSessions, PostgresStore } from '../../lib/fleet/index.js';
+import { importSessions, MIGRATIONS, PostgresStore } from '../../lib/fleet/index.js';
 import { FolderStore, SessionManager } from '../../lib/index.js';
 import { RUNS } from '../property/bounds';
 import { bytes, countingOperations, OPEN, rejection, storeContract } from '../session/store-contract';
@@ -186,10 +186,11 @@ describe('PostgresStore', () => {
     const stores = Array.from({ length: 5 }, () => new PostgresStore({ connectionString: url }, { schema }));
     try {
       const applied = await Promise.all(stores.map((s) => s.migrate()));
-      expect(applied.flat()).toEqual([1]);
+      const versions = MIGRATIONS.map((m) => m.version);
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(versions);
       expect(await stores[0]?.migrate()).toEqual([]);
       const { rows } = (await stores[0]?.pool.query(`SELECT version FROM ${schema}.schema_migrations`)) ?? { rows: [] };
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows.map((r) => r.version).sort((a, b) => a - b)).toEqual(versions);
       await stores[1]?.put('works', bytes('x'), { expectedVersion: null });
       expect(await stores[2]?.list()).toEqual(['works']);
     } finally {
@@ -322,6 +323,39 @@ describe('PostgresStore', () => {
       imported: [],
       skipped: [expect.objectContaining({ id: 'moved', code: 'SESSION_CONFLICT' })],
     });
+  });
+
+  it('keeps tenant caps and sums the tokens and cost each save records for the tenant', async () => {
+    const { store } = await fresh();
+    const operations = {
+      'llm.complete': { handler: (n: number) => ({ value: 'ok', usage: { tokens: n, cost: n / 1000 } }) },
+    };
+    const manager = new SessionManager({ store, operations });
+    for (const id of ['t1', 't2']) {
+      const session = await manager.create({ id, policy: OPEN, tenant: 'acme' });
+      await session.executeTurn(`await llm['complete'](${id === 't1' ? 120 : 30}); return 1`);
+    }
+    await manager.create({ id: 'other', policy: OPEN, tenant: 'globex' });
+    expect(await store.tenantUsage('acme')).toEqual({
+      caps: { maxConcurrentTurns: null, maxTokens: null, maxCost: null },
+      used: { tokens: 150, cost: 0.15, sessions: 2 },
+    });
+    await store.setTenantCaps('acme', { maxConcurrentTurns: 2, maxTokens: 1000 });
+    expect((await store.tenantUsage('acme')).caps).toEqual({ maxConcurrentTurns: 2, maxTokens: 1000, maxCost: null });
+    await store.setTenantCaps('acme', { maxCost: 1.5 });
+    expect((await store.tenantUsage('acme')).caps).toEqual({ maxConcurrentTurns: null, maxTokens: null, maxCost: 1.5 });
+    await store.setTenantCaps('acme', {});
+    const { rows } = await store.pool.query(`SELECT count(*)::int AS n FROM ${store.schema}.tenant_caps`);
+    expect(rows[0].n).toBe(0);
+    for (const [tenant, caps] of [
+      ['a b', {}],
+      ['acme', { maxConcurrentTurns: 1.5 }],
+      ['acme', { maxTokens: -1 }],
+      ['acme', { maxCost: Number.NaN }],
+      ['acme', null],
+    ] as const) {
+      await expect(store.setTenantCaps(tenant, caps as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
   });
 
   it('agrees with a simple model over random sequences of put, delete and get', async () => {

@@ -69,6 +69,20 @@ export declare class PostgresStore implements SessionStore {
   version(id: string): Promise<number | null>;
   head(id: string): Promise<{ version: number; meta: Record<string, unknown> } | null>;
   /** Filtered and paged in SQL, ordered by id; `after`: the last id of the previous page. */
+  /**
+   * A tenant's caps, enforced by the fleet when a turn is claimed: turns running at once across
+   * all workers (a turn waits for a slot), and totals of tokens and cost its sessions may have
+   * used (a turn past them does not run: BUDGET_EXCEEDED). `null` lifts a cap.
+   */
+  setTenantCaps(
+    tenant: string,
+    caps: { maxConcurrentTurns?: number | null; maxTokens?: number | null; maxCost?: number | null },
+  ): Promise<void>;
+  /** A tenant's caps (null: none) and what its sessions have used. */
+  tenantUsage(tenant: string): Promise<{
+    caps: { maxConcurrentTurns: number | null; maxTokens: number | null; maxCost: number | null };
+    used: { tokens: number; cost: number; sessions: number };
+  }>;
   listSessions(filter?: { tenant?: string; status?: string; limit?: number; after?: string }): Promise<SessionRow[]>;
   /** The audit rows of a session, oldest first. */
   auditEntries(id: string): Promise<AuditEntry[]>;

@@ -42,6 +42,34 @@ function checkId(id) {
   return id;
 }
 
+/** @param {unknown} tenant */
+function checkTenant(tenant) {
+  if (typeof tenant !== 'string' || !/^[\w.:@-]{1,128}$/.test(tenant))
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      `tenant ${JSON.stringify(tenant)} is not a valid tenant name`,
+      TypeError,
+    );
+  return tenant;
+}
+
+/**
+ * A cap as stored: null (none) or a number ≥ 0.
+ * @param {unknown} n
+ * @param {string} what
+ * @param {boolean} whole
+ */
+function capOf(n, what, whole) {
+  if (n === undefined || n === null) return null;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || (whole && !Number.isSafeInteger(n)))
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      `setTenantCaps: ${what} must be ${whole ? 'a whole number' : 'a number'} ≥ 0 or null`,
+      TypeError,
+    );
+  return n;
+}
+
 /** @param {unknown} schema */
 function checkSchema(schema) {
   if (typeof schema !== 'string' || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
@@ -430,6 +458,66 @@ class PostgresStore {
   async list() {
     const { rows } = await this.#query(`SELECT id FROM ${this.#s}.sessions ORDER BY id COLLATE "C"`, [], 'listing');
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Sets a tenant's caps, enforced by the fleet when a turn is claimed: turns running at once
+   * across all workers, and totals of tokens and cost its sessions may have used (a turn past
+   * them does not run). `null` (or absent) lifts a cap; all null removes the row.
+   * @param {string} tenant
+   * @param {{ maxConcurrentTurns?: number | null, maxTokens?: number | null, maxCost?: number | null }} caps
+   */
+  async setTenantCaps(tenant, caps) {
+    checkTenant(tenant);
+    if (caps === null || typeof caps !== 'object')
+      throw sessionError(
+        ErrorCode.InvalidInput,
+        'setTenantCaps(tenant, { maxConcurrentTurns?, maxTokens?, maxCost? })',
+        TypeError,
+      );
+    const values = [
+      capOf(caps.maxConcurrentTurns, 'maxConcurrentTurns', true),
+      capOf(caps.maxTokens, 'maxTokens', true),
+      capOf(caps.maxCost, 'maxCost', false),
+    ];
+    if (values.every((v) => v === null)) {
+      await this.#query(`DELETE FROM ${this.#s}.tenant_caps WHERE tenant = $1`, [tenant], 'setting tenant caps');
+      return;
+    }
+    await this.#query(
+      `INSERT INTO ${this.#s}.tenant_caps (tenant, max_concurrent_turns, max_tokens, max_cost) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (tenant) DO UPDATE SET max_concurrent_turns = EXCLUDED.max_concurrent_turns,
+         max_tokens = EXCLUDED.max_tokens, max_cost = EXCLUDED.max_cost`,
+      [tenant, ...values],
+      'setting tenant caps',
+    );
+  }
+
+  /**
+   * A tenant's caps (null: none) and what its sessions have used.
+   * @param {string} tenant
+   */
+  async tenantUsage(tenant) {
+    checkTenant(tenant);
+    const { rows } = await this.#query(
+      `SELECT c.max_concurrent_turns, c.max_tokens, c.max_cost, u.tokens, u.cost, u.sessions
+       FROM (SELECT COALESCE(sum(tokens_used), 0) AS tokens, COALESCE(sum(cost_used), 0) AS cost,
+                    count(*) AS sessions
+             FROM ${this.#s}.sessions WHERE tenant = $1) AS u
+       LEFT JOIN ${this.#s}.tenant_caps c ON c.tenant = $1`,
+      [tenant],
+      'reading tenant usage',
+    );
+    const r = rows[0];
+    const figure = (/** @type {unknown} */ v) => (v === null || v === undefined ? null : Number(v));
+    return {
+      caps: {
+        maxConcurrentTurns: figure(r.max_concurrent_turns),
+        maxTokens: figure(r.max_tokens),
+        maxCost: figure(r.max_cost),
+      },
+      used: { tokens: Number(r.tokens), cost: Number(r.cost), sessions: Number(r.sessions) },
+    };
   }
 
   /**
