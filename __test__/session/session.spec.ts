@@ -126,6 +126,25 @@ describe('turn outcomes', () => {
   });
 });
 
+describe('turn records', () => {
+  it('keep why a turn failed (code, message, line, frame, budget) through snapshots', async () => {
+    const session = new Session({ policy: OPEN, budget: { hostCalls: 3 } });
+    await session.executeTurn('return 1');
+    await session.executeTurn('const x = 1;\nnull.boom;');
+    await session.executeTurn(`throw new Error('${'m'.repeat(5000)}')`);
+    await session.executeTurn("for (let i = 0; i < 5; i++) world.write('f' + i, 'x');");
+    const turns = Session.restore(session.snapshot()).turns;
+    expect(turns[0]).not.toHaveProperty('error');
+    expect(turns[1]).toMatchObject({
+      outcome: 'error',
+      error: { code: 'EVAL_ERROR', name: 'TypeError', line: 2, frame: expect.stringContaining('null.boom') },
+    });
+    expect(turns[1].error?.message).toMatch(/null/);
+    expect(turns[2].error?.message.length).toBeLessThanOrEqual(2049);
+    expect(turns[3]).toMatchObject({ outcome: 'nonconverged', error: { code: 'BUDGET_EXCEEDED', budget: 'hostCalls' } });
+  });
+});
+
 describe('policy', () => {
   it('the default is SAFE_ANALYSIS: operations outside its list are refused, and the refusal is audited', async () => {
     let ran = 0;

@@ -249,12 +249,23 @@ export declare class Session {
   /** A copy of `env` as the last successful turn left it. */
   readonly env: Record<string, unknown>;
   readonly pendingApprovals: ApprovalRequest[];
+  /** The turns so far; a turn that failed keeps why (message and frame cut at 2,048 characters). */
   readonly turns: {
     turnNumber: number;
     code: string;
     outcome: TurnOutcome['tag'];
     startedAt: number;
     wallMs: number;
+    error?: {
+      code: string;
+      message: string;
+      name?: string;
+      line?: number;
+      column?: number;
+      frame?: string;
+      /** The budget that ran out (`nonconverged` turns). */
+      budget?: string;
+    };
   }[];
   readonly audit: AuditLog;
   /** Never throws for guest, policy or budget errors. */

@@ -47,6 +47,10 @@ let restoreBound;
 /**
  * @typedef {import('./turn.js').Operation} Operation
  * @typedef {import('./store-hooks.js').DurableJournal} DurableJournal
+ * @typedef {{ code: string, message: string, name?: string, line?: number, column?: number, frame?: string,
+ *   budget?: string }} TurnFailure
+ * @typedef {{ turnNumber: number, code: string, outcome: import('./index.js').TurnOutcome['tag'], startedAt: number,
+ *   wallMs: number, error?: TurnFailure }} TurnRecord
  * @typedef {import('./turn.js').ApprovalRequest} ApprovalRequest
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
@@ -65,7 +69,7 @@ class Session {
   /** @type {import('./index.js').SessionStatus} */ #status = 'active';
   /** @type {Record<string, unknown>} */ #env = {};
   #turnNumber = 0;
-  /** @type {{ turnNumber: number, code: string, outcome: import('./index.js').TurnOutcome['tag'], startedAt: number, wallMs: number }[]} */
+  /** @type {TurnRecord[]} */
   #turns = [];
   /** @type {import('../index.js').ZipWorkspace | null} the proposals, in proposal mode */
   #staged = null;
@@ -426,6 +430,7 @@ class Session {
     }
     if (outcome.tag !== 'needs-approval') this.#pending = null;
     const existing = this.#turns.findIndex((t) => t.turnNumber === turn.turnNumber);
+    /** @type {TurnRecord} */
     const record = {
       turnNumber: turn.turnNumber,
       code: turn.code,
@@ -433,6 +438,8 @@ class Session {
       startedAt,
       wallMs: result.stats.wallMs,
     };
+    const failure = failureOf(outcome);
+    if (failure) record.error = failure;
     if (existing >= 0) this.#turns[existing] = record;
     else this.#turns.push(record);
     work.dispose();
@@ -712,6 +719,31 @@ class Session {
       /** @type {unknown} */ (snap.stagedOrigin)
     );
   }
+}
+
+/** How much of a failed turn's message and frame its record keeps (they are in every snapshot). */
+const MAX_FAILURE_CHARS = 2048;
+
+/**
+ * Why a turn failed, as its record keeps it (null for a turn that did not fail): code, message,
+ * where (line, column, the frame's source line) and which budget ran out.
+ * @param {TurnOutcome} outcome
+ * @returns {TurnFailure | null}
+ */
+function failureOf(outcome) {
+  const o = /** @type {Record<string, unknown>} */ (outcome);
+  if (typeof o.code !== 'string') return null;
+  const cut = (/** @type {unknown} */ text) =>
+    typeof text === 'string' && text.length > MAX_FAILURE_CHARS ? `${text.slice(0, MAX_FAILURE_CHARS)}…` : text;
+  return {
+    code: o.code,
+    message: /** @type {string} */ (cut(o.message ?? '')),
+    ...(typeof o.name === 'string' ? { name: /** @type {string} */ (cut(o.name)) } : {}),
+    ...(typeof o.line === 'number' ? { line: o.line } : {}),
+    ...(typeof o.column === 'number' ? { column: o.column } : {}),
+    ...(typeof o.frame === 'string' ? { frame: /** @type {string} */ (cut(o.frame)) } : {}),
+    ...(typeof o.budget === 'string' ? { budget: o.budget } : {}),
+  };
 }
 
 module.exports = { Session, attachStore, snapshotBound, restoreBound, BUDGET_KINDS };
