@@ -230,9 +230,11 @@ class Fleet {
       waiters.add(wake);
       this.#waiters.set(turnId, waiters);
       try {
-        const { rows } = await this.#store.pool.query(`SELECT status, result FROM ${this.#s}.turns WHERE id = $1`, [
-          turnId,
-        ]);
+        const { rows } = await this.#store.pool
+          .query(`SELECT status, result FROM ${this.#s}.turns WHERE id = $1`, [turnId])
+          .catch((e) => {
+            throw unreachable(e, `reading turn ${turnId}`);
+          });
         if (rows.length === 0) throw sessionError(ErrorCode.NotFound, `no turn ${turnId}`);
         if (SETTLED.has(rows[0].status)) return { status: rows[0].status, ...rows[0].result };
         const left = deadline - Date.now();
@@ -630,6 +632,25 @@ class Fleet {
     this.#listener = null;
     if (listener) await (await listener.catch(() => null))?.end().catch(() => {});
   }
+}
+
+/** Driver errors that mean the server could not be reached (or went away). */
+const UNREACHABLE = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|57P0[123]|08\d{3})$/;
+
+/**
+ * A failure to reach PostgreSQL as UNAVAILABLE (the driver's error as `cause`); others unchanged.
+ * @param {unknown} e
+ * @param {string} doing
+ */
+function unreachable(e, doing) {
+  const err = /** @type {Error & { code?: string }} */ (e);
+  const lost =
+    (typeof err?.code === 'string' && UNREACHABLE.test(err.code)) ||
+    /timeout exceeded when trying to connect|Connection terminated/.test(String(err?.message));
+  if (!lost) return e;
+  return Object.assign(new Error(`Fleet could not reach PostgreSQL while ${doing}: ${err.message}`, { cause: e }), {
+    code: ErrorCode.Unavailable,
+  });
 }
 
 /** @param {unknown} e */
