@@ -380,6 +380,12 @@ class Fleet {
     const attempt = job.retryCount + 1;
     const claim = await this.#store.pool.connect();
     let broken = false;
+    // A checked-out client reports a lost connection as an 'error' event, which would end the
+    // process unheard; the claim is then gone with the connection, and the client is dropped.
+    const lost = () => {
+      broken = true;
+    };
+    claim.on('error', lost);
     /** @type {(() => Promise<void>)[]} */
     const releases = [];
     try {
@@ -420,6 +426,7 @@ class Fleet {
         await release().catch(() => {
           broken = true;
         });
+      claim.off('error', lost);
       claim.release(broken);
     }
   }
