@@ -303,12 +303,14 @@ describe('Fleet: tenant caps', () => {
 });
 
 describe('quickrealm worker', () => {
-  it('refuses bad flags with exit 2 and INVALID_INPUT on stderr', async () => {
+  it('refuses bad flags with exit 2 and INVALID_INPUT on stderr, and an unreachable server with exit 1', async () => {
     const cases = [
       ['worker', '--operations', 'x.mjs'],
       ['worker', '--db', world.url],
       ['worker', '--db', world.url, '--operations', 'x.mjs', '--concurrency', '0'],
       ['worker', '--db', world.url, '--operations', '/no/such/module.mjs'],
+      ['worker', '--db', world.url, '--operations', OPERATIONS_MODULE, '--bogus'],
+      ['worker', '--db', 'not a url', '--operations', OPERATIONS_MODULE],
     ];
     for (const args of cases) {
       const w = await startWorker(world.url, { args });
@@ -316,6 +318,15 @@ describe('quickrealm worker', () => {
       expect(code, args.join(' ')).toBe(2);
       expect(JSON.parse(w.stderr().trim().split('\n').at(-1) ?? '')).toMatchObject({ code: 'INVALID_INPUT' });
     }
+    // A server nobody answers on: exit 1 with UNAVAILABLE, at once.
+    const unreachable = `postgres://postgres@127.0.0.1:${await closedPort()}/postgres`;
+    const started = Date.now();
+    const w = await startWorker(unreachable, {
+      args: ['worker', '--db', unreachable, '--operations', OPERATIONS_MODULE],
+    });
+    expect((await w.exited).code).toBe(1);
+    expect(JSON.parse(w.stderr().trim().split('\n').at(-1) ?? '')).toMatchObject({ code: 'UNAVAILABLE' });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('runs a submitted turn, and on SIGTERM finishes the running turn before it exits', async () => {
