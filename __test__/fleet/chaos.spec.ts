@@ -181,6 +181,8 @@ describe('chaos: PostgreSQL fails', () => {
     const effects = await world.effects('session_id = $1', [id]);
     expect(effects.map((e) => e.label)).toEqual(['before', 'approved']);
     const value = valueOf(done) as unknown[];
+    const { rows } = await world.store.pool.query('SELECT attempt FROM quickrealm.turns WHERE id = $1', [resumed]);
+    console.info(`resumed turn after the restart: attempt ${rows[0].attempt}, value ${JSON.stringify(value)}`);
     // The approved call ran once; if the restart cut it short the guest is told so, it is not run again.
     expect(value[0]).toBe('before');
 
