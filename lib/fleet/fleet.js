@@ -16,20 +16,20 @@ const { SessionManager, metaOf, recordsOf } = require('../session/manager.js');
 const { snapshotBound, restoreBound } = require('../session/session.js');
 const { attachJournal } = require('../session/store-hooks.js');
 const { postgresJournal } = require('./journal.js');
+const { storeError } = require('./store.js');
 
 const DEFAULT_QUEUE = 'quickrealm-turns';
 /** Turn rows in these states have their result. */
 const SETTLED = new Set(['done', 'failed', 'paused']);
 /** How long one wait for a claim blocks before the worker looks at its job again. */
 const CLAIM_WAIT = '1s';
-const POLL_MS = 1000;
 
 /**
  * @typedef {{ store: import('./store.js').PostgresStore,
  *   operations?: import('../session/index.js').SessionOptions['operations'],
  *   snapshotKey?: Uint8Array | string, queue?: string, heartbeatSeconds?: number,
  *   expireInSeconds?: number, retryLimit?: number, retryDelaySeconds?: number,
- *   superviseIntervalSeconds?: number, pollingIntervalSeconds?: number, workerId?: string,
+ *   superviseIntervalSeconds?: number, pollingIntervalSeconds?: number, resultPollMs?: number, workerId?: string,
  *   connection?: Record<string, unknown> }} FleetOptions
  * @typedef {{ id: string, session_id: string, tenant: string | null, kind: 'turn' | 'resume',
  *   code: string | null, status: string, result: any, attempt: number, turn_number: number | null }} TurnRow
@@ -114,6 +114,7 @@ class Fleet {
       retryDelaySeconds: wholeAtLeast(options.retryDelaySeconds ?? 1, 0, 'retryDelaySeconds'),
       superviseIntervalSeconds: wholeAtLeast(options.superviseIntervalSeconds ?? 2, 1, 'superviseIntervalSeconds'),
       pollingIntervalSeconds: Math.max(0.5, Number(options.pollingIntervalSeconds ?? 0.5)),
+      resultPollMs: wholeAtLeast(options.resultPollMs ?? 1000, 10, 'resultPollMs'),
     };
     this.#workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.#s = `"${this.#store.schema}"`;
@@ -213,7 +214,7 @@ class Fleet {
 
   /**
    * The result of a turn once it has one (finished, failed, or paused for approval), woken by
-   * NOTIFY and polling every second as a fallback. TIMEOUT after `timeoutMs`.
+   * NOTIFY, polling every `resultPollMs` as a fallback. TIMEOUT after `timeoutMs`.
    * @param {string} turnId
    * @param {{ timeoutMs?: number }} [options]
    */
@@ -230,14 +231,16 @@ class Fleet {
       waiters.add(wake);
       this.#waiters.set(turnId, waiters);
       try {
-        const { rows } = await this.#store.pool.query(`SELECT status, result FROM ${this.#s}.turns WHERE id = $1`, [
-          turnId,
-        ]);
+        const { rows } = await this.#store.pool
+          .query(`SELECT status, result FROM ${this.#s}.turns WHERE id = $1`, [turnId])
+          .catch((e) => {
+            throw storeError(e, `reading turn ${turnId}`, 'Fleet');
+          });
         if (rows.length === 0) throw sessionError(ErrorCode.NotFound, `no turn ${turnId}`);
         if (SETTLED.has(rows[0].status)) return { status: rows[0].status, ...rows[0].result };
         const left = deadline - Date.now();
         if (left <= 0) throw sessionError(ErrorCode.Timeout, `turn ${turnId} has no result after ${timeoutMs} ms`);
-        await Promise.race([woken, sleep(Math.min(POLL_MS, left))]);
+        await Promise.race([woken, sleep(Math.min(this.#options.resultPollMs, left))]);
       } finally {
         waiters.delete(wake);
         if (waiters.size === 0) this.#waiters.delete(turnId);
@@ -378,6 +381,12 @@ class Fleet {
     const attempt = job.retryCount + 1;
     const claim = await this.#store.pool.connect();
     let broken = false;
+    // A checked-out client reports a lost connection as an 'error' event, which would end the
+    // process unheard; the claim is then gone with the connection, and the client is dropped.
+    const lost = () => {
+      broken = true;
+    };
+    claim.on('error', lost);
     /** @type {(() => Promise<void>)[]} */
     const releases = [];
     try {
@@ -423,6 +432,7 @@ class Fleet {
         await claim.query('RESET lock_timeout').catch(() => {
           broken = true;
         });
+      claim.off('error', lost);
       claim.release(broken);
     }
   }

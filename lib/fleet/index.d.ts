@@ -137,6 +137,8 @@ export interface FleetOptions {
   superviseIntervalSeconds?: number;
   /** How often an idle worker looks for turns when no notification arrives. @defaultValue 0.5 */
   pollingIntervalSeconds?: number;
+  /** How often `result()` looks at the turn when no notification arrives (its fallback). @defaultValue 1000 */
+  resultPollMs?: number;
   /** Names this process in `turns.claimed_by`. @defaultValue host:pid:random */
   workerId?: string;
   /** pg-boss's connection options, when they differ from the store's pool. */

@@ -105,15 +105,16 @@ function checkConnectionString(text) {
  * unchanged.
  * @param {unknown} e
  * @param {string} doing
+ * @param {string} [who] the class that was reaching it
  */
-function storeError(e, doing) {
+function storeError(e, doing, who = 'PostgresStore') {
   const err = /** @type {Error & { code?: string }} */ (e);
   const unreachable =
     (typeof err?.code === 'string' && UNREACHABLE.has(err.code)) ||
     /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED/.test(String(err?.message));
   if (!unreachable) return e;
   return Object.assign(
-    new Error(`${ErrorCode.Unavailable}: PostgresStore could not reach PostgreSQL while ${doing}: ${err.message}`, {
+    new Error(`${ErrorCode.Unavailable}: ${who} could not reach PostgreSQL while ${doing}: ${err.message}`, {
       cause: e,
     }),
     { code: ErrorCode.Unavailable },
@@ -221,6 +222,12 @@ class PostgresStore {
       throw storeError(e, doing);
     }
     let broken = false;
+    // Out of the pool nobody else listens: a server that goes away mid-transaction must fail
+    // the transaction, not end the process with an unheard 'error' event.
+    const lost = () => {
+      broken = true;
+    };
+    client.on('error', lost);
     try {
       await client.query('begin');
       const out = await body(client);
@@ -234,6 +241,7 @@ class PostgresStore {
       }
       throw storeError(e, doing);
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }
@@ -670,4 +678,4 @@ function metaOfRow(row) {
   };
 }
 
-module.exports = { PostgresStore };
+module.exports = { PostgresStore, storeError };
