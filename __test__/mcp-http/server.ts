@@ -10,6 +10,8 @@ export interface Served {
   url: string;
   child: ChildProcess;
   stderr: () => string;
+  /** The exit code, once it exits. */
+  exited: Promise<number | null>;
   /** SIGTERM, then the exit code. */
   stop: () => Promise<number | null>;
 }
@@ -33,6 +35,7 @@ export function serve(args: string[], options: { env?: NodeJS.ProcessEnv; node?:
         resolve({
           url: JSON.parse(line).url,
           child,
+          exited,
           stderr: () => err,
           stop: async () => {
             if (child.exitCode === null) child.kill('SIGTERM');

@@ -137,7 +137,13 @@ async function serveMcpHttp(options) {
     /** Stops taking requests, lets the running ones finish, then resolves. */
     close: () =>
       new Promise((resolve) => {
-        httpServer.close(() => resolve());
+        // A kept-alive connection turns idle when its request is answered: closed then, not at
+        // the client's keep-alive timeout.
+        const idle = setInterval(() => httpServer.closeIdleConnections(), 50);
+        httpServer.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
         httpServer.closeIdleConnections();
       }),
   };

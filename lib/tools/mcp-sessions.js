@@ -8,7 +8,6 @@
 const { ErrorCode } = require('../errors.js');
 const { createToolSet } = require('./toolset.js');
 const { describeTurn } = require('../session/tools.js');
-const { sessionError } = require('../session/errors.js');
 
 /**
  * @typedef {import('../session/index.js').SessionManager} SessionManager
@@ -87,6 +86,30 @@ function turnResult(sessionId, turn) {
 }
 
 /**
+ * A tool failure with `code`: the tool set writes it as `ERROR CODE: message`.
+ * @param {string} code
+ * @param {string} message
+ */
+const failure = (code, message) => Object.assign(new Error(message), { code });
+
+/**
+ * Runs a call of the session layer; its errors read `CODE: message`, which the tool set would
+ * prefix with the code again, so the prefix is taken off.
+ * @template T
+ * @param {() => Promise<T>} call
+ * @returns {Promise<T>}
+ */
+async function sessionCall(call) {
+  try {
+    return await call();
+  } catch (e) {
+    const code = /** @type {{ code?: unknown }} */ (e)?.code;
+    if (typeof code !== 'string' || !(e instanceof Error)) throw e;
+    throw failure(code, e.message.startsWith(`${code}: `) ? e.message.slice(code.length + 2) : e.message);
+  }
+}
+
+/**
  * @param {SessionManager} manager
  * @param {{ create?: SessionOptions | null }} [options] `create`: the options of a session that
  *   execute_turn creates when its id is not stored yet; without it such a call is NOT_FOUND
@@ -96,8 +119,8 @@ function sessionManagerTools(manager, options = {}) {
   const create = options.create ?? null;
   /** @param {string} id */
   const mustGet = async (id) => {
-    const session = await manager.get(id);
-    if (!session) throw sessionError(ErrorCode.NotFound, `no session ${id}`);
+    const session = await sessionCall(() => manager.get(id));
+    if (!session) throw failure(ErrorCode.NotFound, `no session ${id}`);
     return session;
   };
   return createToolSet([
@@ -118,8 +141,9 @@ function sessionManagerTools(manager, options = {}) {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       handler: async (args, context) => {
         const id = /** @type {string} */ (args.sessionId);
-        const session =
-          (await manager.get(id)) ?? (create ? await manager.create({ ...create, id }) : await mustGet(id));
+        const session = await sessionCall(
+          async () => (await manager.get(id)) ?? (create ? await manager.create({ ...create, id }) : await mustGet(id)),
+        );
         const turn = await session.executeTurn(/** @type {string} */ (args.code), { signal: context.signal });
         return turnResult(id, turn);
       },
@@ -185,7 +209,7 @@ function sessionManagerTools(manager, options = {}) {
         const id = /** @type {string} */ (args.sessionId);
         const requestId = /** @type {string} */ (args.requestId);
         await mustGet(id);
-        await manager.approve(id, requestId, 'value' in args ? { value: args.value } : undefined);
+        await sessionCall(() => manager.approve(id, requestId, 'value' in args ? { value: args.value } : undefined));
         return {
           ok: true,
           content: `Approved ${requestId}. Call resume with sessionId ${JSON.stringify(id)} to continue the turn.`,
@@ -218,7 +242,7 @@ function sessionManagerTools(manager, options = {}) {
         const id = /** @type {string} */ (args.sessionId);
         const requestId = /** @type {string} */ (args.requestId);
         await mustGet(id);
-        await manager.reject(id, requestId, /** @type {string | undefined} */ (args.reason));
+        await sessionCall(() => manager.reject(id, requestId, /** @type {string | undefined} */ (args.reason)));
         return {
           ok: true,
           content: `Rejected ${requestId}. Call resume with sessionId ${JSON.stringify(id)} to continue the turn.`,
@@ -246,7 +270,7 @@ function sessionManagerTools(manager, options = {}) {
       handler: async (args) => {
         const id = /** @type {string} */ (args.sessionId);
         await mustGet(id);
-        const turn = await manager.resume(id);
+        const turn = await sessionCall(() => manager.resume(id));
         if (turn === null) {
           return { ok: true, content: `Session ${id} is active again.`, data: { sessionId: id, status: 'active' } };
         }
