@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ZipWorkspace } from '../../lib/index.js';
@@ -267,12 +268,40 @@ describe('quickrealm mcp --http', () => {
       [['mcp', '--zip', 'w.zip', '--http', '0', '--host', '0.0.0.0'], /every address: give --token-env/],
       [['mcp', '--zip', 'w.zip', '--create-sessions'], /--create-sessions needs --sessions/],
       [['mcp', '--sessions', '/no/such/folder', '--http', '0'], /is not a folder/],
+      [
+        ['mcp', '--sessions', __dirname, '--operations', 'no/such/module.mjs'],
+        /^cannot load --operations no\/such\/module\.mjs: /,
+      ],
+      [
+        ['mcp', '--sessions', __dirname, '--operations', join(__dirname, 'fixtures', 'no-operations.mjs')],
+        /must export `operations`/,
+      ],
+      [['mcp', '--zip', 'w.zip', '--operations', OPERATIONS], /--operations needs --sessions/],
       [['run', '--http', '80'], /--http belongs to quickrealm mcp/],
     ] as const) {
       const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(2);
       expect(JSON.parse(r.stderr).message).toMatch(message);
     }
+  });
+
+  it('offers the session tools over stdio too', async () => {
+    const dir = tempDir();
+    const client = new Client({ name: 'test-client', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', '--sessions', dir, '--create-sessions', '--operations', OPERATIONS],
+        cwd: ROOT,
+        stderr: 'pipe',
+      }),
+    );
+    cleanup.push(() => client.close());
+    const turn = await client.callTool({
+      name: 'execute_turn',
+      arguments: { sessionId: 'io', code: 'return await rates.get("CHF")' },
+    });
+    expect(turn.structuredContent).toMatchObject({ outcome: { tag: 'ok', value: { currency: 'CHF', rate: 2 } } });
   });
 
   it('on SIGTERM finishes the request in flight, then exits 0', async () => {
