@@ -3,7 +3,7 @@
 //
 //   quickrealm run   < request.json   deny-by-default snippet runner (JSON on stdin), see ./run.js
 //   quickrealm exec  < request.json   run a file of a zipped workspace (JSON on stdin), see ./exec.js
-//   quickrealm mcp --zip <file> [--dialect <name>]   an MCP server over stdio for a zipped workspace, see ./mcp.js
+//   quickrealm mcp --zip <file> | --sessions <folder> [--http <port>]   an MCP server (stdio or HTTP), see ./mcp.js
 //   quickrealm chat --zip <file>      chat with a model working on a zipped workspace, see ./chat.js
 //   quickrealm worker --db <url> --operations <module>   a fleet worker process, see ./worker.js
 
@@ -17,7 +17,8 @@ const { commandChat } = require('./chat.js');
 const { commandWorker } = require('./worker.js');
 
 const USAGE =
-  'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>]' +
+  'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>] [--sessions <folder> [--create-sessions] [--operations <module>]]' +
+  ' [--http <port> [--host <address>] [--token-env <name>]]' +
   ' | quickrealm chat --zip <file> [--base-url <url>] [--model <name>] [--chat <file>] [--verbose-tools]' +
   ' | quickrealm worker --db <url> --operations <module> [--concurrency <n>] [--schema <name>] [--queue <name>]';
 
@@ -30,12 +31,21 @@ Commands (run and exec read one JSON request on stdin and answer JSON on stdout)
   exec   run a file of a zipped workspace (ES modules, CommonJS, TypeScript)
          request: {"zipBase64": string, "entryPath": string, "argv"?: [], "env"?: {}, "timeoutMs"?: number}
          answer:  {"ok", "stdout", "stderr", "exitCode", "zipBase64", "error"?}
-  mcp    serve a zipped workspace to an MCP client over stdio: the workspace tools (fs_*, js_exec),
-         run_js, and with --dialect an editor dialect's tools; the zip is saved after each change
-         (a missing file starts an empty workspace)
-         --zip <file>      the workspace archive (required)
-         --dialect <name>  anthropic-text-editor, anthropic-memory, openai-apply-patch or mcp-filesystem
-                           (a dialect tool named like a workspace tool or run_js replaces it)
+  mcp    serve a zipped workspace and/or stored sessions to an MCP client, over stdio or HTTP:
+         the workspace tools (fs_*, js_exec), run_js, and with --dialect an editor dialect's tools;
+         the zip is saved after each change (a missing file starts an empty workspace)
+         --zip <file>          the workspace archive
+         --dialect <name>      anthropic-text-editor, anthropic-memory, openai-apply-patch or mcp-filesystem
+                               (a dialect tool named like a workspace tool or run_js replaces it)
+         --sessions <folder>   sessions kept in this folder as tools: execute_turn, list_proposals,
+                               approve, reject, resume (each takes a sessionId)
+         --create-sessions     execute_turn with a new sessionId creates the session (else NOT_FOUND)
+         --operations <file>   a module exporting \`operations\` the sessions can call (and optionally
+                               \`snapshotKey\`, and \`session\`: options of created sessions)
+         --http <port>         serve stateless Streamable HTTP at http://<host>:<port>/mcp (0: any free port)
+         --host <address>      the address to listen on (default 127.0.0.1; 0.0.0.0 needs --token-env)
+         --token-env <name>    require "Authorization: Bearer <token>", the token read from this variable
+         SIGTERM or SIGINT lets running requests finish, then exits.
   chat   chat in the terminal with a model behind an OpenAI-compatible endpoint (Ollama by default)
          that works on a zipped workspace with the workspace tools; the zip is saved after each
          change, the chat log after each turn (and resumed on the next start)
@@ -78,6 +88,7 @@ function dispatch(argv) {
    *     help?: boolean, version?: boolean, zip?: string, dialect?: string,
    *     'base-url'?: string, model?: string, chat?: string, 'verbose-tools'?: boolean,
    *     db?: string, operations?: string, concurrency?: string, schema?: string, queue?: string,
+   *     http?: string, host?: string, 'token-env'?: string, sessions?: string, 'create-sessions'?: boolean,
    *   },
    *   positionals: string[],
    * }}
@@ -102,6 +113,11 @@ function dispatch(argv) {
         concurrency: { type: 'string' },
         schema: { type: 'string' },
         queue: { type: 'string' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        'token-env': { type: 'string' },
+        sessions: { type: 'string' },
+        'create-sessions': { type: 'boolean' },
       },
     });
   } catch (e) {
@@ -127,10 +143,15 @@ function dispatch(argv) {
     ['chat', parsed.values.chat, ['chat']],
     ['verbose-tools', parsed.values['verbose-tools'], ['chat']],
     ['db', parsed.values.db, ['worker']],
-    ['operations', parsed.values.operations, ['worker']],
+    ['operations', parsed.values.operations, ['worker', 'mcp']],
     ['concurrency', parsed.values.concurrency, ['worker']],
     ['schema', parsed.values.schema, ['worker']],
     ['queue', parsed.values.queue, ['worker']],
+    ['http', parsed.values.http, ['mcp']],
+    ['host', parsed.values.host, ['mcp']],
+    ['token-env', parsed.values['token-env'], ['mcp']],
+    ['sessions', parsed.values.sessions, ['mcp']],
+    ['create-sessions', parsed.values['create-sessions'], ['mcp']],
   ];
   for (const [name, value, commands] of owned) {
     if (value !== undefined && !commands.includes(command)) {
@@ -141,7 +162,22 @@ function dispatch(argv) {
       );
     }
   }
-  if (command === 'mcp' && rest.length === 0) return commandMcp({ zip, dialect }, version());
+  if (command === 'mcp' && rest.length === 0) {
+    const v = parsed.values;
+    return commandMcp(
+      {
+        zip,
+        dialect,
+        http: v.http,
+        host: v.host,
+        tokenEnv: v['token-env'],
+        sessions: v.sessions,
+        createSessions: v['create-sessions'],
+        operations: v.operations,
+      },
+      version(),
+    );
+  }
   if (command === 'chat' && rest.length === 0) {
     return commandChat({
       zip,

@@ -4,10 +4,9 @@
 // export), and may export `snapshotKey` and `fleet` (more Fleet options). The tables are
 // migrated on start; SIGTERM or SIGINT drains the running turns, then the process exits.
 
-const path = require('node:path');
-const { pathToFileURL } = require('node:url');
 const { ErrorCode } = require('../errors.js');
 const { EXIT_FAILED, EXIT_INVALID, fail } = require('./io.js');
+const { loadOperationsModule } = require('./operations-module.js');
 
 /** @param {unknown} e */
 const messageOf = (e) => (e instanceof Error ? e.message : String(e));
@@ -22,24 +21,13 @@ async function commandWorker(options) {
   const concurrency = options.concurrency === undefined ? 1 : Number(options.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1)
     return fail(ErrorCode.InvalidInput, '--concurrency must be a whole number ≥ 1', EXIT_INVALID);
-  let loaded;
+  let module;
+  let operations;
   try {
-    loaded = await import(pathToFileURL(path.resolve(options.operations)).href);
+    ({ module, operations } = await loadOperationsModule(options.operations));
   } catch (e) {
-    return fail(
-      ErrorCode.InvalidInput,
-      `cannot load --operations ${options.operations}: ${messageOf(e)}`,
-      EXIT_INVALID,
-    );
+    return fail(ErrorCode.InvalidInput, messageOf(e), EXIT_INVALID);
   }
-  const module = loaded.default && typeof loaded.default === 'object' && !loaded.operations ? loaded.default : loaded;
-  const operations = module.operations ?? module.default;
-  if (!operations || typeof operations !== 'object')
-    return fail(
-      ErrorCode.InvalidInput,
-      `--operations ${options.operations} must export \`operations\` (an object of operations)`,
-      EXIT_INVALID,
-    );
   const { PostgresStore, Fleet } = require('../fleet/index.js');
   let store;
   let fleet;

@@ -419,7 +419,8 @@ export interface McpServerOptions {
 /**
  * An MCP server (`McpServer` of `@modelcontextprotocol/sdk`, an optional peer dependency)
  * offering the tools of `set` with their JSON Schemas and annotations; results are one text
- * block with `isError: true` for failures. It serves exactly this set: combine sets with
+ * block with `isError: true` for failures, and a result's `data` (when a plain JSON object) and
+ * a failure's `code` also come as `structuredContent`. It serves exactly this set: combine sets with
  * {@link combineToolSets} rather than calling its `registerTool`.
  * @throws {Error} with `code: 'MODULE_NOT_FOUND'` when `@modelcontextprotocol/sdk` is not installed.
  * @example

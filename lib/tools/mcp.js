@@ -14,9 +14,30 @@ const { loadPeer } = require('./peers.js');
  */
 
 /**
+ * A result's data and failure code as `structuredContent` (an object, as MCP wants it): what a
+ * client can act on without reading the text. Nothing when there is neither, or when the data
+ * is not JSON.
+ * @param {import('./index.js').ToolResult} r
+ * @returns {{ structuredContent?: Record<string, unknown> }}
+ */
+function structuredOf(r) {
+  const code = !r.ok && typeof r.code === 'string' ? { code: r.code } : {};
+  let data = {};
+  if (isPlainObject(r.data)) {
+    try {
+      data = JSON.parse(JSON.stringify(r.data));
+    } catch {
+      data = {};
+    }
+  }
+  const structured = { ...data, ...code };
+  return Object.keys(structured).length ? { structuredContent: structured } : {};
+}
+
+/**
  * An McpServer offering the tools of `set`; connect it to a transport to serve them. Results
  * are one text block, with `isError: true` for failures (bad arguments and unknown tools
- * included).
+ * included); a result's data and a failure's code also come as `structuredContent`.
  * @param {ToolSet} set
  * @param {McpServerOptions} options
  * @returns {any}
@@ -71,7 +92,7 @@ function createMcpServer(set, options) {
         request.params.arguments ?? {},
         extra?.signal ? { signal: extra.signal } : {},
       );
-      return { content: [{ type: 'text', text: r.content }], isError: !r.ok };
+      return { content: [{ type: 'text', text: r.content }], isError: !r.ok, ...structuredOf(r) };
     },
   );
   return server;
