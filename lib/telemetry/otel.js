@@ -8,6 +8,11 @@ const { invalidInput } = require('../errors.js');
 const { version } = require('../../package.json');
 
 const SCOPE = 'quickrealm';
+/**
+ * Where every copy of the 1.x API registers its global providers (its cross-copy contract): while
+ * it holds neither a tracer nor a meter provider, nothing is registered and nothing more is asked.
+ */
+const REGISTRY = Symbol.for('opentelemetry.js.api.1');
 
 /** Histogram buckets in seconds: runs take from tens of microseconds to a minute. */
 const DURATION_BUCKETS = [
@@ -69,6 +74,10 @@ function load() {
 function listening() {
   const loaded = api === undefined ? load() : api;
   if (loaded === null || !settings.enabled) return false;
+  const registry = /** @type {Record<string, unknown> | undefined} */ (
+    /** @type {Record<symbol, unknown>} */ (globalThis)[REGISTRY]
+  );
+  if (registry === undefined || (registry.trace === undefined && registry.metrics === undefined)) return false;
   const tracerProvider = loaded.trace.getTracerProvider();
   // Another copy of the API may have registered the global proxy: asked by shape, not class.
   const delegate =
