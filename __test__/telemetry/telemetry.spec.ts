@@ -427,8 +427,20 @@ describe('without a provider, or without the API', () => {
   it('only a meter provider: metrics without spans', async () => {
     api.trace.disable();
     await run('null.x');
+    const s = new Session({
+      policy: OPEN,
+      operations: {
+        fails: () => {
+          throw Object.assign(new Error('down'), { code: 'BACKEND_DOWN' });
+        },
+      },
+    });
+    const t = await s.executeTurn('try { await fails() } catch (e) { return e.message }');
+    expect(t.outcome).toEqual({ tag: 'ok', value: 'down' });
     expect(finished()).toEqual([]);
     expect(await valueOf('quickrealm.errors', { kind: 'run', code: 'EVAL_ERROR' })).toBe(1);
+    expect(await valueOf('quickrealm.errors', { kind: 'operation', code: 'BACKEND_DOWN' })).toBe(1);
+    expect(await valueOf('quickrealm.turns', { outcome: 'ok' })).toBe(1);
   });
 
   it('enabled: false switches the instrumentation off while providers stay registered', async () => {

@@ -378,10 +378,18 @@ function observeOperation(call, argsJson, body) {
   if (!otel.listening()) return body();
   const { api } = otel;
   if (otel.tracer === null) {
-    return Promise.resolve(body()).catch((e) => {
+    /** @param {unknown} e */
+    const counted = (e) => {
       otel.instruments?.errors.add(1, { kind: 'operation', code: codeOfThrown(e) });
       throw e;
-    });
+    };
+    let out;
+    try {
+      out = body();
+    } catch (e) {
+      return counted(e);
+    }
+    return Promise.resolve(out).catch(counted);
   }
   const active = api.context.active();
   const turnSpan = turnSpanKey && /** @type {Span | undefined} */ (active.getValue(turnSpanKey));
