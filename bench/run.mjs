@@ -3,7 +3,7 @@
 //
 //   node --no-node-snapshot --expose-gc bench/run.mjs [case ...] [options]
 //
-// Cases: realm compute memory membrane throughput tree (default: all).
+// Cases: realm compute memory membrane throughput tree telemetry (default: all).
 // Options:
 //   --only=a,b     only rows whose implementation name contains one of these
 //   --skip=a,b     drop rows whose implementation name contains one of these
@@ -27,6 +27,7 @@ import * as memory from './cases/memory.mjs';
 import * as membrane from './cases/membrane.mjs';
 import * as throughput from './cases/throughput.mjs';
 import * as tree from './cases/tree.mjs';
+import * as telemetry from './cases/telemetry.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -37,6 +38,7 @@ const CASES = [
   ['membrane', membrane],
   ['throughput', throughput],
   ['tree', tree],
+  ['telemetry', telemetry],
 ];
 
 function parseArgs(argv) {

@@ -280,3 +280,7 @@ export * from './component/index.js';
 // ----- Sessions (declarations in session/index.d.ts) -----
 
 export * from './session/index.js';
+
+// ----- OpenTelemetry (declarations in telemetry/index.d.ts) -----
+
+export * from './telemetry/index.js';

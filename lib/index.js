@@ -15,6 +15,7 @@ const {
   describeTurn,
   operationContext,
 } = require('./session/index.js');
+const { configureTelemetry } = require('./telemetry/index.js');
 
 module.exports = {
   run,
@@ -39,4 +40,5 @@ module.exports = {
   sessionTools,
   describeTurn,
   operationContext,
+  configureTelemetry,
 };

@@ -9,6 +9,7 @@ const { printLogs } = require('./console.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
 const { dataText } = require('./data-text.js');
+const { observeRun, observeRunSync } = require('./telemetry/hooks.js');
 
 /**
  * @typedef {import('./index.js').RunOptions} RunOptions
@@ -193,7 +194,7 @@ function workspaceOf(options) {
  */
 function runSync(source, options) {
   const id = runStarted(describeRun('runSync', source, options));
-  const result = runSyncUnobserved(source, options);
+  const result = observeRunSync('runSync', source, options, runSyncUnobserved);
   runEnded(id, 'runSync', result);
   return result;
 }
@@ -241,7 +242,7 @@ function inheritConsole(result, options) {
  */
 function run(source, options) {
   const id = runStarted(describeRun('run', source, options));
-  return runUnobserved(source, options).then((result) => {
+  return observeRun('run', source, options, runUnobserved).then((result) => {
     runEnded(id, 'run', result);
     return result;
   });

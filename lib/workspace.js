@@ -8,6 +8,7 @@ const binding = require('./native/load.js');
 const { ErrorCode } = require('./errors.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
+const { observeExec } = require('./telemetry/hooks.js');
 
 const Native = binding.ZipWorkspace;
 
@@ -84,7 +85,7 @@ class ZipWorkspace extends Native {
    */
   exec(entryPath, options) {
     const id = runStarted(() => ({ kind: 'exec', entryPath: String(entryPath) }));
-    return execUnobserved(this, entryPath, options).then(
+    return observeExec(this, entryPath, options, execUnobserved).then(
       (result) => {
         runEnded(id, 'exec', result);
         return result;

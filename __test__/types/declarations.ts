@@ -14,6 +14,7 @@ import type * as manager from '../../lib/session/manager.js';
 import type * as policy from '../../lib/session/policy.js';
 import type * as session from '../../lib/session/session.js';
 import type * as sessionTools from '../../lib/session/tools.js';
+import type * as telemetry from '../../lib/telemetry/otel.js';
 import type * as treeContext from '../../lib/tree-context.js';
 import type * as aiSdk from '../../lib/tools/ai-sdk.js';
 import type * as anthropic from '../../lib/tools/anthropic.js';
@@ -62,5 +63,6 @@ export type Checked = [
   Implements<typeof manager.SessionManager, typeof declared.SessionManager>,
   Implements<typeof sessionTools.sessionTools, typeof declared.sessionTools>,
   Implements<typeof sessionTools.describeTurn, typeof declared.describeTurn>,
+  Implements<typeof telemetry.configureTelemetry, typeof declared.configureTelemetry>,
   Implements<typeof treeContext.createContext, typeof declaredTree.createContext>,
 ];

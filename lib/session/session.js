@@ -27,6 +27,7 @@ const { auditView } = require('./audit.js');
 const { waitingRequest, approveRequest, rejectRequest, proposalsOf } = require('./approvals.js');
 const { storeHooks, attachStore, claimTurn, saveTurn, durableJournals } = require('./store-hooks.js');
 const { encodeSnapshot, decodeSnapshot } = require('./snapshot.js');
+const { observeTurn, approvalsSettled } = require('../telemetry/hooks.js');
 
 const { SessionLedger } = binding;
 
@@ -251,7 +252,16 @@ class Session {
    * @param {{ signal?: AbortSignal }} [options]
    * @returns {Promise<TurnResult>}
    */
-  async executeTurn(code, options = {}) {
+  executeTurn(code, options = {}) {
+    return observeTurn(this, false, code, () => this.#executeTurn(code, options));
+  }
+
+  /**
+   * @param {string} code
+   * @param {{ signal?: AbortSignal }} options
+   * @returns {Promise<TurnResult>}
+   */
+  async #executeTurn(code, options) {
     if (typeof code !== 'string')
       return this.#refused(errorOutcome(ErrorCode.InvalidInput, 'executeTurn(code): code must be a string'));
     if (this.#busy)
@@ -305,6 +315,7 @@ class Session {
    */
   approve(id, decision) {
     approveRequest(this.#request(id), decision);
+    approvalsSettled(1);
   }
 
   /**
@@ -314,6 +325,7 @@ class Session {
    */
   reject(id, reason) {
     rejectRequest(this.#request(id), reason);
+    approvalsSettled(1);
   }
 
   /** @param {string} id */
@@ -336,6 +348,16 @@ class Session {
         throw sessionError(ErrorCode.SessionState, `a ${this.#status} session cannot be resumed`);
       return null;
     }
+    return observeTurn(this, true, pending.code, () => this.#resumeTurn(pending, options));
+  }
+
+  /**
+   * `resume()` of the turn paused for approval.
+   * @param {PendingTurn} pending
+   * @param {{ signal?: AbortSignal }} options
+   * @returns {Promise<TurnResult>}
+   */
+  async #resumeTurn(pending, options) {
     if (this.#busy)
       return this.#refused(errorOutcome(ErrorCode.SessionState, 'a turn of this session is already running'));
     const waiting = pending.requests.filter((r) => r.status === 'pending');
@@ -573,6 +595,7 @@ class Session {
   /** Ends the session: proposals and any paused turn are discarded; status `aborted`. */
   abort() {
     this.#idle('abort');
+    approvalsSettled(this.#pending?.requests.filter((r) => r.status === 'pending').length ?? 0);
     this.#staged = null;
     this.#stagedOrigin = null;
     this.#pending = null;

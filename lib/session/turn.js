@@ -12,6 +12,7 @@ const { createHash } = require('node:crypto');
 const { AsyncLocalStorage } = require('node:async_hooks');
 const { sessionError } = require('./errors.js');
 const { copyOf } = require('../run.js');
+const { observeOperation } = require('../telemetry/hooks.js');
 
 /**
  * What the guest receives: objects as copies (results are data; a proxy would cross into the
@@ -436,7 +437,9 @@ class Gate {
     try {
       out = request?.hasValue
         ? request.value
-        : await operationContexts.run(context, () => op.handler.call(context, ...structuredClone(parsed)));
+        : await observeOperation(context, argsJson, () =>
+            operationContexts.run(context, () => op.handler.call(context, ...structuredClone(parsed))),
+          );
     } catch (e) {
       if (this.stop || this.closed) throw e;
       const message = messageOf(e);

@@ -9,6 +9,7 @@
 
 const Ajv = require('ajv').default;
 const { ErrorCode, invalidInput } = require('../errors.js');
+const { observeToolCall } = require('../telemetry/hooks.js');
 const { isAbortSignalLike } = require('../signal.js');
 
 /**
@@ -631,7 +632,7 @@ function createToolSet(definitions, options = {}) {
       }
     }
 
-    return { name, description: def.description, inputSchema, annotations, handler };
+    return { name, description: def.description, inputSchema, annotations, handler: observeToolCall(name, handler) };
   });
   return fromTools(tools, undefined, format);
 }
