@@ -141,7 +141,10 @@ describe('turn records', () => {
     });
     expect(turns[1].error?.message).toMatch(/null/);
     expect(turns[2].error?.message.length).toBeLessThanOrEqual(2049);
-    expect(turns[3]).toMatchObject({ outcome: 'nonconverged', error: { code: 'BUDGET_EXCEEDED', budget: 'hostCalls' } });
+    expect(turns[3]).toMatchObject({
+      outcome: 'nonconverged',
+      error: { code: 'BUDGET_EXCEEDED', budget: 'hostCalls' },
+    });
   });
 });
 
