@@ -228,4 +228,18 @@ function errorPage(ctx, status, message) {
   );
 }
 
-module.exports = { listPage, sessionPage, auditPage, errorPage, STATUSES };
+/**
+ * The sign-in page of a console served with a token (`quickrealm console --token-env`).
+ * @param {string} base
+ * @param {string | null} message
+ */
+function loginPage(base, message) {
+  return page(
+    { base, csrf: null, canAct: false, notice: null },
+    'Sign in',
+    html`<h1>Sign in</h1>${message ? html`<p class="alert" role="alert">${message}</p>` : ''}
+<form method="post" action="${base}/login" class="login"><label>Token <input type="password" name="token" autocomplete="current-password" required></label> <button type="submit">Sign in</button></form>`,
+  );
+}
+
+module.exports = { loginPage, listPage, sessionPage, auditPage, errorPage, STATUSES };
