@@ -106,8 +106,8 @@ describe('review console in Chromium', () => {
       const diffs = await texts(page, 'pre.diff');
       const hostile = diffs.find((d) => d.includes(HOSTILE_IMG)) ?? '';
       expect(hostile).toContain(`+${HOSTILE_SCRIPT}\n+${HOSTILE_IMG}\n`);
-      expect(await texts(page, '.d-add')).toContain(`+export const greeting = "${HOSTILE_SCRIPT}";`);
-      expect(await texts(page, '.d-del')).toContain('-export const greeting = "hello";');
+      expect(await texts(page, '.d-add')).toContain(`+export const greeting = "${HOSTILE_SCRIPT}";\n`);
+      expect(await texts(page, '.d-del')).toContain('-export const greeting = "hello";\n');
       expect(await page.$$eval('main img, main script, main [onerror]', (n) => n.length)).toBe(0);
       expect(await page.$$eval('script', (n) => n.map((s) => s.getAttribute('src')))).toEqual(['/assets/console.js']);
       expect(await page.$eval('.turn .error .code', (n) => n.textContent)).toBe('EVAL_ERROR');

@@ -88,7 +88,7 @@ describe('pages', () => {
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page).toContain(`<code class="path">src/&lt;img src=x onerror=alert(2)&gt;.js</code>`);
     expect(page).toContain('<span class="d-add">+export const greeting = &quot;&lt;script&gt;');
-    expect(page).toContain('<span class="d-del">-export const greeting = &quot;hello&quot;;</span>');
+    expect(page).toContain('<span class="d-del">-export const greeting = &quot;hello&quot;;\n</span>');
     expect(page).toContain('EVAL_ERROR');
     expect(page).toContain('at line 2');
     expect(page).toMatch(/<pre class="frame">[^<]*null\.boom/);

@@ -55,7 +55,7 @@ describe('review console over PostgreSQL', () => {
 
   it('shows a session with its diff and its intact audit', async () => {
     const page = await (await get('/sessions/edits')).text();
-    expect(page).toContain('<span class="d-add">+export const a = &quot;&lt;b&gt;2&lt;/b&gt;&quot;;</span>');
+    expect(page).toContain('<span class="d-add">+export const a = &quot;&lt;b&gt;2&lt;/b&gt;&quot;;\n</span>');
     expect(page).toContain('intact (1 entries)');
   });
 

@@ -86,7 +86,7 @@ function diffLines(diff) {
           : line.startsWith('-')
             ? 'del'
             : 'ctx';
-    return html`<span class="d-${kind}">${line}</span>\n`;
+    return html`<span class="d-${kind}">${line}\n</span>`;
   });
 }
 
@@ -172,7 +172,6 @@ ${
 <dl class="facts"><dt>Tenant</dt><dd>${view.tenant ?? '—'}</dd><dt>Turns</dt><dd>${view.turnNumber}</dd><dt>Store version</dt><dd>${view.version}</dd>
 <dt>Audit</dt><dd><a class="audit-link" href="${ctx.base}/sessions/${encodeURIComponent(id)}/audit">${verification.ok ? `intact (${verification.entries} entries)` : `broken at entry ${verification.brokenAt ?? '?'}`}</a></dd>
 <dt>Snapshot</dt><dd><a class="download" href="${ctx.base}/sessions/${encodeURIComponent(id)}/snapshot" download>download (${view.bytes} bytes)</a></dd></dl>
-<section class="budget"><h2>Budget</h2><table><thead><tr><th></th><th>used</th><th>limit</th></tr></thead><tbody>${budget}</tbody></table></section>
 <section class="approvals"><h2>Waiting for approval (${approvals.length})</h2>${approvals.length ? html`<ul>${approvalItems}</ul>` : html`<p class="muted">Nothing is waiting.</p>`}</section>
 <section class="proposals"><h2>Proposals (${view.proposals.length})</h2>${files.length ? files : html`<p class="muted">No staged changes.</p>`}${
       proposals.more ? html`<p class="muted">${proposals.more} more files not shown.</p>` : ''
@@ -181,7 +180,8 @@ ${
         ? html`<div class="actions">${actionForm(ctx, id, 'commit', '', 'Commit', 'commit')}${actionForm(ctx, id, 'rollback', '', 'Roll back', 'rollback')}</div>`
         : ''
     }</section>
-<section class="turns"><h2>Turns</h2>${turns.length ? html`<ol reversed>${turns}</ol>` : html`<p class="muted">No turns yet.</p>`}</section>`,
+<section class="turns"><h2>Turns</h2>${turns.length ? html`<ol reversed>${turns}</ol>` : html`<p class="muted">No turns yet.</p>`}</section>
+<section class="budget"><h2>Budget</h2><table><thead><tr><th></th><th>used</th><th>limit</th></tr></thead><tbody>${budget}</tbody></table></section>`,
   );
 }
 
