@@ -307,3 +307,20 @@ describe('toNodeListener', () => {
     }
   });
 });
+
+describe('quickrealm/console entry', () => {
+  it('is exported to require and import alike, with inspectSnapshot', async () => {
+    const esm = await import('../../lib/console/index.mjs');
+    const cjs = await import('../../lib/console/index.js');
+    expect(esm.createConsole).toBe(cjs.createConsole);
+    expect(esm.toNodeListener).toBe(cjs.toNodeListener);
+    expect(esm.inspectSnapshot).toBe((await import('../../lib/session/index.js')).inspectSnapshot);
+    const pkg = await import('../../package.json', { with: { type: 'json' } });
+    expect(pkg.default.exports['./console']).toEqual({
+      types: './lib/console/index.d.ts',
+      import: './lib/console/index.mjs',
+      require: './lib/console/index.js',
+      default: './lib/console/index.js',
+    });
+  });
+});

@@ -3,6 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionManager, SessionOptions, SessionStore } from '../session/index.js';
 
+export { inspectSnapshot, type AuditVerification } from '../session/index.js';
+
 /** What a reviewer does in the console; each is a POST that `authorize` must allow. */
 export type ConsoleAction = 'approve' | 'reject' | 'commit' | 'rollback';
 
