@@ -158,6 +158,9 @@ describe('pages', () => {
     expect((await get(handler, '/sessions/nope')).status).toBe(404);
     expect((await get(handler, '/sessions/..%2F..%2Fetc')).status).toBe(404);
     expect((await get(handler, '/api/sessions/nope')).status).toBe(404);
+    expect((await get(handler, '/sessions/%E0%A4%A')).status).toBe(400);
+    expect((await get(handler, '/api/sessions/%E0%A4%A')).status).toBe(400);
+    expect((await get(handler, '/sessions/%25E0%25A4')).status).toBe(404);
   });
 });
 

@@ -91,6 +91,15 @@ function cookies(request) {
   return out;
 }
 
+/** A path segment decoded, or null when it is not valid percent-encoding. @param {string} segment */
+function decodeSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 /** The status an error's code answers with. @param {unknown} e */
 function statusOf(e) {
   switch (/** @type {{ code?: string }} */ (e)?.code) {
@@ -257,7 +266,7 @@ function createConsole(options) {
     }
     const m = /^\/sessions\/([^/]+)(\/audit|\/approvals)?$/.exec(rest);
     if (!m) return json({ error: { code: ErrorCode.NotFound, message: 'no such API path' } }, 404);
-    const id = decodeURIComponent(m[1]);
+    const id = decodeSegment(m[1]) ?? '';
     const view = validId(id) ? await source.inspect(id) : null;
     if (!view) return json({ error: { code: ErrorCode.NotFound, message: `no session ${id}` } }, 404);
     if (m[2] === '/audit') {
@@ -284,7 +293,9 @@ function createConsole(options) {
 
     if (method === 'POST') {
       if (!session?.[2]) return errorPage(request, 405, 'Only actions are posted.');
-      return act(request, decodeURIComponent(session[1]), session[2]);
+      const id = decodeSegment(session[1]);
+      if (id === null || !validId(id)) return errorPage(request, 404, 'No such session.');
+      return act(request, id, session[2]);
     }
     if (method !== 'GET' && method !== 'HEAD') return errorPage(request, 405, 'Method not allowed.');
 
@@ -305,8 +316,8 @@ function createConsole(options) {
       return htmlResponse(views.listPage(ctx, result, filter), 200, headers);
     }
     if (!session) return errorPage(request, 404, 'No such page.');
-    const id = decodeURIComponent(session[1]);
-    if (!validId(id)) return errorPage(request, 404, 'No such session.');
+    const id = decodeSegment(session[1]);
+    if (id === null || !validId(id)) return errorPage(request, 404, 'No such session.');
     const sub = session[2];
     if (sub === 'snapshot') {
       const stored = await source.snapshot(id);
