@@ -6,6 +6,7 @@
 //   quickrealm mcp --zip <file> | --sessions <folder> [--http <port>]   an MCP server (stdio or HTTP), see ./mcp.js
 //   quickrealm chat --zip <file>      chat with a model working on a zipped workspace, see ./chat.js
 //   quickrealm worker --db <url> --operations <module>   a fleet worker process, see ./worker.js
+//   quickrealm console --dir <folder> | --db <url> [--port <n>]   the review console, see ./console.js
 
 const { ErrorCode } = require('../errors.js');
 const { parseArgs } = require('node:util');
@@ -15,12 +16,14 @@ const { commandExec } = require('./exec.js');
 const { commandMcp } = require('./mcp.js');
 const { commandChat } = require('./chat.js');
 const { commandWorker } = require('./worker.js');
+const { commandConsole } = require('./console.js');
 
 const USAGE =
   'usage: quickrealm run < request.json | quickrealm exec < request.json | quickrealm mcp --zip <file> [--dialect <name>] [--sessions <folder> [--create-sessions] [--operations <module>]]' +
   ' [--http <port> [--host <address>] [--token-env <name>]]' +
   ' | quickrealm chat --zip <file> [--base-url <url>] [--model <name>] [--chat <file>] [--verbose-tools]' +
-  ' | quickrealm worker --db <url> --operations <module> [--concurrency <n>] [--schema <name>] [--queue <name>]';
+  ' | quickrealm worker --db <url> --operations <module> [--concurrency <n>] [--schema <name>] [--queue <name>]' +
+  ' | quickrealm console --dir <folder> | --db <url> [--port <n>] [--host <addr>] [--base-path <path>] [--token-env <name>]';
 
 const HELP = `${USAGE}
 
@@ -64,6 +67,14 @@ Commands (run and exec read one JSON request on stdin and answer JSON on stdout)
          --schema <name>      the tables' schema (default quickrealm)
          --queue <name>       the queue (default quickrealm-turns)
          SIGTERM or SIGINT lets running turns finish, then exits.
+  console serve the review console (sessions, diffs, approvals, audit) over HTTP
+         --dir <folder> | --db <url>  the sessions: a session folder, or PostgreSQL (--schema <name>)
+         --port <n>                   default 8787; --host <addr>: default 127.0.0.1
+         --base-path <path>           where it is mounted (default /)
+         --token-env <name>           a variable holding a token (16+ characters): pages and actions
+                                      then need it (Authorization: Bearer, or sign in at <base>/login)
+                                      and reviewers may act; without it the console is read-only
+         --snapshot-key-env <name>    a variable holding the sessions' snapshot key
 
 Failures are one line of JSON on stderr, {"code", "message"}: exit 1 for a failed run, 2 for a
 malformed request.
@@ -89,6 +100,7 @@ function dispatch(argv) {
    *     'base-url'?: string, model?: string, chat?: string, 'verbose-tools'?: boolean,
    *     db?: string, operations?: string, concurrency?: string, schema?: string, queue?: string,
    *     http?: string, host?: string, 'token-env'?: string, sessions?: string, 'create-sessions'?: boolean,
+   *     dir?: string, port?: string, 'base-path'?: string, 'snapshot-key-env'?: string,
    *   },
    *   positionals: string[],
    * }}
@@ -118,6 +130,10 @@ function dispatch(argv) {
         'token-env': { type: 'string' },
         sessions: { type: 'string' },
         'create-sessions': { type: 'boolean' },
+        dir: { type: 'string' },
+        port: { type: 'string' },
+        'base-path': { type: 'string' },
+        'snapshot-key-env': { type: 'string' },
       },
     });
   } catch (e) {
@@ -142,16 +158,20 @@ function dispatch(argv) {
     ['model', parsed.values.model, ['chat']],
     ['chat', parsed.values.chat, ['chat']],
     ['verbose-tools', parsed.values['verbose-tools'], ['chat']],
-    ['db', parsed.values.db, ['worker']],
+    ['db', parsed.values.db, ['worker', 'console']],
     ['operations', parsed.values.operations, ['worker', 'mcp']],
     ['concurrency', parsed.values.concurrency, ['worker']],
-    ['schema', parsed.values.schema, ['worker']],
+    ['schema', parsed.values.schema, ['worker', 'console']],
     ['queue', parsed.values.queue, ['worker']],
     ['http', parsed.values.http, ['mcp']],
-    ['host', parsed.values.host, ['mcp']],
-    ['token-env', parsed.values['token-env'], ['mcp']],
+    ['host', parsed.values.host, ['mcp', 'console']],
+    ['token-env', parsed.values['token-env'], ['mcp', 'console']],
     ['sessions', parsed.values.sessions, ['mcp']],
     ['create-sessions', parsed.values['create-sessions'], ['mcp']],
+    ['dir', parsed.values.dir, ['console']],
+    ['port', parsed.values.port, ['console']],
+    ['base-path', parsed.values['base-path'], ['console']],
+    ['snapshot-key-env', parsed.values['snapshot-key-env'], ['console']],
   ];
   for (const [name, value, commands] of owned) {
     if (value !== undefined && !commands.includes(command)) {
@@ -190,6 +210,19 @@ function dispatch(argv) {
   if (command === 'worker' && rest.length === 0) {
     const { db, operations, concurrency, schema, queue } = parsed.values;
     return commandWorker({ db, operations, concurrency, schema, queue });
+  }
+  if (command === 'console' && rest.length === 0) {
+    const v = parsed.values;
+    return commandConsole({
+      dir: v.dir,
+      db: v.db,
+      schema: v.schema,
+      port: v.port,
+      host: v.host,
+      basePath: v['base-path'],
+      tokenEnv: v['token-env'],
+      snapshotKeyEnv: v['snapshot-key-env'],
+    });
   }
   if (rest.length > 0) {
     return fail(

@@ -381,3 +381,38 @@ export declare class SessionManager {
 export declare function sessionTools(session: Session, options?: { name?: string; description?: string }): ToolSet;
 /** What a model reads about a turn. */
 export declare function describeTurn(turn: TurnResult): string;
+
+/** Why an audit log does or does not verify; `brokenAt`: the first entry that breaks the chain. */
+export type AuditVerification =
+  | { ok: true; entries: number }
+  | { ok: false; entries: number; error: string; brokenAt: number | null };
+
+/**
+ * A read-only look into snapshot bytes, for review: also a snapshot `Session.restore` refuses
+ * because its audit no longer verifies (`audit.verification` says where it breaks), and, with
+ * `snapshotKey`, one whose signature or binding does not match (read unverified; `integrity`
+ * says why). INVALID_INPUT for bytes that are not a snapshot.
+ */
+export declare function inspectSnapshot(
+  bytes: Uint8Array,
+  options?: {
+    snapshotKey?: string | Uint8Array;
+    /** What the snapshot must be bound to. @defaultValue { purpose: 'export' } */
+    expected?: { id?: string; version?: number; purpose: 'store' | 'export' };
+  },
+): {
+  id: string;
+  status: string;
+  tenant: string | null;
+  metadata: Record<string, string | number | boolean>;
+  createdAt: number | null;
+  turnNumber: number;
+  turns: Session['turns'];
+  pendingApprovals: (ApprovalRequest & { turnNumber: number })[];
+  proposals: Proposal[];
+  budget: Record<BudgetKind, { used: number; limit: number | null }>;
+  policy: NormalizedPolicy | null;
+  audit: { entries: AuditEntry[]; verification: AuditVerification };
+  /** null when the signature (with a key) and the binding held; else why not. */
+  integrity: string | null;
+};

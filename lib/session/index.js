@@ -6,5 +6,15 @@ const { SessionManager, FolderStore } = require('./manager.js');
 const { policies } = require('./policy.js');
 const { sessionTools, describeTurn } = require('./tools.js');
 const { operationContext } = require('./turn.js');
+const { inspectSnapshot } = require('./inspect.js');
 
-module.exports = { Session, SessionManager, FolderStore, policies, sessionTools, describeTurn, operationContext };
+module.exports = {
+  Session,
+  SessionManager,
+  FolderStore,
+  policies,
+  sessionTools,
+  describeTurn,
+  operationContext,
+  inspectSnapshot,
+};

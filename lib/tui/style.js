@@ -2,7 +2,7 @@
 // Colours for the chat screen, as plain SGR codes. With colour off (NO_COLOR set, or output
 // that is not a terminal) every style is the identity, so no escape code is ever written.
 
-const { escapeControls } = require('../console.js');
+const { escapeControls } = require('../log-lines.js');
 
 /**
  * @typedef {(text: string) => string} Paint
