@@ -5,7 +5,7 @@
 
 const binding = require('./native/load.js');
 const { ErrorCode, failedResult } = require('./errors.js');
-const { printLogs } = require('./console.js');
+const { printLogs } = require('./log-lines.js');
 const { cancelHandleFor, reasonOf } = require('./signal.js');
 const { runStarted, runEnded } = require('./diagnostics.js');
 const { dataText } = require('./data-text.js');
