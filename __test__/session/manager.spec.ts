@@ -403,6 +403,34 @@ describe('SessionManager', () => {
     expect((await copy.executeTurn('return 1;')).outcome).toMatchObject({ tag: 'error', code: 'SESSION_STATE' });
   });
 
+  it('resumes in another manager a turn that ends without waiting for its approved call', async () => {
+    const dir = tempDir();
+    let created = 0;
+    const operations: Operations = {
+      'tickets.create': {
+        needsApproval: true,
+        handler: async (t: { a: number }) => {
+          await new Promise((r) => setTimeout(r, 20));
+          created += 1;
+          return { id: 7, ...t };
+        },
+      },
+    };
+    const first = await fresh(dir, operations).create({ id: 'unawaited', policy: OPEN });
+    const paused = await first.executeTurn('tickets.create({ a: 1 }); return "asked"');
+    expect(paused.outcome.tag).toBe('needs-approval');
+    const other = fresh(dir, operations);
+    await other.approve('unawaited', '1.0');
+    // Marking the approved call started and saving the turn's end both save the session: in order.
+    const resumed = await other.resume('unawaited');
+    expect(resumed?.outcome).toEqual({ tag: 'ok', value: 'asked' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(created).toBe(1);
+    const again = await stored(dir, 'unawaited', operations);
+    expect(again.status).toBe('active');
+    expect(again.pendingApprovals).toEqual([]);
+  });
+
   it('approve and reject by id are saved; resume by id continues the paused turn', async () => {
     const dir = tempDir();
     const calls = { note: 0, pay: [] as unknown[] };

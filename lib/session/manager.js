@@ -23,7 +23,12 @@ const { sessionError } = require('./errors.js');
 class SessionManager {
   /** @type {SessionStore} */ #store;
   /** @type {import('./index.js').SessionOptions['operations']} */ #operations;
-  /** @type {Map<string, { session: Session, version: number, saving: number }>} */ #open = new Map();
+  /**
+   * Sessions this manager holds, with the store version of each and its saves in order (one at
+   * a time: a save compares against the version the one before it stored).
+   * @type {Map<string, { session: Session, version: number, saving: number, saved: Promise<unknown> }>}
+   */
+  #open = new Map();
   /**
    * The newest version of each session this manager has loaded or stored: a store that later
    * answers an older one went back (restored from a backup, or rolled back by someone who can
@@ -258,7 +263,7 @@ class SessionManager {
    * @param {number} version
    */
   #track(session, version) {
-    this.#open.set(session.id, { session, version, saving: 0 });
+    this.#open.set(session.id, { session, version, saving: 0, saved: Promise.resolve() });
     attachStore(session, {
       check: async () =>
         (await this.#versionOf(session.id)) === this.#open.get(session.id)?.version &&
@@ -281,10 +286,25 @@ class SessionManager {
         `this copy of session ${session.id} is no longer current; load it again`,
       );
     open.saving += 1;
-    try {
+    // A turn can end while an approved call it did not wait for is being marked started: the
+    // two saves of the session queue up instead of racing for the same version.
+    const save = open.saved.then(async () => {
+      if (this.#open.get(session.id) !== open)
+        throw sessionError(
+          ErrorCode.SessionConflict,
+          `this copy of session ${session.id} is no longer current; load it again`,
+        );
       open.version = await this.#put(session, encode ?? ((binding) => snapshotBound(session, binding)), open.version);
+    });
+    open.saved = save.catch(() => undefined);
+    try {
+      await save;
     } catch (e) {
-      if (/** @type {{ code?: string }} */ (e)?.code === ErrorCode.SessionConflict) this.#open.delete(session.id);
+      if (
+        /** @type {{ code?: string }} */ (e)?.code === ErrorCode.SessionConflict &&
+        this.#open.get(session.id) === open
+      )
+        this.#open.delete(session.id);
       throw e;
     } finally {
       open.saving -= 1;
