@@ -132,11 +132,16 @@ pub enum ErrorCode {
     AddonNotFound,
     /// An optional peer package is not installed.
     ModuleNotFound,
+
+    // ----- servers -----
+    /// A request to a server of the package (the review console, MCP over HTTP) lacks valid
+    /// credentials.
+    Unauthorized,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 51] = [
+    pub const ALL: [ErrorCode; 52] = [
         ErrorCode::EvalError,
         ErrorCode::Timeout,
         ErrorCode::MemoryLimit,
@@ -188,6 +193,7 @@ impl ErrorCode {
         ErrorCode::ValidationFailed,
         ErrorCode::AddonNotFound,
         ErrorCode::ModuleNotFound,
+        ErrorCode::Unauthorized,
     ];
 
     /// The code as JavaScript sees it: `"NOT_FOUND"`, `"PATH_INVALID"`, ...
@@ -244,6 +250,7 @@ impl ErrorCode {
             ErrorCode::ValidationFailed => "VALIDATION_FAILED",
             ErrorCode::AddonNotFound => "ADDON_NOT_FOUND",
             ErrorCode::ModuleNotFound => "MODULE_NOT_FOUND",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
         }
     }
 }

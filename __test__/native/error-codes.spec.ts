@@ -8,8 +8,11 @@ import { ErrorCode } from '../../lib/native/load.js';
 const lib = path.resolve(__dirname, '../../lib');
 const codes = new Set<string>(Object.values(ErrorCode));
 
-/** Codes other libraries give their errors, which quickrealm only reads (Node's fs, signals). */
-const FOREIGN = /^(E[A-Z]+|ERR_[A-Z_]+|SIG[A-Z]+)$/;
+/**
+ * Codes other libraries give their errors, which quickrealm only reads (Node's fs, signals), and
+ * HTTP's own words (methods, X-Frame-Options).
+ */
+const FOREIGN = /^(E[A-Z]+|ERR_[A-Z_]+|SIG[A-Z]+|GET|HEAD|POST|PUT|DELETE|OPTIONS|DENY)$/;
 
 /** Files that still spell codes as literals: the loader runs before the binding is loaded. */
 const LITERALS_ALLOWED = new Set(['native/load.js']);

@@ -84,10 +84,13 @@ function withToken(handler, token, base) {
       }
       if (url.pathname.startsWith(`${base}/assets/`) || authorized(request)) return handler(request);
       if (url.pathname.startsWith(`${base}/api/`)) {
-        return new Response(JSON.stringify({ error: { code: 'UNAUTHORIZED', message: 'a bearer token is needed' } }), {
-          status: 401,
-          headers: { ...headers, 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer' },
-        });
+        return new Response(
+          JSON.stringify({ error: { code: ErrorCode.Unauthorized, message: 'a bearer token is needed' } }),
+          {
+            status: 401,
+            headers: { ...headers, 'content-type': 'application/json; charset=utf-8', 'www-authenticate': 'Bearer' },
+          },
+        );
       }
       return loginResponse(null, 401);
     },

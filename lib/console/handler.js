@@ -351,7 +351,7 @@ function createConsole(options) {
       const message = `${err?.code ? `${err.code}: ` : ''}${err?.message ?? String(e)}`;
       const status = statusOf(e);
       if (new URL(request.url).pathname.startsWith(`${base}/api/`))
-        return json({ error: { code: err?.code ?? 'INTERNAL', message } }, status);
+        return json({ error: { code: err?.code ?? ErrorCode.Internal, message } }, status);
       return errorPage(request, status, message);
     }
   };

@@ -7,6 +7,7 @@
 
 const { performance } = require('node:perf_hooks');
 const otel = require('./otel.js');
+const { ErrorCode } = require('../errors.js');
 
 /** @typedef {import('@opentelemetry/api').Span} Span */
 /** @typedef {import('@opentelemetry/api').Attributes} Attributes */
@@ -144,7 +145,7 @@ function runAttributes(kind, source, options) {
 function endRunSpan(span, result) {
   span.setAttribute('quickrealm.ok', result?.ok === true);
   setStats(span, result?.stats);
-  if (result && !result.ok) setFailed(span, result.error?.code ?? 'INTERNAL', result.error?.message);
+  if (result && !result.ok) setFailed(span, result.error?.code ?? ErrorCode.Internal, result.error?.message);
   span.end();
 }
 
@@ -162,7 +163,7 @@ function countRun(kind, result, started, thrownCode) {
   const attributes = { kind, ok };
   m.runs.add(1, attributes);
   m.runDuration.record((performance.now() - started) / 1000, attributes);
-  if (!ok) m.errors.add(1, { kind, code: thrownCode ?? result?.error?.code ?? 'INTERNAL' });
+  if (!ok) m.errors.add(1, { kind, code: thrownCode ?? result?.error?.code ?? ErrorCode.Internal });
 }
 
 /**
@@ -473,10 +474,11 @@ function observeToolCall(name, handler) {
           span.setAttribute('quickrealm.ok', result?.ok === true);
           if (otel.settings.recordContent && typeof result?.content === 'string')
             span.setAttribute('gen_ai.tool.call.result', result.content);
-          if (result && !result.ok) setFailed(span, result.code ?? 'INTERNAL');
+          if (result && !result.ok) setFailed(span, result.code ?? ErrorCode.Internal);
           span.end();
         }
-        if (result && !result.ok) otel.instruments?.errors.add(1, { kind: 'tool', code: result.code ?? 'INTERNAL' });
+        if (result && !result.ok)
+          otel.instruments?.errors.add(1, { kind: 'tool', code: result.code ?? ErrorCode.Internal });
         return result;
       },
       (e) => {
