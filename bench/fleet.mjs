@@ -70,6 +70,12 @@ const workers = new Set();
 const results = /** @type {Record<string, any>} */ ({});
 const [load1] = os.loadavg();
 
+/**
+ * Starts the fleet's pg-boss (creating its queue) before any timing: `boss()` is on the Fleet
+ * object though not in its types.
+ */
+const startQueue = (/** @type {Fleet} */ fleet) => /** @type {any} */ (fleet).boss();
+
 /** Starts `quickrealm worker` on `queue`; resolves once it takes turns. */
 function startWorker(/** @type {string} */ queue) {
   const child = spawn(
@@ -318,7 +324,7 @@ try {
     for (const processes of [1, 2, 4]) {
       const queue = `tp-${kind}-${processes}`;
       const fleet = fleetFor(queue);
-      await fleet.boss();
+      await startQueue(fleet);
       await Promise.all(Array.from({ length: processes }, () => startWorker(queue)));
       const steady = await steadyLoad(listener, fleet, code, sessionIds, IN_FLIGHT * processes, STEADY_SECONDS);
       const row = {
@@ -373,7 +379,12 @@ try {
   const { rows: live } = await store.pool.query(
     `SELECT (SELECT avg(octet_length(snapshot))::int FROM ${SCHEMA}.sessions WHERE id LIKE 'tp-%') AS snapshot,
             (SELECT avg(pg_column_size(a.*))::int FROM ${SCHEMA}.audit a) AS audit_row,
-            (SELECT avg(pg_column_size(t.*))::int FROM ${SCHEMA}.turns t) AS turn_row`,
+            (SELECT avg(pg_column_size(t.*))::int FROM ${SCHEMA}.turns t) AS turn_row,
+            (SELECT round(regr_slope(octet_length(snapshot), turn_number))::int FROM ${SCHEMA}.sessions
+             WHERE id LIKE 'tp-%') AS snapshot_growth_per_turn,
+            (SELECT round(regr_intercept(octet_length(snapshot), turn_number))::int FROM ${SCHEMA}.sessions
+             WHERE id LIKE 'tp-%') AS snapshot_at_turn_0,
+            (SELECT avg(turn_number)::int FROM ${SCHEMA}.sessions WHERE id LIKE 'tp-%') AS turns_per_session`,
   );
   results.perTurn = { turns: sizedTurns, tables: {}, liveRowBytes: live[0] };
   for (const [table, before] of Object.entries(sizeBefore)) {
@@ -392,7 +403,7 @@ try {
     const trials = quick ? 1 : 5;
     const queue = 'failover';
     const fleet = fleetFor(queue);
-    await fleet.boss();
+    await startQueue(fleet);
     const ids = await createSessions('fo', trials);
     await Promise.all([startWorker(queue), startWorker(queue)]);
     const times = [];
@@ -435,7 +446,7 @@ try {
     const n = quick ? 10 : 60;
     const queue = 'approvals';
     const fleet = fleetFor(queue);
-    await fleet.boss();
+    await startQueue(fleet);
     const ids = await createSessions('ap', n);
     await Promise.all([startWorker(queue), startWorker(queue)]);
     const approveMs = [];
@@ -588,7 +599,7 @@ try {
       results.pgBoss.push(row);
       console.log(`pg-boss alone, ${label}, localConcurrency 4, ${groups} groups: ${JSON.stringify(row)}`);
     }
-    await boss.stop({ graceful: false, wait: true });
+    await boss.stop({ graceful: false });
   }
 
   await listener.end();
@@ -625,7 +636,7 @@ function printTable() {
       ([table, t]) =>
         `| per short turn: ${table} | ${/** @type {any} */ (t).rowsPerTurn} rows, ${/** @type {any} */ (t).bytesPerTurn} bytes |`,
     ),
-    `| live row bytes | snapshot ${r.perTurn.liveRowBytes.snapshot} B/session, audit row ${r.perTurn.liveRowBytes.audit_row} B, turn row ${r.perTurn.liveRowBytes.turn_row} B |`,
+    `| live row bytes | snapshot ${r.perTurn.liveRowBytes.snapshot} B/session (≈ ${r.perTurn.liveRowBytes.snapshot_at_turn_0} B + ${r.perTurn.liveRowBytes.snapshot_growth_per_turn} B per turn kept), audit row ${r.perTurn.liveRowBytes.audit_row} B, turn row ${r.perTurn.liveRowBytes.turn_row} B |`,
     `| commits/s, ${r.notify.clients} clients | ${r.notify.commitsPerSecond} without NOTIFY, ${r.notify.withNotify} with |`,
     ...r.pgBoss.map(
       (/** @type {any} */ b) =>
