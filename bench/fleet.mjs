@@ -443,7 +443,7 @@ try {
 
   // 4. Approval to resumed result, and result() wake after a turn settles ------------------------
   {
-    const n = quick ? 10 : 60;
+    const n = quick ? 10 : 200;
     const queue = 'approvals';
     const fleet = fleetFor(queue);
     await startQueue(fleet);
