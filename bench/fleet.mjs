@@ -105,9 +105,7 @@ function startWorker(/** @type {string} */ queue) {
 }
 
 async function stopWorkers() {
-  await Promise.all(
-    [...workers].map((w) => new Promise((resolve) => w.once('exit', resolve).kill('SIGTERM'))),
-  );
+  await Promise.all([...workers].map((w) => new Promise((resolve) => w.once('exit', resolve).kill('SIGTERM'))));
 }
 
 /** Creates `n` sessions named `<prefix>-<i>`. */
@@ -263,7 +261,8 @@ async function steadyLoad(
 
 /** A loop the guest runs for about `ms` on this machine and this addon build. */
 function computeLoop(/** @type {number} */ ms) {
-  const body = (/** @type {number} */ n) => `let s = 0; for (let i = 0; i < ${n}; i++) s = (s + i * 7) % 1000003; return s;`;
+  const body = (/** @type {number} */ n) =>
+    `let s = 0; for (let i = 0; i < ${n}; i++) s = (s + i * 7) % 1000003; return s;`;
   let n = 100_000;
   for (let i = 0; i < 4; i++) {
     const times = [];
@@ -423,7 +422,7 @@ try {
       process.kill(pid, 'SIGKILL');
       const settledAt = await waitSettled(listener, [turnId]);
       const turn = await fleet.result(turnId);
-      times.push((/** @type {number} */ (settledAt.get(turnId)) - killed) / 1000);
+      times.push(((settledAt.get(turnId) ?? now()) - killed) / 1000);
       if (turn.status !== 'done' || !turn.result?.ok) throw new Error(`failover turn ended ${JSON.stringify(turn)}`);
       await startWorker(queue);
     }
@@ -562,7 +561,10 @@ try {
     results.pgBoss = [];
     for (const [label, workOptions] of /** @type {[string, Record<string, unknown>][]} */ ([
       ['batchSize 1 (as the fleet fetches)', { localConcurrency: 4, groupConcurrency: 1 }],
-      ['batchSize 20, burstWhenBatchFull', { localConcurrency: 4, groupConcurrency: 1, batchSize: 20, burstWhenBatchFull: true }],
+      [
+        'batchSize 20, burstWhenBatchFull',
+        { localConcurrency: 4, groupConcurrency: 1, batchSize: 20, burstWhenBatchFull: true },
+      ],
     ])) {
       const queue = `raw-${results.pgBoss.length}`;
       await boss.createQueue(queue);
