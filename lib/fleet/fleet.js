@@ -88,9 +88,14 @@ class Fleet {
   /** @type {Promise<any> | null} */ #boss = null;
   /** @type {Promise<import('pg').Client> | null} */ #listener = null;
   /** @type {Map<string, Set<() => void>>} */ #waiters = new Map();
+  /** Wakes of this process's idle worker slots, oldest first. @type {(() => void)[]} */ #idle = [];
+  /** @type {Set<{ stop(): Promise<void> }>} */ #workers = new Set();
   #workerId;
   #s;
+  /** Where settled turns are announced (payload: the turn id). */
   #channel;
+  /** Where queued turns are announced (no payload), to wake idle workers. */
+  #jobsChannel;
 
   /** @param {FleetOptions} options */
   constructor(options) {
@@ -113,12 +118,13 @@ class Fleet {
       retryLimit: wholeAtLeast(options.retryLimit ?? 5, 0, 'retryLimit'),
       retryDelaySeconds: wholeAtLeast(options.retryDelaySeconds ?? 1, 0, 'retryDelaySeconds'),
       superviseIntervalSeconds: wholeAtLeast(options.superviseIntervalSeconds ?? 2, 1, 'superviseIntervalSeconds'),
-      pollingIntervalSeconds: Math.max(0.5, Number(options.pollingIntervalSeconds ?? 0.5)),
+      pollingIntervalSeconds: Math.max(0.1, Number(options.pollingIntervalSeconds ?? 1)),
       resultPollMs: wholeAtLeast(options.resultPollMs ?? 1000, 10, 'resultPollMs'),
     };
     this.#workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.#s = `"${this.#store.schema}"`;
     this.#channel = `${this.#store.schema}_turns`;
+    this.#jobsChannel = `${this.#store.schema}_jobs`;
     this.connection = options.connection;
   }
 
@@ -149,7 +155,6 @@ class Fleet {
       schema: `${this.#store.schema}_boss`,
       max: 4,
       connectionTimeoutMillis: 5000,
-      useListenNotify: true,
       superviseIntervalSeconds: this.#options.superviseIntervalSeconds,
       monitorIntervalSeconds: this.#options.superviseIntervalSeconds,
       registerInstance: false,
@@ -163,7 +168,8 @@ class Fleet {
       retryDelay: this.#options.retryDelaySeconds,
       heartbeatSeconds: this.#options.heartbeatSeconds,
       expireInSeconds: this.#options.expireInSeconds,
-      notify: true,
+      // Workers are woken by the fleet's own notification, sent in the same transaction.
+      notify: false,
     };
     if (!(await boss.getQueue(dead))) await boss.createQueue(dead, {}).catch(ignoreExists);
     if (!(await boss.getQueue(this.#queue)))
@@ -208,6 +214,7 @@ class Fleet {
         return { turnId: rows[0].id };
       }
       await boss.send(this.#queue, { turnId }, { group: { id: sessionId }, db: inTransaction(client) });
+      await client.query("SELECT pg_notify($1, '')", [this.#jobsChannel]);
       return { turnId };
     });
   }
@@ -257,10 +264,14 @@ class Fleet {
         this.#listener = null;
       });
       client.on('notification', (message) => {
+        if (message.channel === this.#jobsChannel) {
+          for (const wake of this.#idle.splice(0)) wake();
+          return;
+        }
         for (const wake of this.#waiters.get(message.payload ?? '') ?? []) wake();
       });
       await client.connect();
-      await client.query(`LISTEN "${this.#channel}"`);
+      await client.query(`LISTEN "${this.#channel}"; LISTEN "${this.#jobsChannel}"`);
       return client;
     })();
     this.#listener.catch(() => {
@@ -337,6 +348,7 @@ class Fleet {
           [turnId, sessionId, tenant, session.turnNumber],
         );
         await boss.send(this.#queue, { turnId }, { group: { id: sessionId }, db: inTransaction(client) });
+        await client.query("SELECT pg_notify($1, '')", [this.#jobsChannel]);
         return { turnId };
       } finally {
         session.workspace.dispose();
@@ -352,23 +364,81 @@ class Fleet {
   async work(options = {}) {
     const concurrency = wholeAtLeast(options.concurrency ?? 1, 1, 'concurrency');
     const boss = await this.boss();
-    const id = await boss.work(
-      this.#queue,
-      {
-        localConcurrency: concurrency,
-        groupConcurrency: 1,
-        pollingIntervalSeconds: this.#options.pollingIntervalSeconds,
-        notifyPollingIntervalSeconds: 2,
-      },
-      async (/** @type {any[]} */ jobs) => {
-        for (const job of jobs) await this.#runJob(job);
-      },
-    );
-    return {
+    await this.#listen().catch(() => null);
+    let stopping = false;
+    // Each slot takes one turn at a time and goes straight on to the next, so a backlog drains
+    // at the speed of its turns. An idle slot waits to be woken: by a notification of a queued
+    // turn (all idle slots), by a slot that found work (one more, in case there is more), or
+    // by the poll timer (one slot looks, so idle slots do not each poll the database).
+    const nextPoll = () => {
+      const wake = this.#idle.shift();
+      if (wake) wake();
+    };
+    const timer = setInterval(() => {
+      // A listening connection that was lost is opened again; until then polling carries on.
+      this.#listen().catch(() => null);
+      nextPoll();
+    }, this.#options.pollingIntervalSeconds * 1000);
+    timer.unref();
+    const slot = async () => {
+      while (!stopping) {
+        /** @type {any[]} */
+        let jobs = [];
+        try {
+          jobs = (await boss.fetch(this.#queue, { batchSize: 1, groupConcurrency: 1 })) ?? [];
+        } catch {
+          // The database is away: wait for the next poll, then look again.
+        }
+        const job = jobs[0];
+        if (!job) {
+          // Asked to stop while looking: nothing more to wake this slot.
+          if (stopping) break;
+          await new Promise((resolve) => this.#idle.push(() => resolve(undefined)));
+          continue;
+        }
+        nextPoll();
+        await this.#attempt(boss, job);
+      }
+    };
+    const slots = Array.from({ length: concurrency }, slot);
+    const worker = {
       stop: async () => {
-        await boss.offWork(this.#queue, { id, wait: true });
+        stopping = true;
+        clearInterval(timer);
+        for (const wake of this.#idle.splice(0)) wake();
+        await Promise.all(slots);
+        this.#workers.delete(worker);
       },
     };
+    this.#workers.add(worker);
+    return worker;
+  }
+
+  /**
+   * One attempt of a turn's job: heartbeats while it runs, then completes or fails it (a
+   * failure is retried, then dead-lettered, by pg-boss), both for this attempt only.
+   * @param {any} boss
+   * @param {{ id: string, data: { turnId: string }, retryCount: number, expireInSeconds: number,
+   *   heartbeatSeconds: number | null }} job
+   */
+  async #attempt(boss, job) {
+    const held = { id: job.id, retryCount: job.retryCount };
+    const expiry = new AbortController();
+    const expires = setTimeout(() => expiry.abort(), job.expireInSeconds * 1000);
+    const beatSeconds = job.heartbeatSeconds ?? this.#options.heartbeatSeconds;
+    const beat = setInterval(() => boss.touch(this.#queue, held).catch(() => {}), (beatSeconds * 1000) / 2);
+    try {
+      await this.#runJob({ ...job, signal: expiry.signal });
+      // If this cannot be recorded (the server went away), the job is retried after its
+      // heartbeat lapses and finds the turn settled.
+      await boss.complete(this.#queue, held).catch(() => {});
+    } catch (e) {
+      const error = /** @type {{ code?: string, message?: string }} */ (e);
+      await boss.fail(this.#queue, held, { code: error?.code, message: String(error?.message ?? e) }).catch(() => {});
+    } finally {
+      clearTimeout(expires);
+      clearInterval(beat);
+    }
   }
 
   /**
@@ -638,6 +708,7 @@ class Fleet {
 
   /** Stops this fleet object: its workers drain, its connections close. */
   async stop() {
+    for (const worker of [...this.#workers]) await worker.stop();
     const boss = this.#boss;
     this.#boss = null;
     if (boss) await (await boss.catch(() => null))?.stop({ graceful: true, wait: true, timeout: 30_000 });

@@ -135,7 +135,10 @@ export interface FleetOptions {
   retryDelaySeconds?: number;
   /** How often lost heartbeats are looked for. @defaultValue 2 */
   superviseIntervalSeconds?: number;
-  /** How often an idle worker looks for turns when no notification arrives. @defaultValue 0.5 */
+  /**
+   * How often an idle worker process looks for turns when no notification arrives (one of its
+   * idle slots looks; queued turns wake them at once). @defaultValue 1
+   */
   pollingIntervalSeconds?: number;
   /** How often `result()` looks at the turn when no notification arrives (its fallback). @defaultValue 1000 */
   resultPollMs?: number;
@@ -165,4 +168,6 @@ export declare class Fleet {
   work(options?: { concurrency?: number }): Promise<{ stop(): Promise<void> }>;
   /** Stops the workers of this object and closes its connections (not the store's pool). */
   stop(): Promise<void>;
+  /** The pg-boss instance behind the queue, started with the queues created (for operations work). */
+  boss(): Promise<import('pg-boss').PgBoss>;
 }
