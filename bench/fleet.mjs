@@ -560,7 +560,7 @@ try {
     const groups = 100;
     results.pgBoss = [];
     for (const [label, workOptions] of /** @type {[string, Record<string, unknown>][]} */ ([
-      ['batchSize 1 (as the fleet fetches)', { localConcurrency: 4, groupConcurrency: 1 }],
+      ['work(), batchSize 1', { localConcurrency: 4, groupConcurrency: 1 }],
       [
         'batchSize 20, burstWhenBatchFull',
         { localConcurrency: 4, groupConcurrency: 1, batchSize: 20, burstWhenBatchFull: true },
@@ -568,7 +568,7 @@ try {
     ])) {
       const queue = `raw-${results.pgBoss.length}`;
       await boss.createQueue(queue);
-      const jobs = label.startsWith('batchSize 1 ') ? Math.min(n, quick ? 100 : 200) : n;
+      const jobs = label.endsWith('batchSize 1') ? Math.min(n, quick ? 100 : 200) : n;
       const t0 = now();
       for (let i = 0; i < jobs; i += 500)
         await boss.insert(
