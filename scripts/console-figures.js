@@ -10,12 +10,11 @@ const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const puppeteer = require('puppeteer-core');
+const { launchChromium } = require('./chromium.js');
 const { createConsole, toNodeListener } = require('../lib/console/index.js');
 const { SessionManager, policies } = require('../lib/session/index.js');
 const { decodeSnapshot, encodeSnapshot } = require('../lib/session/snapshot.js');
 
-const CHROMIUM = process.env.QUICKREALM_CHROMIUM ?? '/usr/bin/chromium';
 const RUNS = 5;
 
 /** @param {string} dir */
@@ -92,26 +91,11 @@ function median(values) {
 async function main() {
   const shots = process.argv.includes('--shots');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-console-figures-'));
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'qr-chromium-'));
   const manager = await demoSessions(dir);
   const server = http.createServer(toNodeListener(createConsole({ manager, authorize: () => true })));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-    ],
-  });
+  const { browser, close } = await launchChromium();
   try {
     const pages = { list: '/', session: '/sessions/refactor-date-utils' };
     const assets = await Promise.all(
@@ -165,9 +149,8 @@ async function main() {
       }
     }
   } finally {
-    await browser.close();
+    await close();
     server.close();
-    fs.rmSync(profile, { recursive: true, force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,39 +1,16 @@
 // Chromium for the console's browser tests: the system's Debian package (.ci/run installs it),
-// driven by puppeteer-core, headless, with a fresh profile and no network beyond the test server.
-import { mkdtempSync, rmSync } from 'node:fs';
+// driven by puppeteer-core, headless, with a fresh profile and no network beyond the test server
+// (scripts/chromium.js, shared with scripts/console-figures.js).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
+import { launchChromium } from '../../scripts/chromium.js';
 import { createConsole, toNodeListener } from '../../lib/console/index.js';
 
-export const CHROMIUM = process.env.QUICKREALM_CHROMIUM ?? '/usr/bin/chromium';
+export { CHROMIUM } from '../../scripts/chromium.js';
 
 export async function launch(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'qr-chromium-'));
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-    ],
-  });
-  return {
-    browser,
-    async close() {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
+  return launchChromium();
 }
 
 /** Serves a console on a free port of 127.0.0.1. */

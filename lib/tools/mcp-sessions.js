@@ -123,6 +123,36 @@ function sessionManagerTools(manager, options = {}) {
     if (!session) throw failure(ErrorCode.NotFound, `no session ${id}`);
     return session;
   };
+  /**
+   * A tool deciding a request of a paused turn (`approve`, `reject`).
+   * @param {'approve' | 'reject'} name
+   * @param {{ description: string, extra: Record<string, import('./index.js').JsonSchema>,
+   *   decide: (id: string, requestId: string, args: Record<string, unknown>) => Promise<unknown> }} spec
+   * @returns {import('./index.js').ToolDefinitionInput}
+   */
+  const decisionTool = (name, spec) => ({
+    name,
+    description: spec.description,
+    inputSchema: {
+      type: /** @type {const} */ ('object'),
+      properties: { sessionId: SESSION_ID, requestId: { type: 'string', minLength: 1 }, ...spec.extra },
+      required: ['sessionId', 'requestId'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    handler: async (/** @type {Record<string, unknown>} */ args) => {
+      const id = /** @type {string} */ (args.sessionId);
+      const requestId = /** @type {string} */ (args.requestId);
+      await mustGet(id);
+      await sessionCall(() => spec.decide(id, requestId, args));
+      const decision = name === 'approve' ? 'approved' : 'rejected';
+      return {
+        ok: true,
+        content: `${decision[0].toUpperCase()}${decision.slice(1)} ${requestId}. Call resume with sessionId ${JSON.stringify(id)} to continue the turn.`,
+        data: { sessionId: id, requestId, decision, next: { tool: 'resume', arguments: { sessionId: id } } },
+      };
+    },
+  });
   return createToolSet([
     {
       name: 'execute_turn',
@@ -189,72 +219,21 @@ function sessionManagerTools(manager, options = {}) {
         };
       },
     },
-    {
-      name: 'approve',
+    decisionTool('approve', {
       description:
         'Approve an operation call a paused turn is waiting for; with value, the call is not run and the ' +
         'turn gets value as its result. Call resume once every request is decided.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          sessionId: SESSION_ID,
-          requestId: { type: 'string', minLength: 1 },
-          value: { description: 'A result to give the turn instead of running the operation.' },
-        },
-        required: ['sessionId', 'requestId'],
-        additionalProperties: false,
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      handler: async (args) => {
-        const id = /** @type {string} */ (args.sessionId);
-        const requestId = /** @type {string} */ (args.requestId);
-        await mustGet(id);
-        await sessionCall(() => manager.approve(id, requestId, 'value' in args ? { value: args.value } : undefined));
-        return {
-          ok: true,
-          content: `Approved ${requestId}. Call resume with sessionId ${JSON.stringify(id)} to continue the turn.`,
-          data: {
-            sessionId: id,
-            requestId,
-            decision: 'approved',
-            next: { tool: 'resume', arguments: { sessionId: id } },
-          },
-        };
-      },
-    },
-    {
-      name: 'reject',
+      extra: { value: { description: 'A result to give the turn instead of running the operation.' } },
+      decide: (id, requestId, args) =>
+        manager.approve(id, requestId, 'value' in args ? { value: args.value } : undefined),
+    }),
+    decisionTool('reject', {
       description:
         'Reject an operation call a paused turn is waiting for: the call fails in the turn with the reason. ' +
         'Call resume once every request is decided.',
-      inputSchema: {
-        type: 'object',
-        properties: {
-          sessionId: SESSION_ID,
-          requestId: { type: 'string', minLength: 1 },
-          reason: { type: 'string' },
-        },
-        required: ['sessionId', 'requestId'],
-        additionalProperties: false,
-      },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      handler: async (args) => {
-        const id = /** @type {string} */ (args.sessionId);
-        const requestId = /** @type {string} */ (args.requestId);
-        await mustGet(id);
-        await sessionCall(() => manager.reject(id, requestId, /** @type {string | undefined} */ (args.reason)));
-        return {
-          ok: true,
-          content: `Rejected ${requestId}. Call resume with sessionId ${JSON.stringify(id)} to continue the turn.`,
-          data: {
-            sessionId: id,
-            requestId,
-            decision: 'rejected',
-            next: { tool: 'resume', arguments: { sessionId: id } },
-          },
-        };
-      },
-    },
+      extra: { reason: { type: 'string' } },
+      decide: (id, requestId, args) => manager.reject(id, requestId, /** @type {string | undefined} */ (args.reason)),
+    }),
     {
       name: 'resume',
       description:
