@@ -135,6 +135,15 @@ describe('review console in Chromium', () => {
       expect(await page.$eval('.notice', (n) => n.textContent)).toBe('Request 1.0 approved.');
       expect((await stored('asks'))?.pendingApprovals).toEqual([]);
       expect(await decisions('asks')).toEqual([['1.0', 'approved']]);
+      // The host resumes the turn in another process, and the approved call starts (the turn
+      // does not wait for it, so the audit says it was still running when the turn ended).
+      const resumed = await new SessionManager({ dir: fixture.dir, operations: fixture.operations }).resume('asks');
+      expect(resumed?.outcome.tag).toBe('ok');
+      const calls = (await stored('asks'))?.audit.forOperation('tickets.create') ?? [];
+      expect(calls.map((c) => c.error)).toEqual([
+        expect.stringMatching(/awaiting approval/),
+        expect.stringMatching(/still running/),
+      ]);
       expect(dialogs).toEqual([]);
       expect(problems).toEqual([]);
     } finally {
