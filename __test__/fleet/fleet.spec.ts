@@ -49,6 +49,26 @@ describe('Fleet: turns', () => {
     expect(effects.map((e) => [e.op, e.label, e.turn_number])).toEqual([['fx.step', 'one', 1]]);
   });
 
+  it('holds a turn back while an earlier turn of its session has not run, then runs it', async () => {
+    const host = world.fleet();
+    const id = await world.session('held-back', { env: { seen: [] } });
+    // An earlier turn, queued but not yet handed out (as when two jobs of a session are
+    // fetched at once and the later one is taken first).
+    await world.store.pool.query(
+      `INSERT INTO quickrealm.turns (id, session_id, kind, code, status) VALUES ('earlier-turn', $1, 'turn', 'return 0', 'queued')`,
+      [id],
+    );
+    const { turnId } = await host.submit(id, "env.seen.push('later'); return env.seen;");
+    await sleep(1500);
+    const waiting = await world.store.pool.query('SELECT status FROM quickrealm.turns WHERE id = $1', [turnId]);
+    expect(waiting.rows[0].status).toBe('queued');
+    await world.store.pool.query(
+      `UPDATE quickrealm.turns SET status = 'done', result = '{}' WHERE id = 'earlier-turn'`,
+    );
+    const later = await host.result(turnId, { timeoutMs: 30_000 });
+    expect(valueOf(later)).toEqual(['later']);
+  });
+
   it('runs the turns of a session one at a time and in order, over several workers', async () => {
     const host = world.fleet();
     const sessions = await Promise.all([0, 1, 2, 3, 4].map((n) => world.session(`order-${n}`, { env: { seen: [] } })));

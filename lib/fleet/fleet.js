@@ -19,6 +19,10 @@ const { postgresJournal } = require('./journal.js');
 const { storeError } = require('./store.js');
 
 const DEFAULT_QUEUE = 'quickrealm-turns';
+/** What a job that must wait for an earlier turn of its session answers. */
+const DEFERRED = Symbol('deferred');
+/** How long a deferred turn waits before it is handed out again. */
+const DEFER_MS = 100;
 /** Turn rows in these states have their result. */
 const SETTLED = new Set(['done', 'failed', 'paused']);
 /** How long one wait for a claim blocks before the worker looks at its job again. */
@@ -31,7 +35,7 @@ const CLAIM_WAIT = '1s';
  *   expireInSeconds?: number, retryLimit?: number, retryDelaySeconds?: number,
  *   superviseIntervalSeconds?: number, pollingIntervalSeconds?: number, resultPollMs?: number, workerId?: string,
  *   connection?: Record<string, unknown> }} FleetOptions
- * @typedef {{ id: string, session_id: string, tenant: string | null, kind: 'turn' | 'resume',
+ * @typedef {{ id: string, seq: string, session_id: string, tenant: string | null, kind: 'turn' | 'resume',
  *   code: string | null, status: string, result: any, attempt: number, turn_number: number | null }} TurnRow
  */
 
@@ -419,7 +423,7 @@ class Fleet {
    * failure is retried, then dead-lettered, by pg-boss), both for this attempt only.
    * @param {any} boss
    * @param {{ id: string, data: { turnId: string }, retryCount: number, expireInSeconds: number,
-   *   heartbeatSeconds: number | null }} job
+   *   heartbeatSeconds: number | null, groupId?: string | null }} job
    */
   async #attempt(boss, job) {
     const held = { id: job.id, retryCount: job.retryCount };
@@ -428,7 +432,23 @@ class Fleet {
     const beatSeconds = job.heartbeatSeconds ?? this.#options.heartbeatSeconds;
     const beat = setInterval(() => boss.touch(this.#queue, held).catch(() => {}), (beatSeconds * 1000) / 2);
     try {
-      await this.#runJob({ ...job, signal: expiry.signal });
+      const ran = await this.#runJob({ ...job, signal: expiry.signal });
+      if (ran === DEFERRED) {
+        // An earlier turn of the session has not run yet (two jobs of one session can be
+        // fetched at once): this job ends and the turn is queued again behind it, so the
+        // earlier turn's job can be handed out.
+        await this.#store
+          .transaction(async (client) => {
+            await boss.send(this.#queue, job.data, {
+              group: { id: job.groupId ?? undefined },
+              startAfter: new Date(Date.now() + DEFER_MS),
+              db: inTransaction(client),
+            });
+            await boss.complete(this.#queue, held, null, { db: inTransaction(client) });
+          })
+          .catch(() => {});
+        return;
+      }
       // If this cannot be recorded (the server went away), the job is retried after its
       // heartbeat lapses and finds the turn settled.
       await boss.complete(this.#queue, held).catch(() => {});
@@ -445,6 +465,7 @@ class Fleet {
    * Runs one turn job: claims the session (and a tenant slot), runs the turn with its journal
    * in PostgreSQL, and records the result for this attempt only.
    * @param {{ id: string, data: { turnId: string }, retryCount: number, signal: AbortSignal }} job
+   * @returns {Promise<typeof DEFERRED | undefined>} DEFERRED when an earlier turn of the session must run first
    */
   async #runJob(job) {
     const turnId = job.data?.turnId;
@@ -465,10 +486,23 @@ class Fleet {
       const sessionId = turn.session_id;
       await this.#claim(claim, 'session', sessionId, job.signal);
       releases.push(() => this.#unclaim(claim, 'session', sessionId));
+      // Turns of a session run in the order they were submitted; a resume goes first (it
+      // continues the paused turn, which came before).
+      if (turn.kind === 'turn') {
+        const { rows: earlier } = await claim.query(
+          `SELECT 1 FROM ${this.#s}.turns WHERE session_id = $1 AND id <> $2 AND status IN ('queued', 'running')
+             AND (kind = 'resume' OR seq < $3) LIMIT 1`,
+          [sessionId, turnId, turn.seq],
+        );
+        if (earlier.length > 0) return DEFERRED;
+      }
       const capped = await this.#tenantGate(claim, turn, job.signal, releases);
       turn = await this.#turn(turnId);
       if (!turn || SETTLED.has(turn.status)) return;
-      if (capped) return await this.#settle(turn, attempt, 'done', capped);
+      if (capped) {
+        await this.#settle(turn, attempt, 'done', capped);
+        return;
+      }
       await this.#store.pool.query(
         `UPDATE ${this.#s}.turns SET status = 'running', attempt = $2, claimed_by = $3,
            started_at = COALESCE(started_at, now()) WHERE id = $1`,

@@ -108,6 +108,14 @@ const MIGRATIONS = [
       ALTER TABLE ${s}.sessions ADD COLUMN cost_used double precision NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 3,
+    name: 'turns keep the order they were submitted in',
+    up: (s) => `
+      ALTER TABLE ${s}.turns ADD COLUMN seq bigserial;
+      CREATE INDEX turns_session_order ON ${s}.turns (session_id, seq) WHERE status IN ('queued', 'running');
+    `,
+  },
 ];
 
 /**
