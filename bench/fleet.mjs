@@ -167,7 +167,7 @@ async function submitAll(/** @type {Fleet} */ fleet, /** @type {[string, string]
 
 async function turnStatuses(/** @type {string[]} */ turnIds) {
   const { rows } = await store.pool.query(
-    `SELECT status, result->'outcome'->>'tag' AS tag, count(*)::int AS n FROM ${SCHEMA}.turns
+    `SELECT status, result::jsonb->'outcome'->>'tag' AS tag, count(*)::int AS n FROM ${SCHEMA}.turns
      WHERE id = ANY($1) GROUP BY 1, 2`,
     [turnIds],
   );

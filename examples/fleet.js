@@ -157,7 +157,7 @@ async function main() {
     await report(sessionId, approval.turnId, 'resumed turn');
 
     const { rows } = await store.pool.query(
-      `SELECT seq, turn_number, operation, entry->>'args' AS args, entry->>'result' AS result, entry->>'error' AS error
+      `SELECT seq, turn_number, operation, entry::jsonb->>'args' AS args, entry::jsonb->>'result' AS result, entry::jsonb->>'error' AS error
        FROM ${SCHEMA}.audit WHERE session_id = $1 ORDER BY seq`,
       [sessionId],
     );

@@ -3,6 +3,7 @@
 // and nothing changed; tenant caps; the `quickrealm worker` command.
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, PostgresStore } from '../../lib/fleet/index.js';
 import { type FleetWorld, fleetWorld, OPERATIONS_MODULE, overlaps, startWorker } from './fixtures/harness';
@@ -47,6 +48,13 @@ describe('Fleet: turns', () => {
     expect(valueOf(two)).toBe(20);
     const effects = await world.effects('session_id = $1', [id]);
     expect(effects.map((e) => [e.op, e.label, e.turn_number])).toEqual([['fx.step', 'one', 1]]);
+  });
+
+  it('gives back a value holding a NUL character exactly', async () => {
+    const host = world.fleet();
+    const id = await world.session('nul-value');
+    const { turnId } = await host.submit(id, 'return ["a\\u0000b", { k: "\\u0000" }];');
+    expect(valueOf(await host.result(turnId, { timeoutMs: 30_000 }))).toEqual(['a\u0000b', { k: '\u0000' }]);
   });
 
   it('holds a turn back while an earlier turn of its session has not run, then runs it', async () => {
@@ -235,6 +243,44 @@ describe('Fleet: bad input changes nothing', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     await world.openGate('slow');
     expect(valueOf(await host.result(turnId, { timeoutMs: 30_000 }))).toBe(1);
+  });
+
+  it('answers hostile ids and keys with a clear code and changes nothing', async () => {
+    const host = world.fleet();
+    const id = await world.session('hostile-ids');
+    const queue = await world.session('hostile-keys');
+    const version = await world.store.version(id);
+    const hostile = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 300 }),
+      fc.constantFrom('', ' ', '../x', "x'; DROP TABLE quickrealm.turns; --", '\u0000', '%', '*', 'a'.repeat(10_000)),
+    );
+    await fc.assert(
+      fc.asyncProperty(hostile, hostile, async (a, b) => {
+        const before = await turnCount();
+        const codes = await Promise.all(
+          [
+            () => host.submit(a, 'return 1;'),
+            () => host.approve(a, b),
+            () => host.reject(id, b, a),
+            () => host.result(a, { timeoutMs: 50 }),
+            () => host.submit(queue, 'return 1;', { idempotencyKey: a.length > 200 || a === '' ? a : undefined }),
+          ].map(async (call) => {
+            try {
+              await call();
+              return 'ok';
+            } catch (e) {
+              return (e as { code?: string }).code ?? `uncoded: ${(e as Error).message}`;
+            }
+          }),
+        );
+        for (const code of codes) expect(['ok', 'INVALID_INPUT', 'NOT_FOUND', 'TIMEOUT']).toContain(code);
+        // Only the last call may queue a turn (on another session), and only without a bad key.
+        const queued = codes[4] === 'ok' ? 1 : 0;
+        expect(await turnCount()).toBe(before + queued);
+        expect(await world.store.version(id)).toBe(version);
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('refuses a stale version with SESSION_CONFLICT and keeps the stored bytes', async () => {

@@ -325,6 +325,32 @@ describe('PostgresStore', () => {
     });
   });
 
+  it('keeps model-written NUL characters in audit and approval rows exactly (jsonb would refuse them)', async () => {
+    const { store } = await fresh();
+    const operations = {
+      echo: (x: string) => x,
+      fail: (x: string) => {
+        throw new Error(x);
+      },
+      ask: { needsApproval: true, handler: (x: string) => x },
+    };
+    const manager = new SessionManager({ store, operations });
+    const session = await manager.create({ id: 'nul', policy: OPEN });
+    const nul = 'a\u0000b';
+    const ok = await session.executeTurn(
+      `try { await fail(${JSON.stringify(nul)}) } catch {} return await echo(${JSON.stringify(nul)})`,
+    );
+    expect(ok.outcome).toEqual({ tag: 'ok', value: nul });
+    const paused = await session.executeTurn(`return await ask(${JSON.stringify(nul)})`);
+    expect(paused.outcome.tag).toBe('needs-approval');
+    expect((await store.approvals('nul')).map((a) => a.args)).toEqual([[nul]]);
+    const rows = await store.auditEntries('nul');
+    expect(rows).toEqual(JSON.parse(JSON.stringify(session.audit.entries())));
+    expect(rows.some((r) => String(r.error ?? '').includes('\u0000'))).toBe(true);
+    const again = await new SessionManager({ store, operations }).get('nul');
+    expect(again?.audit.verify()).toMatchObject({ ok: true });
+  });
+
   it('keeps tenant caps and sums the tokens and cost each save records for the tenant', async () => {
     const { store } = await fresh();
     const operations = {

@@ -16,7 +16,7 @@ const { SessionManager, metaOf, recordsOf } = require('../session/manager.js');
 const { snapshotBound, restoreBound } = require('../session/session.js');
 const { attachJournal } = require('../session/store-hooks.js');
 const { postgresJournal } = require('./journal.js');
-const { storeError } = require('./store.js');
+const { storeError, checkId } = require('./store.js');
 
 const DEFAULT_QUEUE = 'quickrealm-turns';
 /** What a job that must wait for an earlier turn of its session answers. */
@@ -44,6 +44,22 @@ function wholeAtLeast(n, min, what) {
   if (!Number.isInteger(n) || /** @type {number} */ (n) < min)
     throw sessionError(ErrorCode.InvalidInput, `Fleet: ${what} must be a whole number ≥ ${min}`, TypeError);
   return /** @type {number} */ (n);
+}
+
+/**
+ * A turn or approval id or a key as the caller gave it: a string PostgreSQL can compare (no
+ * NUL), of a sane length; anything else is INVALID_INPUT.
+ * @param {unknown} id
+ * @param {string} what
+ */
+function checkHandle(id, what) {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200 || id.includes('\u0000'))
+    throw sessionError(
+      ErrorCode.InvalidInput,
+      `${what} must be a string of 1 to 200 characters without NUL`,
+      TypeError,
+    );
+  return id;
 }
 
 /** @param {number} ms */
@@ -192,13 +208,9 @@ class Fleet {
   async submit(sessionId, code, options = {}) {
     if (typeof code !== 'string')
       throw sessionError(ErrorCode.InvalidInput, 'submit(sessionId, code): code must be a string', TypeError);
-    const key = options.idempotencyKey ?? null;
-    if (key !== null && (typeof key !== 'string' || key.length === 0 || key.length > 200))
-      throw sessionError(
-        ErrorCode.InvalidInput,
-        'submit: idempotencyKey must be a string of 1 to 200 characters',
-        TypeError,
-      );
+    checkId(sessionId);
+    const key =
+      options.idempotencyKey === undefined ? null : checkHandle(options.idempotencyKey, 'submit: idempotencyKey');
     const head = await this.#store.head(sessionId);
     if (!head) throw sessionError(ErrorCode.NotFound, `no session ${sessionId} in the store`);
     const boss = await this.boss();
@@ -230,6 +242,7 @@ class Fleet {
    * @param {{ timeoutMs?: number }} [options]
    */
   async result(turnId, options = {}) {
+    checkHandle(turnId, 'result(turnId)');
     const timeoutMs = options.timeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     await this.#listen().catch(() => null);
@@ -248,7 +261,7 @@ class Fleet {
             throw storeError(e, `reading turn ${turnId}`, 'Fleet');
           });
         if (rows.length === 0) throw sessionError(ErrorCode.NotFound, `no turn ${turnId}`);
-        if (SETTLED.has(rows[0].status)) return { status: rows[0].status, ...rows[0].result };
+        if (SETTLED.has(rows[0].status)) return { status: rows[0].status, ...JSON.parse(rows[0].result ?? '{}') };
         const left = deadline - Date.now();
         if (left <= 0) throw sessionError(ErrorCode.Timeout, `turn ${turnId} has no result after ${timeoutMs} ms`);
         await Promise.race([woken, sleep(Math.min(this.#options.resultPollMs, left))]);
@@ -317,6 +330,8 @@ class Fleet {
    * @returns {Promise<{ turnId: string | null }>}
    */
   async #decide(sessionId, approvalId, status, apply, decision) {
+    checkId(sessionId);
+    checkHandle(approvalId, 'the approval id');
     const boss = await this.boss();
     return this.#store.transaction(async (client) => {
       const { rows } = await client.query(

@@ -116,6 +116,18 @@ const MIGRATIONS = [
       CREATE INDEX turns_session_order ON ${s}.turns (session_id, seq) WHERE status IN ('queued', 'running');
     `,
   },
+  {
+    // jsonb cannot hold a NUL character, which model-written strings may carry: these columns
+    // keep the exact JSON text (cast to jsonb in queries where it has none).
+    version: 4,
+    name: 'audit entries, approval arguments and decisions, turn results as exact JSON text',
+    up: (s) => `
+      ALTER TABLE ${s}.audit ALTER COLUMN entry TYPE text USING entry::text;
+      ALTER TABLE ${s}.approvals ALTER COLUMN args TYPE text USING args::text;
+      ALTER TABLE ${s}.approvals ALTER COLUMN decision TYPE text USING decision::text;
+      ALTER TABLE ${s}.turns ALTER COLUMN result TYPE text USING result::text;
+    `,
+  },
 ];
 
 /**

@@ -418,11 +418,19 @@ class PostgresStore {
         `the audit of session ${id} does not continue the stored chain (entry ${entries[0].seq} follows hash ${entries[0].prevHash}, the store ends with ${rows[0].hash})`,
       );
     }
+    // Arrays of text, not one jsonb document: an entry may hold a NUL character, which jsonb refuses.
     await client.query(
       `INSERT INTO ${this.#s}.audit (session_id, seq, turn_number, operation, entry, hash, prev_hash)
-       SELECT $1, (e->>'seq')::integer, (e->>'turnNumber')::integer, e->>'operation', e, e->>'hash', e->>'prevHash'
-       FROM jsonb_array_elements($2::jsonb) AS e`,
-      [id, JSON.stringify(entries)],
+       SELECT $1, * FROM unnest($2::integer[], $3::integer[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+      [
+        id,
+        entries.map((e) => e.seq),
+        entries.map((e) => e.turnNumber),
+        entries.map((e) => e.operation),
+        entries.map((e) => JSON.stringify(e)),
+        entries.map((e) => e.hash),
+        entries.map((e) => e.prevHash),
+      ],
     );
   }
 
@@ -440,14 +448,20 @@ class PostgresStore {
     }
     await client.query(
       `INSERT INTO ${this.#s}.approvals (session_id, id, turn_number, operation, args, status)
-       SELECT $1, a->>'id', (a->>'turnNumber')::integer, a->>'operation', a->'args', a->>'status'
-       FROM jsonb_array_elements($2::jsonb) AS a
+       SELECT $1, * FROM unnest($2::text[], $3::integer[], $4::text[], $5::text[], $6::text[])
        ON CONFLICT (session_id, id) DO UPDATE SET
          status = EXCLUDED.status,
          decided_at = CASE WHEN EXCLUDED.status <> 'pending' THEN COALESCE(${this.#s}.approvals.decided_at, now())
                            ELSE ${this.#s}.approvals.decided_at END
        WHERE ${this.#s}.approvals.status = 'pending'`,
-      [id, JSON.stringify(approvals.map((a) => ({ ...a, args: a.args ?? null })))],
+      [
+        id,
+        approvals.map((a) => a.id),
+        approvals.map((a) => a.turnNumber),
+        approvals.map((a) => a.operation),
+        approvals.map((a) => JSON.stringify(a.args ?? null)),
+        approvals.map((a) => a.status),
+      ],
     );
     await client.query(
       `UPDATE ${this.#s}.approvals SET status = 'decided', decided_at = now()
@@ -580,7 +594,7 @@ class PostgresStore {
       [id],
       'reading the audit',
     );
-    return rows.map((r) => r.entry);
+    return rows.map((r) => JSON.parse(r.entry));
   }
 
   /**
@@ -599,7 +613,7 @@ class PostgresStore {
       id: r.id,
       turnNumber: r.turn_number,
       operation: r.operation,
-      args: r.args,
+      args: r.args === null ? null : JSON.parse(r.args),
       status: r.status,
       decidedAt: r.decided_at,
     }));
@@ -678,4 +692,4 @@ function metaOfRow(row) {
   };
 }
 
-module.exports = { PostgresStore, storeError };
+module.exports = { PostgresStore, storeError, checkId };
