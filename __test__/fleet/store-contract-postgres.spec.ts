@@ -351,6 +351,14 @@ describe('PostgresStore', () => {
     expect(again?.audit.verify()).toMatchObject({ ok: true });
   });
 
+  it('refuses listing filters PostgreSQL cannot compare with INVALID_INPUT', async () => {
+    const { store } = await fresh();
+    for (const filter of [{ tenant: 'a\u0000' }, { status: '\u0000' }, { after: 'x'.repeat(2000) }, { tenant: 7 }]) {
+      await expect(store.listSessions(filter as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    expect(await store.listSessions({ tenant: 'nobody' })).toEqual([]);
+  });
+
   it('keeps tenant caps and sums the tokens and cost each save records for the tenant', async () => {
     const { store } = await fresh();
     const operations = {

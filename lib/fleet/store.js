@@ -551,8 +551,13 @@ class PostgresStore {
   async listSessions(filter = {}) {
     const { tenant, status, limit = 100, after } = filter ?? {};
     for (const [name, value] of Object.entries({ tenant, status, after })) {
-      if (value !== undefined && typeof value !== 'string') {
-        throw sessionError(ErrorCode.InvalidInput, `listSessions: ${name} must be a string`, TypeError);
+      // PostgreSQL cannot compare text holding NUL; such a filter matches nothing anyway.
+      if (value !== undefined && (typeof value !== 'string' || value.includes('\u0000') || value.length > 1024)) {
+        throw sessionError(
+          ErrorCode.InvalidInput,
+          `listSessions: ${name} must be a string of at most 1024 characters without NUL`,
+          TypeError,
+        );
       }
     }
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) {
