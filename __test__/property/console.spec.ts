@@ -85,9 +85,9 @@ describe('review console over hostile sessions', () => {
           if (path.startsWith('/api/')) continue;
           for (const tag of tagNames(cost.value)) expect(allowed, `${path}: <${tag}> from model text`).toContain(tag);
         }
-        // What the model wrote is on the session page, escaped.
+        // The argument is on the session page as the JSON the approval shows, escaped.
         const shown = await page(`/sessions/${id}`);
-        expect(shown).toContain(escapeHtml(arg).slice(0, 200));
+        expect(shown).toContain(escapeHtml(JSON.stringify(arg).slice(1, 200)));
         session.workspace.dispose();
       }),
       PARAMS,
