@@ -44,17 +44,11 @@ export declare class PostgresStore implements SessionStore {
    */
   transaction<T>(body: (client: PoolClient) => Promise<T>): Promise<T>;
   get(id: string): Promise<{ bytes: Buffer; version: number } | null>;
+  /** SessionStore's `put`; with `client` (from `transaction`) it saves inside that transaction. */
   put(
     id: string,
     bytes: Uint8Array,
-    options: {
-      expectedVersion: number | null;
-      meta?: Record<string, unknown>;
-      auditSince?: (seq: number) => AuditEntry[];
-      approvals?: StoredApproval[];
-      /** Save inside this transaction (from `transaction`) instead of one of its own. */
-      client?: PoolClient;
-    },
+    options: Parameters<SessionStore['put']>[2] & { client?: PoolClient },
   ): Promise<number>;
   /** Inserts a session at `version` when the store does not have it (SESSION_CONFLICT otherwise). */
   importVersion(
