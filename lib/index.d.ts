@@ -40,7 +40,7 @@ export type LogLevel = LogLine['level'];
 export type LogEntry = LogLine;
 
 /** What every run result carries. */
-export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error'>;
+export type RunBase = Omit<NativeRunResult, 'ok' | 'value' | 'error' | 'state'>;
 
 /**
  * A run's result, a union on `ok`: `if (!r.ok) r.error.code` type-checks under `--strict`.
@@ -280,6 +280,10 @@ export * from './component/index.js';
 // ----- Sessions (declarations in session/index.d.ts) -----
 
 export * from './session/index.js';
+
+// ----- Persistent realms (declarations in repl/index.d.ts) -----
+
+export * from './repl/index.js';
 
 // ----- OpenTelemetry (declarations in telemetry/index.d.ts) -----
 

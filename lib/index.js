@@ -16,6 +16,7 @@ const {
   operationContext,
 } = require('./session/index.js');
 const { configureTelemetry } = require('./telemetry/index.js');
+const { createRepl, restoreRepl } = require('./repl/index.js');
 
 module.exports = {
   run,
@@ -41,4 +42,6 @@ module.exports = {
   describeTurn,
   operationContext,
   configureTelemetry,
+  createRepl,
+  restoreRepl,
 };

@@ -90,6 +90,8 @@ pub enum ErrorCode {
     SessionConflict,
     /// A snapshot's signature or binding does not verify.
     SnapshotTampered,
+    /// Authentic state from another engine build or format version, which this build cannot read.
+    SnapshotVersion,
     /// A re-run turn called something else than the recorded turn did at the same point.
     ReplayDiverged,
     /// The session's state could not be stored.
@@ -141,7 +143,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 52] = [
+    pub const ALL: [ErrorCode; 53] = [
         ErrorCode::EvalError,
         ErrorCode::Timeout,
         ErrorCode::MemoryLimit,
@@ -175,6 +177,7 @@ impl ErrorCode {
         ErrorCode::SessionState,
         ErrorCode::SessionConflict,
         ErrorCode::SnapshotTampered,
+        ErrorCode::SnapshotVersion,
         ErrorCode::ReplayDiverged,
         ErrorCode::SaveFailed,
         ErrorCode::PatchInvalid,
@@ -232,6 +235,7 @@ impl ErrorCode {
             ErrorCode::SessionState => "SESSION_STATE",
             ErrorCode::SessionConflict => "SESSION_CONFLICT",
             ErrorCode::SnapshotTampered => "SNAPSHOT_TAMPERED",
+            ErrorCode::SnapshotVersion => "SNAPSHOT_VERSION",
             ErrorCode::ReplayDiverged => "REPLAY_DIVERGED",
             ErrorCode::SaveFailed => "SAVE_FAILED",
             ErrorCode::PatchInvalid => "PATCH_INVALID",

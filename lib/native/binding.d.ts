@@ -478,7 +478,7 @@ export interface DeterministicOptions {
  * Stable error codes, as JavaScript sees them (`err.code`, `result.error.code`). A code's
  * string never changes meaning.
  */
-export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'STEP_LIMIT' | 'NOT_FOUND' | 'INTERNAL' | 'SANDBOX_CALLBACK' | 'PATH_INVALID' | 'EXISTS' | 'NOT_A_DIRECTORY' | 'IS_A_DIRECTORY' | 'NOT_EMPTY' | 'ZIP_INVALID' | 'ZIP_LIMIT' | 'CONFLICT' | 'RANGE' | 'QUOTA' | 'HISTORY' | 'HISTORY_INVALID' | 'NOT_TEXT' | 'IO' | 'TOO_COMPLEX' | 'DISPOSED' | 'BUDGET_EXCEEDED' | 'AUDIT_TAMPERED' | 'SESSION_STATE' | 'SESSION_CONFLICT' | 'SNAPSHOT_TAMPERED' | 'REPLAY_DIVERGED' | 'SAVE_FAILED' | 'PATCH_INVALID' | 'PATCH_MISMATCH' | 'PATCH_FAILED' | 'NO_MATCH' | 'AMBIGUOUS_MATCH' | 'NO_HISTORY' | 'UNAVAILABLE' | 'UNKNOWN_TOOL' | 'EXEC_FAILED' | 'CHAT_LOG_INVALID' | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STATE_TOO_LARGE' | 'VALIDATION_FAILED' | 'ADDON_NOT_FOUND' | 'MODULE_NOT_FOUND' | 'UNAUTHORIZED'
+export type ErrorCode = 'EVAL_ERROR' | 'TIMEOUT' | 'MEMORY_LIMIT' | 'OUTPUT_LIMIT' | 'CANCELLED' | 'INVALID_INPUT' | 'POLICY_VIOLATION' | 'HOST_CALL_LIMIT' | 'STEP_LIMIT' | 'NOT_FOUND' | 'INTERNAL' | 'SANDBOX_CALLBACK' | 'PATH_INVALID' | 'EXISTS' | 'NOT_A_DIRECTORY' | 'IS_A_DIRECTORY' | 'NOT_EMPTY' | 'ZIP_INVALID' | 'ZIP_LIMIT' | 'CONFLICT' | 'RANGE' | 'QUOTA' | 'HISTORY' | 'HISTORY_INVALID' | 'NOT_TEXT' | 'IO' | 'TOO_COMPLEX' | 'DISPOSED' | 'BUDGET_EXCEEDED' | 'AUDIT_TAMPERED' | 'SESSION_STATE' | 'SESSION_CONFLICT' | 'SNAPSHOT_TAMPERED' | 'SNAPSHOT_VERSION' | 'REPLAY_DIVERGED' | 'SAVE_FAILED' | 'PATCH_INVALID' | 'PATCH_MISMATCH' | 'PATCH_FAILED' | 'NO_MATCH' | 'AMBIGUOUS_MATCH' | 'NO_HISTORY' | 'UNAVAILABLE' | 'UNKNOWN_TOOL' | 'EXEC_FAILED' | 'CHAT_LOG_INVALID' | 'SCRIPT_REFUSED' | 'WRITE_REFUSED' | 'STATE_TOO_LARGE' | 'VALIDATION_FAILED' | 'ADDON_NOT_FOUND' | 'MODULE_NOT_FOUND' | 'UNAUTHORIZED'
 
 /** Where an exec error happened: `line`, `column`, `frame` and `stack` refer to `file`. */
 export interface ExecErrorInfo {
@@ -798,6 +798,11 @@ export interface NativeRunResult {
   logs: Array<LogLine>
   error?: SandboxErrorInfo
   stats: RunStats
+  /**
+   * The persistent realm's state after the run, sealed (runs with `state` only; left out
+   * when the state stays as it was).
+   */
+  state?: Buffer
 }
 
 /**
@@ -868,6 +873,13 @@ export interface RenameOptions {
 }
 
 /**
+ * Verifies a persistent realm's sealed state under the key `from` and seals the same state
+ * under `to`: how a state is handed out under the caller's key, or taken back in. Throws
+ * SNAPSHOT_TAMPERED when it does not verify, SNAPSHOT_VERSION when it is from another build.
+ */
+export declare function resealState(bytes: Uint8Array, from: string | Uint8Array, to: string | Uint8Array): Buffer
+
+/**
  * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
@@ -882,8 +894,9 @@ export interface RunOptions {
    * 'function' (default): the body of an async function, so `return` and top-level `await` work.
    * 'script': a classic script; the result is its completion value.
    * 'module': an ES module; the result is its exports namespace.
+   * 'repl': a cell of a persistent realm (with `state`): a script with top-level `await`.
    */
-  mode?: 'function' | 'script' | 'module'
+  mode?: 'function' | 'script' | 'module' | 'repl'
   /** Shown in stacks. Default 'sandbox.js'. */
   filename?: string
   /** What read_input() returns. */
@@ -938,6 +951,8 @@ export interface RunOptions {
    * await run(code, { onLog: ({ level, message }) => ui.append(level, message) });
    */
   onLog?: (line: LogLine) => void
+  /** A run over a persistent realm's state (with mode 'repl'; see `createRepl`). */
+  state?: StateOptions
 }
 
 /** What a run cost. */
@@ -979,6 +994,19 @@ export interface Settings {
   workers: number
   /** Realms kept prepared for plain runs. */
   poolSize: number
+}
+
+/**
+ * The sealed state a run starts from and the key that seals it; the result's `state` is
+ * the state after the run, sealed with the same key.
+ */
+export interface StateOptions {
+  /** Sealed state bytes; left out: an empty realm. */
+  bytes?: Uint8Array
+  /** The HMAC-SHA256 key, at least 16 bytes (a string is taken as its UTF-8 bytes). */
+  key?: string | Uint8Array
+  /** Keep the state only when the run succeeds. */
+  transactional?: boolean
 }
 
 /** What `toZip` writes: the history (default true), deflated entries (default true). */

@@ -855,6 +855,7 @@ module.exports.LiveStep = nativeBinding.LiveStep
 module.exports.occurrenceLines = nativeBinding.occurrenceLines
 module.exports.poolStats = nativeBinding.poolStats
 module.exports.realmStats = nativeBinding.realmStats
+module.exports.resealState = nativeBinding.resealState
 module.exports.run = nativeBinding.run
 module.exports.runSync = nativeBinding.runSync
 module.exports.turnCopies = nativeBinding.turnCopies

@@ -12,6 +12,8 @@
 //!   throw through the realm's helpers, and a template realm is built as a realm).
 //! - `run` (one run), `live` (a run with live host values, time-sliced), `reply` (a run's
 //!   outcome as the reply text `lib/run.js` reads), `settings`.
+//! - `snapshot` (the engine's realm-state writer and reader), `state` (sealed state bytes),
+//!   `persist` (a run over a persistent realm's state), used by `run`.
 
 pub(crate) mod alloc;
 pub(crate) mod bigint;
@@ -26,6 +28,7 @@ pub(crate) mod macros;
 pub(crate) mod marshal;
 pub(crate) mod membrane;
 pub(crate) mod output;
+pub(crate) mod persist;
 pub(crate) mod raw;
 pub(crate) mod realm;
 pub(crate) mod realm_pool;
@@ -34,7 +37,9 @@ pub(crate) mod request;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod slicer;
+pub(crate) mod snapshot;
 pub(crate) mod stack;
+pub(crate) mod state;
 pub(crate) mod template;
 pub(crate) mod workers;
 
@@ -44,7 +49,10 @@ pub use limits::{CancelToken, LimitOverrides, Limits};
 pub use marshal::Data;
 pub use realm::{ConsoleMode, LogEntry, LogListener};
 pub use reply::reply_text;
-pub use run::{execute, Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
+pub use run::{
+    execute, Deterministic, Extension, Mode, PersistState, RealmExtension, RunOutcome, RunRequest,
+};
+pub use state::reseal as reseal_state;
 #[cfg(test)]
 mod deadline_tests;
 #[cfg(test)]

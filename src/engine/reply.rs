@@ -149,6 +149,7 @@ mod tests {
                 host_calls: 3,
                 steps: 40,
             },
+            state: None,
         }
     }
 

@@ -20,6 +20,29 @@ pub enum Mode {
     Script,
     /// An ES module; the result is its exports namespace.
     Module,
+    /// A cell of a persistent realm: a classic script whose top-level declarations are the
+    /// realm's state, with top-level `await`; the result is its completion value.
+    Repl,
+}
+
+/// A run over a persistent realm's state (see `state.rs`): the sealed state it starts from
+/// (none: an empty realm) and the key that seals it, in and out.
+#[derive(Clone)]
+pub struct PersistState {
+    pub sealed: Option<Arc<Vec<u8>>>,
+    pub key: Arc<Vec<u8>>,
+    /// Keep the state only when the run succeeds; otherwise a failed run keeps what its
+    /// completed statements left.
+    pub transactional: bool,
+}
+
+impl std::fmt::Debug for PersistState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PersistState")
+            .field("bytes", &self.sealed.as_ref().map(|s| s.len()))
+            .field("transactional", &self.transactional)
+            .finish()
+    }
 }
 
 /// Hooks for layers that extend a realm (workspace execution, sessions). Every hook runs on the
@@ -76,6 +99,8 @@ pub struct RunRequest {
     pub deterministic: Option<Deterministic>,
     /// Told about each captured console line as the run prints it.
     pub on_log: Option<LogListener>,
+    /// The run reads and writes a persistent realm's state.
+    pub state: Option<PersistState>,
 }
 
 /// What a deterministic run starts from: the same code with the same values gives the same
@@ -102,6 +127,7 @@ impl RunRequest {
             extension: None,
             deterministic: None,
             on_log: None,
+            state: None,
         }
     }
 }
@@ -123,6 +149,9 @@ pub struct RunOutcome {
     pub logs: Vec<LogEntry>,
     pub error: Option<ErrorInfo>,
     pub stats: Stats,
+    /// The realm's state after the run, sealed (runs with [`RunRequest::state`] only); `None`
+    /// leaves the state the run started from.
+    pub state: Option<Vec<u8>>,
 }
 
 impl RunOutcome {
@@ -134,6 +163,7 @@ impl RunOutcome {
             logs: Vec::new(),
             error: Some(error),
             stats: Stats::default(),
+            state: None,
         }
     }
 }

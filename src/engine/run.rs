@@ -8,13 +8,14 @@ use super::ffi;
 use super::limits::{CancelToken, StopReason, Watchdog, MAX_SOURCE_BYTES};
 use super::marshal::{Copier, CopyLimits, CopyOutError, Data, GuestWriter, Path};
 use super::membrane::{self, FromHost};
+use super::persist;
 use super::raw;
 pub use super::realm::LiveGlobals;
 use super::realm::{ConsoleMode, LogEntry};
 use super::realm::{Realm, RealmSpec};
 use super::realm_pool;
 pub use super::request::{
-    Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest, Stats,
+    Deterministic, Extension, Mode, PersistState, RealmExtension, RunOutcome, RunRequest, Stats,
 };
 use super::template;
 use rquickjs::context::EvalOptions;
@@ -125,6 +126,10 @@ pub struct ActiveRun {
     realm: Option<Realm>,
     req: RunRequest,
     watchdog: Arc<Watchdog>,
+    /// Runs over a persistent realm's state: the globals the host installed for this run,
+    /// which are not state; `None` until the state was read (a run whose state could not be
+    /// read writes none back).
+    host_names: Option<Vec<String>>,
 }
 
 impl ActiveRun {
@@ -153,8 +158,17 @@ impl ActiveRun {
             live,
             deterministic: req.deterministic,
         };
+        if req.state.is_some() && !spec.derivable() {
+            return Err(RunOutcome::failed(ErrorInfo::invalid(
+                "a persistent realm needs the standard realm: console on and no workspace",
+            )));
+        }
+        let mut names_before = None;
         let realm = if spec.derivable() {
             let derived = template::derive();
+            if let (Some(realm), Some(_)) = (derived.as_ref(), req.state.as_ref()) {
+                names_before = Some(realm.context.with(|ctx| persist::global_names(&ctx)));
+            }
             if let (Some(realm), Some(d)) = (derived.as_ref(), spec.deterministic) {
                 realm.make_deterministic(d);
             }
@@ -183,8 +197,20 @@ impl ActiveRun {
         };
         let realm = match realm {
             Some(r) => r,
+            None if req.state.is_some() => {
+                return Err(RunOutcome::failed(ErrorInfo::internal(
+                    "the thread's template realm could not be derived",
+                )))
+            }
             None => Realm::build(spec).map_err(|e| RunOutcome::failed(e.into()))?,
         };
+        let host_names = names_before.map(|before| {
+            let after = realm.context.with(|ctx| persist::global_names(&ctx));
+            after
+                .into_iter()
+                .filter(|n| !before.contains(n))
+                .collect::<Vec<_>>()
+        });
         realm.begin(
             &limits,
             watchdog.clone(),
@@ -200,18 +226,26 @@ impl ActiveRun {
             realm: Some(realm),
             req,
             watchdog,
+            host_names: None,
         };
-        active.inject_and_start();
+        active.inject_and_start(host_names);
         Ok(active)
     }
 
-    fn inject_and_start(&mut self) {
+    fn inject_and_start(&mut self, host_names: Option<Vec<String>>) {
         let Some(realm) = self.realm.as_ref() else {
             return;
         };
         let req = &self.req;
         let watchdog = &self.watchdog;
+        let mut restored = false;
         let (main, namespace, error) = realm.context.with(|ctx| {
+            if let Some(ps) = &req.state {
+                if let Err(info) = persist::restore(&ctx, ps, &req.limits) {
+                    return (None, None, Some(info));
+                }
+                restored = true;
+            }
             if let Err(info) = inject_data(&ctx, &req.data) {
                 return (None, None, Some(info));
             }
@@ -237,6 +271,9 @@ impl ActiveRun {
         }
         self.namespace = namespace;
         self.early_error = error;
+        if restored {
+            self.host_names = host_names;
+        }
     }
 
     /// Delivers a host promise settlement, then the caller pumps.
@@ -364,6 +401,28 @@ impl ActiveRun {
         turn
     }
 
+    /// Writes a persistent realm's state once the run is over: after a success, or after a
+    /// failure unless the state is transactional. A realm stopped for memory, or whose state
+    /// cannot be written, keeps the state the run started from; a success whose state cannot
+    /// be written becomes that failure.
+    fn capture_state(
+        req: &RunRequest,
+        host_names: Option<Vec<String>>,
+        realm: &Realm,
+        error: Option<ErrorInfo>,
+    ) -> (Option<ErrorInfo>, Option<Vec<u8>>) {
+        let (Some(ps), Some(names)) = (req.state.as_ref(), host_names) else {
+            return (error, None);
+        };
+        if (error.is_some() && ps.transactional) || realm.meter.exhausted() {
+            return (error, None);
+        }
+        match persist::capture(realm, ps, &req.limits, &names) {
+            Ok(sealed) => (error, Some(sealed)),
+            Err(e) => (error.or(Some(e)), None),
+        }
+    }
+
     /// Ends the run: copies the result out, collects output, and releases the realm.
     pub fn finish(mut self) -> RunOutcome {
         let Some(realm) = self.realm.take() else {
@@ -438,6 +497,7 @@ impl ActiveRun {
             )),
             StopReason::None => guest_error,
         };
+        let (error, state) = Self::capture_state(req, self.host_names.take(), &realm, error);
         let (output, mut logs) = {
             let mut sink = realm.slot.sink.borrow_mut();
             (
@@ -486,6 +546,7 @@ impl ActiveRun {
                 host_calls,
                 steps,
             },
+            state,
         };
         if let Some(ext) = &req.extension {
             ext.0.finish(&mut outcome);
@@ -573,6 +634,14 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                 }
             },
         };
+        let settled = match (self.req.mode, settled.as_object()) {
+            // The engine's own `{ value }` record: reading it runs no guest code.
+            (Mode::Repl, Some(record)) => match record.get::<_, Value>("value") {
+                Ok(v) => v,
+                Err(e) => return (None, Some(self.guest_error(e))),
+            },
+            _ => settled,
+        };
         let result = namespace.map(|ns| ns.into_value()).unwrap_or(settled);
         let mut copier = Copier::new(self.ctx, CopyLimits::default());
         match copier.copy(&result, &Path::Root("value")) {
@@ -627,6 +696,13 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                     Some(script) => raw::eval_script(ctx, script)?,
                     None => ctx.eval_with_options(self.req.source.as_str(), self.eval_options())?,
                 };
+                Ok((v, None))
+            }
+            Mode::Repl => {
+                let mut opts = self.eval_options();
+                // Top-level await; the completion value comes as the promise's `{ value }`.
+                opts.promise = true;
+                let v: Value = ctx.eval_with_options(self.req.source.as_str(), opts)?;
                 Ok((v, None))
             }
             Mode::Module => {

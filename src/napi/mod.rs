@@ -242,6 +242,30 @@ pub fn run(
     Ok(RawValue(promise.raw()))
 }
 
+/// Verifies a persistent realm's sealed state under the key `from` and seals the same state
+/// under `to`: how a state is handed out under the caller's key, or taken back in. Throws
+/// SNAPSHOT_TAMPERED when it does not verify, SNAPSHOT_VERSION when it is from another build.
+#[napi(
+    js_name = "resealState",
+    catch_unwind,
+    ts_args_type = "bytes: Uint8Array, from: string | Uint8Array, to: string | Uint8Array"
+)]
+pub fn reseal_state(
+    env: Env,
+    bytes: Unknown,
+    from: Unknown,
+    to: Unknown,
+) -> Result<napi::bindgen_prelude::Buffer> {
+    let h = Host::of(&env);
+    let read = || -> std::result::Result<Vec<u8>, ErrorInfo> {
+        let bytes = options::read_bytes(h, bytes.raw(), "bytes")?;
+        let from = options::read_key(h, from.raw(), "key")?;
+        let to = options::read_key(h, to.raw(), "key")?;
+        crate::engine::reseal_state(&bytes, &from, &to)
+    };
+    read().map(Into::into).map_err(|e| throw(&env, &e))
+}
+
 option_object::option_object! {
     #[doc = "Process-wide settings to change; those left out stay as they are."]
     pub struct ConfigureOptions {

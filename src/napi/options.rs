@@ -7,7 +7,8 @@ use super::option_object::{self as opt, option_object, Read, Refusal, Wording};
 use super::raw::{Host, Raw};
 use crate::engine::limits::LimitOverrides;
 use crate::engine::marshal::{CopyLimits, Path};
-use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, RunRequest};
+use crate::engine::{ConsoleMode, Deterministic, ErrorInfo, Mode, PersistState, RunRequest};
+use std::sync::Arc;
 
 option_object! {
     #[doc = "The options of a run (`run()`, `runSync()`)."]
@@ -16,7 +17,8 @@ option_object! {
         #[doc = "'function' (default): the body of an async function, so `return` and top-level `await` work."]
         #[doc = "'script': a classic script; the result is its completion value."]
         #[doc = "'module': an ES module; the result is its exports namespace."]
-        mode: "mode" = "'function' | 'script' | 'module'",
+        #[doc = "'repl': a cell of a persistent realm (with `state`): a script with top-level `await`."]
+        mode: "mode" = "'function' | 'script' | 'module' | 'repl'",
         #[doc = "Shown in stacks. Default 'sandbox.js'."]
         filename: "filename" = "string",
         #[doc = "What read_input() returns."]
@@ -57,6 +59,21 @@ option_object! {
         #[doc = "@example"]
         #[doc = "await run(code, { onLog: ({ level, message }) => ui.append(level, message) });"]
         on_log: "onLog" = "(line: LogLine) => void",
+        #[doc = "A run over a persistent realm's state (with mode 'repl'; see `createRepl`)."]
+        state: "state" = "StateOptions",
+    }
+}
+
+option_object! {
+    #[doc = "The sealed state a run starts from and the key that seals it; the result's `state` is"]
+    #[doc = "the state after the run, sealed with the same key."]
+    pub struct StateOptions {
+        #[doc = "Sealed state bytes; left out: an empty realm."]
+        bytes: "bytes" = "Uint8Array",
+        #[doc = "The HMAC-SHA256 key, at least 16 bytes (a string is taken as its UTF-8 bytes)."]
+        key: "key" = "string | Uint8Array",
+        #[doc = "Keep the state only when the run succeeds."]
+        transactional: "transactional" = "boolean",
     }
 }
 
@@ -220,8 +237,15 @@ pub fn parse_run(
             ("function", Mode::Function),
             ("script", Mode::Script),
             ("module", Mode::Module),
+            ("repl", Mode::Repl),
         ];
-        request.mode = choice(h, v, "mode", &modes, "'function', 'script' or 'module'")?;
+        request.mode = choice(
+            h,
+            v,
+            "mode",
+            &modes,
+            "'function', 'script', 'module' or 'repl'",
+        )?;
     }
     if let Some(v) = given.filename {
         request.filename = opt::string(h, v, "filename")?;
@@ -272,6 +296,9 @@ pub fn parse_run(
         }
         request.on_log = Some(h.log_listener(v).map_err(|e| invalid(e.to_string()))?);
     }
+    if let Some(v) = given.state {
+        request.state = Some(parse_state(h, v)?);
+    }
     // `signal` is handled by the JavaScript wrapper.
     let wants_workspace = given.workspace.is_some();
     request.limits = limits.resolve().map_err(invalid)?;
@@ -288,6 +315,50 @@ pub fn parse_run(
         globals,
         wants_workspace,
     })
+}
+
+fn parse_state(h: Host, v: Raw) -> Read<PersistState> {
+    let given: StateOptions = opt::read(h, v, "state", Wording::Run)?;
+    let key = match given.key {
+        Some(k) => read_key(h, k, "state.key")?,
+        None => return Err(Refusal("state.key is required".into())),
+    };
+    let sealed = match given.bytes {
+        Some(b) if !h.is_nullish(b) => Some(Arc::new(read_bytes(h, b, "state.bytes")?)),
+        _ => None,
+    };
+    let transactional = match given.transactional {
+        Some(t) => opt::boolean(h, t, "state.transactional")?,
+        None => false,
+    };
+    Ok(PersistState {
+        sealed,
+        key: Arc::new(key),
+        transactional,
+    })
+}
+
+/// The bytes of a Uint8Array (or any typed array or ArrayBuffer).
+pub fn read_bytes(h: Host, v: Raw, label: &str) -> Read<Vec<u8>> {
+    if h.is_typed_array(v) {
+        let uint8 = |t, len| match t {
+            napi::sys::TypedarrayType::uint8_array => Ok(len),
+            _ => Err(format!("{label} must be a Uint8Array")),
+        };
+        return Ok(h.typed_array(v, uint8).map_err(Refusal)?.1);
+    }
+    if h.is_array_buffer(v) {
+        return h.array_buffer(v, |_| Ok(())).map_err(Refusal);
+    }
+    Err(opt::wrong_type(h, v, label, "a Uint8Array"))
+}
+
+/// A key: a string (its UTF-8 bytes) or bytes.
+pub fn read_key(h: Host, v: Raw, label: &str) -> Read<Vec<u8>> {
+    if h.type_of(v) == napi::sys::ValueType::napi_string {
+        return Ok(opt::string(h, v, label)?.into_bytes());
+    }
+    read_bytes(h, v, label)
 }
 
 /// Reads `globals`: a plain object or a Map with string keys; values stay live host values.

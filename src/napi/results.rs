@@ -81,6 +81,9 @@ pub struct NativeRunResult {
     pub logs: Vec<LogLine>,
     pub error: Option<SandboxErrorInfo>,
     pub stats: RunStats,
+    /// The persistent realm's state after the run, sealed (runs with `state` only; left out
+    /// when the state stays as it was).
+    pub state: Option<napi::bindgen_prelude::Buffer>,
 }
 
 impl From<RunOutcome> for NativeRunResult {
@@ -100,6 +103,7 @@ impl From<RunOutcome> for NativeRunResult {
                 host_calls: o.stats.host_calls as f64,
                 steps: o.stats.steps as f64,
             },
+            state: o.state.map(Into::into),
         }
     }
 }
@@ -125,7 +129,7 @@ pub enum RunReply {
 
 impl From<RunOutcome> for RunReply {
     fn from(o: RunOutcome) -> Self {
-        match reply_text(&o) {
+        match reply_text(&o).filter(|_| o.state.is_none()) {
             Some(text) => RunReply::Text(text),
             None => RunReply::Object(Box::new(o.into())),
         }
