@@ -34,6 +34,7 @@ pub(crate) mod request;
 pub(crate) mod run;
 pub(crate) mod settings;
 pub(crate) mod slicer;
+pub(crate) mod snapshot;
 pub(crate) mod stack;
 pub(crate) mod template;
 pub(crate) mod workers;
@@ -47,6 +48,8 @@ pub use reply::reply_text;
 pub use run::{execute, Deterministic, Extension, Mode, RealmExtension, RunOutcome, RunRequest};
 #[cfg(test)]
 mod deadline_tests;
+#[cfg(test)]
+mod snapshot_tests;
 #[cfg(test)]
 mod template_tests;
 #[cfg(test)]
