@@ -56,6 +56,8 @@ pub use state::reseal as reseal_state;
 #[cfg(test)]
 mod deadline_tests;
 #[cfg(test)]
+mod snapshot_tests;
+#[cfg(test)]
 mod template_tests;
 #[cfg(test)]
 mod tests;

@@ -582,6 +582,10 @@ struct JSContext {
     uint8_t is_template : 1;
     /* set by JS_CloseContext(): no job of this context is queued or run */
     uint8_t closed : 1;
+    /* the template a context was derived from (a counted reference) */
+    JSContext *template_ctx;
+    /* a template's well-known objects for realm snapshots, built on first use */
+    struct JSSnapshotTable *snapshot_table;
 
     JSShape *array_shape;   /* initial shape for Array objects */
     JSShape *arguments_shape;  /* shape for arguments objects */
@@ -3146,6 +3150,11 @@ JSContext *JS_DupContext(JSContext *ctx)
 }
 
 /* used by the GC */
+struct JSSnapshotTable;
+static void js_snapshot_table_mark(JSRuntime *rt, struct JSSnapshotTable *t,
+                                   JS_MarkFunc *mark_func);
+static void js_snapshot_table_free(JSRuntime *rt, struct JSSnapshotTable *t);
+
 static void JS_MarkContext(JSRuntime *rt, JSContext *ctx,
                            JS_MarkFunc *mark_func)
 {
@@ -3199,6 +3208,10 @@ static void JS_MarkContext(JSRuntime *rt, JSContext *ctx,
 
     if (ctx->regexp_result_shape)
         mark_func(rt, &ctx->regexp_result_shape->header);
+
+    if (ctx->template_ctx)
+        mark_func(rt, &ctx->template_ctx->header);
+    js_snapshot_table_mark(rt, ctx->snapshot_table, mark_func);
 }
 
 void JS_FreeContext(JSContext *ctx)
@@ -3274,8 +3287,13 @@ void JS_FreeContext(JSContext *ctx)
     js_free_shape_null(ctx->rt, ctx->regexp_shape);
     js_free_shape_null(ctx->rt, ctx->regexp_result_shape);
 
+    js_snapshot_table_free(rt, ctx->snapshot_table);
+    ctx->snapshot_table = NULL;
+
     list_del(&ctx->link);
     remove_gc_object(&ctx->header);
+    if (ctx->template_ctx)
+        JS_FreeContext(ctx->template_ctx);
     js_free_rt(ctx->rt, ctx);
 }
 
@@ -39093,9 +39111,20 @@ typedef enum BCTagEnum {
     BC_TAG_MAP,
     BC_TAG_SET,
     BC_TAG_SYMBOL,
+    /* realm snapshots (JS_WriteRealmState) only */
+    BC_TAG_OBJECT_FULL,     /* class, payload, prototype, own properties */
+    BC_TAG_WELL_KNOWN,      /* an object of the template, by index */
+    BC_TAG_GLOBAL_OBJECT,   /* the context's own global object */
+    BC_TAG_UNINITIALIZED,   /* a binding or closure variable in its TDZ */
 } BCTagEnum;
 
 #define BC_VERSION 28
+
+/* a template's well-known objects (realm snapshots) */
+typedef struct JSSnapshotTable {
+    JSObjectList list; /* owned references; index = well-known index */
+    uint8_t fingerprint[32];
+} JSSnapshotTable;
 
 typedef struct BCWriterState {
     JSContext *ctx;
@@ -39116,6 +39145,18 @@ typedef struct BCWriterState {
     int sab_tab_size;
     /* list of referenced objects (used if allow_reference = true) */
     JSObjectList object_list;
+    /* realm snapshots */
+    bool snapshot;
+    bool wrote_bytecode;
+    struct JSSnapshotTable *wk;
+    JSObjectList var_ref_list; /* closure cells written, by JSVarRef */
+    JSObjectList bytecode_list; /* bytecode written, by JSFunctionBytecode */
+    const JSSnapshotLimits *lim;
+    uint32_t depth;
+    uint32_t nodes;
+    int fail_kind; /* JS_SNAPSHOT_* once a cap or a refusal stopped the write */
+    const char *refusal; /* what a refused value is ("a Proxy") */
+    DynBuf path; /* path to the refused value, NUL-separated, leaf first */
 } BCWriterState;
 
 #ifdef ENABLE_DUMPS // JS_DUMP_READ_OBJECT
@@ -39144,6 +39185,10 @@ static const char * const bc_tag_str[] = {
     "Map",
     "Set",
     "Symbol",
+    "ObjectFull",
+    "WellKnown",
+    "GlobalObject",
+    "Uninitialized",
 };
 
 static const char *bc_tag_name(uint8_t tag)
@@ -39657,6 +39702,9 @@ static int JS_WriteRegExp(BCWriterState *s, JSRegExp regexp)
 static int JS_WriteMap(BCWriterState *s, struct JSMapState *map_state);
 static int JS_WriteSet(BCWriterState *s, struct JSMapState *map_state);
 
+static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p);
+static int js_snapshot_limit(BCWriterState *s, const char *what);
+
 static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
 {
     uint32_t tag;
@@ -39667,6 +39715,18 @@ static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
     }
 
     tag = JS_VALUE_GET_NORM_TAG(obj);
+    if (s->snapshot) {
+        /* caps and deadline: per value, and the output as it grows */
+        if (s->lim && s->dbuf.size > s->lim->max_bytes)
+            return js_snapshot_limit(s, "size");
+        if (js_poll_interrupts_n(s->ctx, 1))
+            return -1;
+        if (tag == JS_TAG_OBJECT) {
+            if (s->lim && ++s->nodes > s->lim->max_nodes)
+                return js_snapshot_limit(s, "node count");
+            return JS_WriteSnapshotObject(s, JS_VALUE_GET_OBJ(obj));
+        }
+    }
     switch(tag) {
     case JS_TAG_NULL:
         bc_put_u8(s, BC_TAG_NULL);
@@ -39803,7 +39863,8 @@ static int JS_WriteObjectRec(BCWriterState *s, JSValueConst obj)
     case JS_TAG_SYMBOL:
         {
             JSAtomStruct *p = JS_VALUE_GET_PTR(obj);
-            if (p->atom_type != JS_ATOM_TYPE_GLOBAL_SYMBOL && p->atom_type != JS_ATOM_TYPE_SYMBOL) {
+            if (p->atom_type != JS_ATOM_TYPE_GLOBAL_SYMBOL && p->atom_type != JS_ATOM_TYPE_SYMBOL &&
+                !(s->snapshot && p->atom_type == JS_ATOM_TYPE_PRIVATE)) {
                 JS_ThrowTypeError(s->ctx, "unsupported symbol type");
                 goto fail;
             }
@@ -39848,12 +39909,14 @@ static int JS_WriteObjectAtoms(BCWriterState *s)
         } else {
             JSAtomStruct *p = rt->atom_array[atom];
             uint8_t type = p->atom_type;
-            assert(type != JS_ATOM_TYPE_PRIVATE);
+            /* a snapshot keeps private names (read back as fresh ones) */
+            assert(type != JS_ATOM_TYPE_PRIVATE || s->snapshot);
             bc_put_u8(s, type);
             JS_WriteString(s, p);
         }
     }
-    /* XXX: should check for OOM in above phase */
+    if (s->dbuf.error)
+        goto fail;
 
     /* move the atoms at the start */
     /* XXX: could just append dbuf1 data, but it uses more memory if
@@ -39868,7 +39931,9 @@ static int JS_WriteObjectAtoms(BCWriterState *s)
     s->dbuf = dbuf1;
     return 0;
  fail:
-    dbuf_free(&dbuf1);
+    dbuf_free(&s->dbuf);
+    s->dbuf = dbuf1;
+    JS_ThrowOutOfMemory(s->ctx);
     return -1;
 }
 
@@ -39898,6 +39963,11 @@ uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst obj,
         goto fail;
     if (JS_WriteObjectAtoms(s))
         goto fail;
+    /* a buffer that could not grow holds a truncated stream */
+    if (s->dbuf.error) {
+        JS_ThrowOutOfMemory(ctx);
+        goto fail;
+    }
     js_object_list_end(ctx, &s->object_list);
     js_free(ctx, s->atom_to_idx);
     js_free(ctx, s->idx_to_atom);
@@ -39942,6 +40012,19 @@ typedef struct BCReaderState {
     bool allow_sab;
     bool allow_bytecode;
     bool allow_reference;
+    /* realm snapshots */
+    bool snapshot;
+    struct JSSnapshotTable *wk;
+    JSVarRef **var_refs; /* closure cells read */
+    int var_refs_count;
+    int var_refs_size;
+    JSValue *bytecodes; /* bytecode read, for later closures of it */
+    int bytecodes_count;
+    int bytecodes_size;
+    const JSSnapshotLimits *lim;
+    uint32_t depth;
+    uint32_t nodes;
+    int fail_kind;
     /* object references */
     JSObject **objects;
     int objects_count;
@@ -40881,6 +40964,7 @@ static JSValue JS_ReadRegExp(BCReaderState *s)
     JSContext *ctx = s->ctx;
     JSString *pattern;
     JSString *bc;
+    JSValue obj;
 
     pattern = JS_ReadString(s);
     if (!pattern)
@@ -40899,9 +40983,15 @@ static JSValue JS_ReadRegExp(BCReaderState *s)
         return JS_ThrowInternalError(ctx, "bad regexp bytecode");
     }
 
-    return js_regexp_constructor_internal(ctx, JS_UNDEFINED,
-                                          JS_MKPTR(JS_TAG_STRING, pattern),
-                                          JS_MKPTR(JS_TAG_STRING, bc));
+    obj = js_regexp_constructor_internal(ctx, JS_UNDEFINED,
+                                         JS_MKPTR(JS_TAG_STRING, pattern),
+                                         JS_MKPTR(JS_TAG_STRING, bc));
+    /* numbered as the writer numbered it, for later references */
+    if (!JS_IsException(obj) && BC_add_object_ref(s, obj)) {
+        JS_FreeValue(ctx, obj);
+        return JS_EXCEPTION;
+    }
+    return obj;
 }
 
 static JSValue JS_ReadDate(BCReaderState *s)
@@ -40953,6 +41043,8 @@ static JSValue JS_ReadObjectValue(BCReaderState *s)
 
 static JSValue JS_ReadMap(BCReaderState *s);
 static JSValue JS_ReadSet(BCReaderState *s);
+static JSValue JS_ReadSnapshotObject(BCReaderState *s);
+static JSValue js_snapshot_read_limit(BCReaderState *s, const char *what);
 
 static JSValue JS_ReadObjectRec(BCReaderState *s)
 {
@@ -40967,6 +41059,29 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
         return JS_EXCEPTION;
 
     bc_read_trace(s, "%s {\n", bc_tag_name(tag));
+
+    if (s->snapshot) {
+        if (js_poll_interrupts_n(ctx, 1))
+            return JS_EXCEPTION;
+        switch(tag) {
+        case BC_TAG_OBJECT_FULL:
+        case BC_TAG_WELL_KNOWN:
+        case BC_TAG_GLOBAL_OBJECT:
+        case BC_TAG_OBJECT_REFERENCE:
+            if (s->lim && ++s->nodes > s->lim->max_nodes)
+                return js_snapshot_read_limit(s, "node count");
+            break;
+        /* written only inside a full object's payload, or never */
+        case BC_TAG_OBJECT:
+        case BC_TAG_ARRAY:
+        case BC_TAG_TEMPLATE_OBJECT:
+        case BC_TAG_MODULE:
+        case BC_TAG_SHARED_ARRAY_BUFFER:
+            goto invalid_tag;
+        default:
+            break;
+        }
+    }
 
     switch(tag) {
     case BC_TAG_NULL:
@@ -41069,6 +41184,28 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
     case BC_TAG_SET:
         obj = JS_ReadSet(s);
         break;
+    case BC_TAG_OBJECT_FULL:
+        if (!s->snapshot)
+            goto invalid_tag;
+        obj = JS_ReadSnapshotObject(s);
+        break;
+    case BC_TAG_WELL_KNOWN:
+        {
+            uint32_t val;
+            if (!s->snapshot)
+                goto invalid_tag;
+            if (bc_get_leb128(s, &val))
+                return JS_EXCEPTION;
+            if (val >= s->wk->list.object_count)
+                return JS_ThrowSyntaxError(ctx, "invalid well-known object (%u)", val);
+            obj = js_dup(JS_MKPTR(JS_TAG_OBJECT, s->wk->list.object_tab[val].obj));
+        }
+        break;
+    case BC_TAG_GLOBAL_OBJECT:
+        if (!s->snapshot)
+            goto invalid_tag;
+        obj = js_dup(ctx->global_obj);
+        break;
     case BC_TAG_SYMBOL:
         {
             JSAtom atom;
@@ -41078,7 +41215,15 @@ static JSValue JS_ReadObjectRec(BCReaderState *s)
                 obj = JS_AtomToValue(s->ctx, atom);
             } else {
                 JSAtomStruct *p = s->ctx->rt->atom_array[atom];
-                obj = JS_NewSymbolFromAtom(s->ctx, atom, p->atom_type);
+                if (p->atom_type == JS_ATOM_TYPE_SYMBOL ||
+                    (s->snapshot && p->atom_type == JS_ATOM_TYPE_PRIVATE)) {
+                    /* the symbol of the atom table: every occurrence of a
+                       local symbol in one stream is the same symbol */
+                    obj = JS_AtomToValue(s->ctx, atom);
+                } else {
+                    obj = JS_NewSymbolFromAtom(s->ctx, atom, p->atom_type);
+                }
+                JS_FreeAtom(s->ctx, atom);
             }
         }
         break;
@@ -41144,7 +41289,8 @@ static int JS_ReadObjectAtoms(BCReaderState *s)
                 return -1;
             }
         } else {
-            if (type < JS_ATOM_TYPE_STRING || type >= JS_ATOM_TYPE_PRIVATE) {
+            if (type < JS_ATOM_TYPE_STRING || type > JS_ATOM_TYPE_PRIVATE ||
+                (type == JS_ATOM_TYPE_PRIVATE && !s->snapshot)) {
                 JS_ThrowInternalError(s->ctx, "invalid symbol type %d", type);
                 return -1;
             }
@@ -41213,6 +41359,1413 @@ JSValue JS_ReadObject(JSContext *ctx, const uint8_t *buf, size_t buf_len,
                       int flags)
 {
     return JS_ReadObject2(ctx, buf, buf_len, flags, NULL);
+}
+
+/*******************************************************************/
+/* Realm snapshots: the state of a context derived from a template
+   (JS_NewContextFromTemplate), written as one object graph that a
+   context derived from a template of the same build reads back.
+
+   - Objects are written in full (BC_TAG_OBJECT_FULL): class, class
+     payload, prototype, extensibility and every own property with its
+     attributes, read from the shape, so that no getter, setter or
+     Proxy trap runs while writing.
+   - Closures keep their captured variables as values, with the
+     identity of cells shared between closures; bytecode is written
+     once per JSFunctionBytecode.
+   - Objects of the template (intrinsics, prototypes, what its global
+     object reaches) are written by their index in a deterministic walk
+     of the template (BC_TAG_WELL_KNOWN), never copied.
+   - Caps (JSSnapshotLimits) and interrupt polls in both directions. */
+
+/* a 256-bit FNV-1a over four lanes: it tells templates apart, it does
+   not authenticate anything */
+typedef struct {
+    uint64_t h[4];
+} JSSnapshotHash;
+
+static void js_snapshot_hash_init(JSSnapshotHash *hs)
+{
+    int i;
+    for(i = 0; i < 4; i++)
+        hs->h[i] = 0xcbf29ce484222325ULL ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
+static void js_snapshot_hash_bytes(JSSnapshotHash *hs, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    size_t j;
+    int i;
+    for(j = 0; j < len; j++) {
+        for(i = 0; i < 4; i++) {
+            hs->h[i] ^= p[j] + i;
+            hs->h[i] *= 0x100000001b3ULL;
+        }
+    }
+}
+
+static void js_snapshot_hash_u32(JSSnapshotHash *hs, uint32_t v)
+{
+    js_snapshot_hash_bytes(hs, &v, sizeof(v));
+}
+
+static void js_snapshot_hash_atom(JSSnapshotHash *hs, JSRuntime *rt, JSAtom atom)
+{
+    char buf[ATOM_GET_STR_BUF_SIZE];
+    const char *str;
+    if (__JS_AtomIsTaggedInt(atom)) {
+        js_snapshot_hash_u32(hs, __JS_AtomToUInt32(atom));
+        return;
+    }
+    str = JS_AtomGetStrRT(rt, buf, sizeof(buf), atom);
+    js_snapshot_hash_bytes(hs, str, strlen(str) + 1);
+}
+
+enum {
+    JS_SNAPSHOT_EDGE_ROOT,
+    JS_SNAPSHOT_EDGE_GLOBAL,
+    JS_SNAPSHOT_EDGE_PROTO,
+    JS_SNAPSHOT_EDGE_VALUE,
+    JS_SNAPSHOT_EDGE_GETTER,
+    JS_SNAPSHOT_EDGE_SETTER,
+};
+
+static int js_snapshot_table_visit(JSContext *ctx, JSSnapshotTable *t,
+                                   JSSnapshotHash *hs, JSObject *tg,
+                                   JSObject *p, uint32_t parent, int edge,
+                                   JSAtom atom)
+{
+    if (!p || p == tg || js_object_list_find(ctx, &t->list, p) >= 0)
+        return 0;
+    if (js_object_list_add(ctx, &t->list, p))
+        return -1;
+    js_dup(JS_MKPTR(JS_TAG_OBJECT, p));
+    js_snapshot_hash_u32(hs, parent);
+    js_snapshot_hash_u32(hs, edge);
+    js_snapshot_hash_u32(hs, p->class_id);
+    if (atom != JS_ATOM_NULL)
+        js_snapshot_hash_atom(hs, ctx->rt, atom);
+    return 0;
+}
+
+static int js_snapshot_table_visit_value(JSContext *ctx, JSSnapshotTable *t,
+                                         JSSnapshotHash *hs, JSObject *tg,
+                                         JSValueConst v, uint32_t parent,
+                                         int edge, JSAtom atom)
+{
+    if (JS_VALUE_GET_TAG(v) != JS_TAG_OBJECT)
+        return 0;
+    return js_snapshot_table_visit(ctx, t, hs, tg, JS_VALUE_GET_OBJ(v),
+                                   parent, edge, atom);
+}
+
+static void js_snapshot_table_free(JSRuntime *rt, JSSnapshotTable *t)
+{
+    int i;
+    if (!t)
+        return;
+    for(i = 0; i < t->list.object_count; i++)
+        JS_FreeValueRT(rt, JS_MKPTR(JS_TAG_OBJECT, t->list.object_tab[i].obj));
+    js_free_rt(rt, t->list.object_tab);
+    js_free_rt(rt, t->list.hash_table);
+    js_free_rt(rt, t);
+}
+
+static void js_snapshot_table_mark(JSRuntime *rt, JSSnapshotTable *t,
+                                   JS_MarkFunc *mark_func)
+{
+    int i;
+    if (!t)
+        return;
+    for(i = 0; i < t->list.object_count; i++)
+        mark_func(rt, &t->list.object_tab[i].obj->header);
+}
+
+/* The well-known objects of the template 'tc': a breadth-first walk from
+   its intrinsic fields and its global object's properties, in a fixed
+   order, following prototypes, values and accessors of own properties.
+   Lazily created properties are not instantiated (the template is
+   frozen: they are never created later either). */
+static JSSnapshotTable *js_snapshot_table_build(JSContext *tc)
+{
+    JSRuntime *rt = tc->rt;
+    JSSnapshotTable *t;
+    JSSnapshotHash hs;
+    JSObject *tg, *p;
+    JSShape *sh;
+    JSShapeProperty *prs;
+    uint32_t k;
+    int i;
+
+    if (!JS_IsObject(tc->global_obj)) {
+        JS_ThrowTypeError(tc, "the template has no global object");
+        return NULL;
+    }
+    tg = JS_VALUE_GET_OBJ(tc->global_obj);
+    t = js_mallocz(tc, sizeof(*t));
+    if (!t)
+        return NULL;
+    js_object_list_init(&t->list);
+    js_snapshot_hash_init(&hs);
+#define ROOT(v) if (js_snapshot_table_visit_value(tc, t, &hs, tg, v, 0, JS_SNAPSHOT_EDGE_ROOT, JS_ATOM_NULL)) goto fail
+    for(i = 0; i < rt->class_count; i++) {
+        ROOT(tc->class_proto[i]);
+    }
+    ROOT(tc->function_proto);
+    ROOT(tc->function_ctor);
+    ROOT(tc->array_ctor);
+    ROOT(tc->regexp_ctor);
+    ROOT(tc->promise_ctor);
+    for(i = 0; i < JS_NATIVE_ERROR_COUNT; i++) {
+        ROOT(tc->native_error_proto[i]);
+    }
+    ROOT(tc->error_ctor);
+    ROOT(tc->iterator_ctor);
+    ROOT(tc->iterator_ctor_getset);
+    ROOT(tc->async_iterator_proto);
+    ROOT(tc->array_proto_values);
+    ROOT(tc->throw_type_error);
+    ROOT(tc->eval_obj);
+#undef ROOT
+    /* the template global's own properties; the global object itself is
+       each derived context's own (BC_TAG_GLOBAL_OBJECT) */
+    for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
+        JSProperty *pr = &tg->prop[i];
+        if (prs->atom == JS_ATOM_NULL)
+            continue;
+        switch(prs->flags & JS_PROP_TMASK) {
+        case JS_PROP_NORMAL:
+            if (js_snapshot_table_visit_value(tc, t, &hs, tg, pr->u.value, 0,
+                                              JS_SNAPSHOT_EDGE_GLOBAL, prs->atom))
+                goto fail;
+            break;
+        case JS_PROP_GETSET:
+            if (js_snapshot_table_visit(tc, t, &hs, tg, pr->u.getset.getter, 0,
+                                        JS_SNAPSHOT_EDGE_GETTER, prs->atom) ||
+                js_snapshot_table_visit(tc, t, &hs, tg, pr->u.getset.setter, 0,
+                                        JS_SNAPSHOT_EDGE_SETTER, prs->atom))
+                goto fail;
+            break;
+        default:
+            break;
+        }
+    }
+    for(k = 0; k < t->list.object_count; k++) {
+        p = t->list.object_tab[k].obj;
+        sh = p->shape;
+        if (js_snapshot_table_visit(tc, t, &hs, tg, sh->proto, k + 1,
+                                    JS_SNAPSHOT_EDGE_PROTO, JS_ATOM_NULL))
+            goto fail;
+        for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+            JSProperty *pr = &p->prop[i];
+            if (prs->atom == JS_ATOM_NULL)
+                continue;
+            switch(prs->flags & JS_PROP_TMASK) {
+            case JS_PROP_NORMAL:
+                if (js_snapshot_table_visit_value(tc, t, &hs, tg, pr->u.value, k + 1,
+                                                  JS_SNAPSHOT_EDGE_VALUE, prs->atom))
+                    goto fail;
+                break;
+            case JS_PROP_GETSET:
+                if (js_snapshot_table_visit(tc, t, &hs, tg, pr->u.getset.getter, k + 1,
+                                            JS_SNAPSHOT_EDGE_GETTER, prs->atom) ||
+                    js_snapshot_table_visit(tc, t, &hs, tg, pr->u.getset.setter, k + 1,
+                                            JS_SNAPSHOT_EDGE_SETTER, prs->atom))
+                    goto fail;
+                break;
+            default:
+                break;
+            }
+        }
+        /* a fast array's elements */
+        if (p->class_id == JS_CLASS_ARRAY && p->fast_array) {
+            for(i = 0; i < p->u.array.count; i++) {
+                if (js_snapshot_table_visit_value(tc, t, &hs, tg, p->u.array.u.values[i],
+                                                  k + 1, JS_SNAPSHOT_EDGE_VALUE,
+                                                  __JS_AtomFromUInt32(i)))
+                    goto fail;
+            }
+        }
+    }
+    js_snapshot_hash_u32(&hs, t->list.object_count);
+    for(i = 0; i < 4; i++) {
+        uint64_t v = hs.h[i];
+        int j;
+        for(j = 0; j < 8; j++)
+            t->fingerprint[i * 8 + j] = (uint8_t)(v >> (8 * j));
+    }
+    return t;
+ fail:
+    js_snapshot_table_free(rt, t);
+    return NULL;
+}
+
+/* the table of the template 'ctx' derives from (or of 'ctx' itself when
+   it is not derived), built on first use */
+static JSSnapshotTable *js_snapshot_get_table(JSContext *ctx)
+{
+    JSContext *tc = ctx->template_ctx ? ctx->template_ctx : ctx;
+    if (!tc->snapshot_table)
+        tc->snapshot_table = js_snapshot_table_build(tc);
+    return tc->snapshot_table;
+}
+
+int JS_SnapshotTemplateFingerprint(JSContext *ctx, uint8_t out[32])
+{
+    JSSnapshotTable *t = js_snapshot_get_table(ctx);
+    if (!t)
+        return -1;
+    memcpy(out, t->fingerprint, 32);
+    return 0;
+}
+
+/* writer side */
+
+static int js_snapshot_limit(BCWriterState *s, const char *what)
+{
+    if (!s->fail_kind) {
+        s->fail_kind = JS_SNAPSHOT_LIMIT;
+        JS_ThrowRangeError(s->ctx, "the state exceeds the snapshot's %s", what);
+    }
+    return -1;
+}
+
+/* a value kind that is not state: recorded, thrown at the top with the
+   binding and the path */
+static int js_snapshot_refuse(BCWriterState *s, const char *what)
+{
+    if (!s->fail_kind) {
+        s->fail_kind = JS_SNAPSHOT_REFUSED;
+        s->refusal = what;
+    }
+    return -1;
+}
+
+/* one segment of the path to a refused value, leaf first */
+static void js_snapshot_path_push(BCWriterState *s, const char *seg)
+{
+    if (s->fail_kind != JS_SNAPSHOT_REFUSED)
+        return;
+    dbuf_putstr(&s->path, seg);
+    dbuf_putc(&s->path, '\0');
+}
+
+static void js_snapshot_path_atom(BCWriterState *s, JSAtom atom)
+{
+    char buf[ATOM_GET_STR_BUF_SIZE + 16];
+    char abuf[ATOM_GET_STR_BUF_SIZE];
+    if (s->fail_kind != JS_SNAPSHOT_REFUSED)
+        return;
+    if (__JS_AtomIsTaggedInt(atom)) {
+        snprintf(buf, sizeof(buf), "[%u]", __JS_AtomToUInt32(atom));
+    } else if (__JS_AtomIsConst(atom) || s->ctx->rt->atom_array[atom]->atom_type == JS_ATOM_TYPE_STRING) {
+        snprintf(buf, sizeof(buf), ".%s",
+                 JS_AtomGetStrRT(s->ctx->rt, abuf, sizeof(abuf), atom));
+    } else {
+        snprintf(buf, sizeof(buf), "[%s]",
+                 JS_AtomGetStrRT(s->ctx->rt, abuf, sizeof(abuf), atom));
+    }
+    js_snapshot_path_push(s, buf);
+}
+
+static const char *js_snapshot_refusal(JSObject *p)
+{
+    switch(p->class_id) {
+    case JS_CLASS_PROXY:
+        return "a Proxy";
+    case JS_CLASS_PROMISE:
+        return "a Promise";
+    case JS_CLASS_WEAKMAP:
+        return "a WeakMap";
+    case JS_CLASS_WEAKSET:
+        return "a WeakSet";
+    case JS_CLASS_WEAK_REF:
+        return "a WeakRef";
+    case JS_CLASS_FINALIZATION_REGISTRY:
+        return "a FinalizationRegistry";
+    case JS_CLASS_GENERATOR:
+    case JS_CLASS_ASYNC_GENERATOR:
+        return "a generator object";
+    case JS_CLASS_BOUND_FUNCTION:
+        return "a bound function";
+    case JS_CLASS_C_FUNCTION:
+    case JS_CLASS_C_FUNCTION_DATA:
+    case JS_CLASS_C_CLOSURE:
+    case JS_CLASS_PROMISE_RESOLVE_FUNCTION:
+    case JS_CLASS_PROMISE_REJECT_FUNCTION:
+    case JS_CLASS_ASYNC_FUNCTION_RESOLVE:
+    case JS_CLASS_ASYNC_FUNCTION_REJECT:
+        return "a host function";
+    case JS_CLASS_SHARED_ARRAY_BUFFER:
+        return "a SharedArrayBuffer";
+    case JS_CLASS_DATAVIEW:
+        return "a DataView";
+    case JS_CLASS_MODULE_NS:
+        return "a module namespace";
+    case JS_CLASS_ARGUMENTS:
+    case JS_CLASS_MAPPED_ARGUMENTS:
+        return "an arguments object";
+    case JS_CLASS_FOR_IN_ITERATOR:
+    case JS_CLASS_ITERATOR:
+    case JS_CLASS_ITERATOR_CONCAT:
+    case JS_CLASS_ITERATOR_HELPER:
+    case JS_CLASS_ITERATOR_WRAP:
+    case JS_CLASS_MAP_ITERATOR:
+    case JS_CLASS_SET_ITERATOR:
+    case JS_CLASS_ARRAY_ITERATOR:
+    case JS_CLASS_STRING_ITERATOR:
+    case JS_CLASS_REGEXP_STRING_ITERATOR:
+    case JS_CLASS_ASYNC_FROM_SYNC_ITERATOR:
+        return "an iterator";
+    case JS_CLASS_OBJECT:
+    case JS_CLASS_ARRAY:
+    case JS_CLASS_ERROR:
+    case JS_CLASS_NUMBER:
+    case JS_CLASS_STRING:
+    case JS_CLASS_BOOLEAN:
+    case JS_CLASS_BIG_INT:
+    case JS_CLASS_DATE:
+    case JS_CLASS_REGEXP:
+    case JS_CLASS_MAP:
+    case JS_CLASS_SET:
+    case JS_CLASS_ARRAY_BUFFER:
+    case JS_CLASS_BYTECODE_FUNCTION:
+    case JS_CLASS_GENERATOR_FUNCTION:
+    case JS_CLASS_ASYNC_FUNCTION:
+    case JS_CLASS_ASYNC_GENERATOR_FUNCTION:
+        return NULL;
+    default:
+        if (is_typed_array(p->class_id))
+            return NULL;
+        return "an object of a kind that is not state";
+    }
+}
+
+static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
+{
+    JSContext *ctx = s->ctx;
+    JSFunctionBytecode *b = p->u.func.function_bytecode;
+    char seg[ATOM_GET_STR_BUF_SIZE + 32], abuf[ATOM_GET_STR_BUF_SIZE];
+    int i, idx;
+
+    idx = js_object_list_find(ctx, &s->bytecode_list, (JSObject *)b);
+    if (idx >= 0) {
+        bc_put_leb128(s, idx + 1);
+    } else {
+        if (js_object_list_add(ctx, &s->bytecode_list, (JSObject *)b))
+            return -1;
+        bc_put_leb128(s, 0);
+        if (JS_WriteFunctionTag(s, JS_MKPTR(JS_TAG_FUNCTION_BYTECODE, b)))
+            return -1;
+    }
+    s->wrote_bytecode = true;
+    bc_put_u8(s, p->is_constructor);
+    for(i = 0; i < b->closure_var_count; i++) {
+        JSVarRef *vr = p->u.func.var_refs ? p->u.func.var_refs[i] : NULL;
+        if (!vr || !vr->is_detached) {
+            js_snapshot_refuse(s, "a closure of a suspended generator or running async function");
+            goto fail_var;
+        }
+        idx = js_object_list_find(ctx, &s->var_ref_list, (JSObject *)vr);
+        if (idx >= 0) {
+            bc_put_leb128(s, 2 * idx + 1);
+            continue;
+        }
+        if (js_object_list_add(ctx, &s->var_ref_list, (JSObject *)vr))
+            return -1;
+        if (s->lim && ++s->nodes > s->lim->max_nodes)
+            return js_snapshot_limit(s, "node count");
+        bc_put_leb128(s, 0);
+        if (JS_IsUninitialized(vr->value)) {
+            bc_put_u8(s, BC_TAG_UNINITIALIZED);
+        } else if (JS_WriteObjectRec(s, vr->value)) {
+            goto fail_var;
+        }
+    }
+    if (p->u.func.home_object) {
+        if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, p->u.func.home_object))) {
+            js_snapshot_path_push(s, "<home object>");
+            return -1;
+        }
+    } else {
+        bc_put_u8(s, BC_TAG_NULL);
+    }
+    return 0;
+ fail_var:
+    if (s->fail_kind == JS_SNAPSHOT_REFUSED) {
+        snprintf(seg, sizeof(seg), "<closure variable %s>",
+                 JS_AtomGetStrRT(ctx->rt, abuf, sizeof(abuf), b->closure_var[i].var_name));
+        js_snapshot_path_push(s, seg);
+    }
+    return -1;
+}
+
+/* an object in snapshot mode: a well-known object, the global object, a
+   back-reference, or the object in full */
+static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
+{
+    JSContext *ctx = s->ctx;
+    JSValue obj = JS_MKPTR(JS_TAG_OBJECT, p);
+    JSShape *sh;
+    JSShapeProperty *prs;
+    const char *what;
+    uint32_t len, n;
+    int i, idx, ret, kind;
+    bool is_array = (p->class_id == JS_CLASS_ARRAY);
+
+    idx = js_object_list_find(ctx, &s->wk->list, p);
+    if (idx >= 0) {
+        bc_put_u8(s, BC_TAG_WELL_KNOWN);
+        bc_put_leb128(s, idx);
+        return 0;
+    }
+    if (JS_IsObject(ctx->global_obj) && p == JS_VALUE_GET_OBJ(ctx->global_obj)) {
+        bc_put_u8(s, BC_TAG_GLOBAL_OBJECT);
+        return 0;
+    }
+    idx = js_object_list_find(ctx, &s->object_list, p);
+    if (idx >= 0) {
+        bc_put_u8(s, BC_TAG_OBJECT_REFERENCE);
+        bc_put_leb128(s, idx);
+        return 0;
+    }
+    what = js_snapshot_refusal(p);
+    if (what)
+        return js_snapshot_refuse(s, what);
+    if (s->lim && ++s->depth > s->lim->max_depth)
+        return js_snapshot_limit(s, "depth");
+    if (js_object_list_add(ctx, &s->object_list, p))
+        return -1;
+    bc_put_u8(s, BC_TAG_OBJECT_FULL);
+    bc_put_leb128(s, p->class_id);
+    ret = 0;
+    switch(p->class_id) {
+    case JS_CLASS_OBJECT:
+        break;
+    case JS_CLASS_ERROR:
+        bc_put_u8(s, p->stack_needs_header);
+        ret = JS_WriteObjectRec(s, p->u.object_data);
+        break;
+    case JS_CLASS_ARRAY:
+        bc_put_u8(s, p->fast_array);
+        if (p->fast_array) {
+            bc_put_leb128(s, p->u.array.count);
+            for(i = 0; i < p->u.array.count; i++) {
+                if (JS_WriteObjectRec(s, p->u.array.u.values[i])) {
+                    js_snapshot_path_atom(s, __JS_AtomFromUInt32(i));
+                    return -1;
+                }
+            }
+        }
+        break;
+    case JS_CLASS_BYTECODE_FUNCTION:
+    case JS_CLASS_GENERATOR_FUNCTION:
+    case JS_CLASS_ASYNC_FUNCTION:
+    case JS_CLASS_ASYNC_GENERATOR_FUNCTION:
+        ret = JS_WriteSnapshotFunction(s, p);
+        break;
+    case JS_CLASS_DATE:
+        bc_put_u8(s, BC_TAG_DATE);
+        ret = JS_WriteObjectRec(s, p->u.object_data);
+        break;
+    case JS_CLASS_REGEXP:
+        bc_put_u8(s, BC_TAG_REGEXP);
+        ret = JS_WriteRegExp(s, p->u.regexp);
+        break;
+    case JS_CLASS_NUMBER:
+    case JS_CLASS_STRING:
+    case JS_CLASS_BOOLEAN:
+    case JS_CLASS_BIG_INT:
+        bc_put_u8(s, BC_TAG_OBJECT_VALUE);
+        ret = JS_WriteObjectRec(s, p->u.object_data);
+        break;
+    case JS_CLASS_MAP:
+        bc_put_u8(s, BC_TAG_MAP);
+        ret = JS_WriteMap(s, p->u.map_state);
+        break;
+    case JS_CLASS_SET:
+        bc_put_u8(s, BC_TAG_SET);
+        ret = JS_WriteSet(s, p->u.map_state);
+        break;
+    case JS_CLASS_ARRAY_BUFFER:
+        ret = JS_WriteArrayBuffer(s, obj);
+        break;
+    default: /* typed arrays (js_snapshot_refusal allowed no other class) */
+        ret = JS_WriteTypedArray(s, obj);
+        break;
+    }
+    if (ret)
+        return -1;
+    sh = p->shape;
+    if (sh->proto) {
+        if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, sh->proto))) {
+            js_snapshot_path_push(s, "<prototype>");
+            return -1;
+        }
+    } else {
+        bc_put_u8(s, BC_TAG_NULL);
+    }
+    bc_put_u8(s, p->extensible);
+    n = 0;
+    for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL || (is_array && (prs->flags & JS_PROP_LENGTH)))
+            continue;
+        n++;
+    }
+    bc_put_leb128(s, n);
+    for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+        JSProperty *pr = &p->prop[i];
+        int flags = prs->flags & JS_PROP_C_W_E;
+        if (prs->atom == JS_ATOM_NULL || (is_array && (prs->flags & JS_PROP_LENGTH)))
+            continue;
+        kind = prs->flags & JS_PROP_TMASK;
+        if (kind == JS_PROP_AUTOINIT) {
+            if (prs->atom == JS_ATOM_prototype &&
+                js_autoinit_get_id(pr) == JS_AUTOINIT_ID_PROTOTYPE &&
+                p->class_id == JS_CLASS_BYTECODE_FUNCTION) {
+                /* the lazy prototype of a function not yet used as a
+                   constructor: made lazily again after reading */
+                if (bc_put_atom(s, prs->atom))
+                    return -1;
+                bc_put_u8(s, flags | (2 << 4));
+                continue;
+            }
+            js_snapshot_refuse(s, "a lazily created property");
+            js_snapshot_path_atom(s, prs->atom);
+            return -1;
+        }
+        if (kind == JS_PROP_VARREF) {
+            js_snapshot_refuse(s, "a property bound to a variable");
+            js_snapshot_path_atom(s, prs->atom);
+            return -1;
+        }
+        if (bc_put_atom(s, prs->atom))
+            return -1;
+        if (kind == JS_PROP_GETSET) {
+            bc_put_u8(s, flags | (1 << 4));
+            if (JS_WriteObjectRec(s, pr->u.getset.getter ?
+                                  JS_MKPTR(JS_TAG_OBJECT, pr->u.getset.getter) :
+                                  JS_UNDEFINED) ||
+                JS_WriteObjectRec(s, pr->u.getset.setter ?
+                                  JS_MKPTR(JS_TAG_OBJECT, pr->u.getset.setter) :
+                                  JS_UNDEFINED)) {
+                js_snapshot_path_atom(s, prs->atom);
+                return -1;
+            }
+        } else {
+            bc_put_u8(s, flags);
+            if (JS_WriteObjectRec(s, pr->u.value)) {
+                js_snapshot_path_atom(s, prs->atom);
+                return -1;
+            }
+        }
+    }
+    if (is_array) {
+        prs = get_shape_prop(sh);
+        if (JS_ToUint32(ctx, &len, p->prop[0].u.value))
+            return -1;
+        bc_put_leb128(s, len);
+        bc_put_u8(s, (prs->flags & JS_PROP_WRITABLE) != 0);
+    }
+    if (s->lim)
+        s->depth--;
+    return 0;
+}
+
+/* reader side */
+
+static JSValue js_snapshot_read_limit(BCReaderState *s, const char *what)
+{
+    if (!s->fail_kind) {
+        s->fail_kind = JS_SNAPSHOT_LIMIT;
+        JS_ThrowRangeError(s->ctx, "the snapshot exceeds the reader's %s", what);
+    }
+    return JS_EXCEPTION;
+}
+
+static JSValue js_snapshot_malformed(BCReaderState *s, const char *what)
+{
+    if (!JS_HasException(s->ctx))
+        JS_ThrowSyntaxError(s->ctx, "malformed snapshot: %s", what);
+    return JS_EXCEPTION;
+}
+
+static int js_snapshot_add_var_ref(BCReaderState *s, JSVarRef *vr)
+{
+    if (js_resize_array(s->ctx, (void **)&s->var_refs, sizeof(s->var_refs[0]),
+                        &s->var_refs_size, s->var_refs_count + 1))
+        return -1;
+    s->var_refs[s->var_refs_count++] = vr;
+    return 0;
+}
+
+static JSValue JS_ReadSnapshotFunction(BCReaderState *s, int class_id)
+{
+    JSContext *ctx = s->ctx;
+    JSValue bfunc, obj = JS_UNDEFINED, home;
+    JSFunctionBytecode *b;
+    JSObject *p;
+    uint32_t v, slot;
+    uint8_t tag, is_ctor;
+    int i;
+
+    if (!s->allow_bytecode)
+        return js_snapshot_malformed(s, "a function in a snapshot without bytecode");
+    /* the writer numbered the function before its bytecode's constants */
+    slot = s->objects_count;
+    if (BC_add_object_ref1(s, NULL))
+        return JS_EXCEPTION;
+    if (bc_get_leb128(s, &v))
+        return JS_EXCEPTION;
+    if (v == 0) {
+        if (bc_get_u8(s, &tag))
+            return JS_EXCEPTION;
+        if (tag != BC_TAG_FUNCTION_BYTECODE)
+            return js_snapshot_malformed(s, "function bytecode expected");
+        bfunc = JS_ReadFunctionTag(s);
+        if (JS_IsException(bfunc))
+            return bfunc;
+        if (js_resize_array(ctx, (void **)&s->bytecodes, sizeof(s->bytecodes[0]),
+                            &s->bytecodes_size, s->bytecodes_count + 1)) {
+            JS_FreeValue(ctx, bfunc);
+            return JS_EXCEPTION;
+        }
+        s->bytecodes[s->bytecodes_count++] = js_dup(bfunc);
+    } else {
+        if (v - 1 >= s->bytecodes_count)
+            return js_snapshot_malformed(s, "invalid bytecode reference");
+        bfunc = js_dup(s->bytecodes[v - 1]);
+    }
+    b = JS_VALUE_GET_PTR(bfunc);
+    if (b->func_kind >= countof(func_kind_to_class_id) ||
+        func_kind_to_class_id[b->func_kind] != class_id) {
+        JS_FreeValue(ctx, bfunc);
+        return js_snapshot_malformed(s, "function class");
+    }
+    obj = JS_NewObjectProtoClass(ctx, ctx->function_proto, class_id);
+    if (JS_IsException(obj)) {
+        JS_FreeValue(ctx, bfunc);
+        return obj;
+    }
+    p = JS_VALUE_GET_OBJ(obj);
+    p->u.func.function_bytecode = b;
+    p->u.func.home_object = NULL;
+    p->u.func.var_refs = NULL;
+    s->objects[slot] = p;
+    if (bc_get_u8(s, &is_ctor))
+        goto fail;
+    p->is_constructor = is_ctor & 1;
+    if (b->closure_var_count) {
+        p->u.func.var_refs = js_mallocz(ctx, sizeof(JSVarRef *) * b->closure_var_count);
+        if (!p->u.func.var_refs)
+            goto fail;
+    }
+    for(i = 0; i < b->closure_var_count; i++) {
+        JSVarRef *vr;
+        JSValue val;
+        if (bc_get_leb128(s, &v))
+            goto fail;
+        if (v & 1) {
+            v >>= 1;
+            if (v >= s->var_refs_count) {
+                js_snapshot_malformed(s, "invalid variable reference");
+                goto fail;
+            }
+            vr = s->var_refs[v];
+            JS_REF_COUNT(vr)++;
+            p->u.func.var_refs[i] = vr;
+            continue;
+        }
+        if (v != 0) {
+            js_snapshot_malformed(s, "invalid variable");
+            goto fail;
+        }
+        if (s->lim && ++s->nodes > s->lim->max_nodes) {
+            js_snapshot_read_limit(s, "node count");
+            goto fail;
+        }
+        vr = js_create_var_ref(ctx, true);
+        if (!vr)
+            goto fail;
+        vr->is_lexical = false;
+        vr->is_const = false;
+        p->u.func.var_refs[i] = vr;
+        if (js_snapshot_add_var_ref(s, vr))
+            goto fail;
+        if (s->ptr < s->buf_end && *s->ptr == BC_TAG_UNINITIALIZED) {
+            s->ptr++;
+            vr->value = JS_UNINITIALIZED;
+        } else {
+            val = JS_ReadObjectRec(s);
+            if (JS_IsException(val))
+                goto fail;
+            vr->value = val;
+        }
+    }
+    home = JS_ReadObjectRec(s);
+    if (JS_IsException(home))
+        goto fail;
+    if (JS_IsObject(home)) {
+        p->u.func.home_object = JS_VALUE_GET_OBJ(home);
+    } else if (!JS_IsNull(home)) {
+        JS_FreeValue(ctx, home);
+        js_snapshot_malformed(s, "home object");
+        goto fail;
+    }
+    return obj;
+ fail:
+    s->objects[slot] = NULL;
+    JS_FreeValue(ctx, obj);
+    return JS_EXCEPTION;
+}
+
+static JSValue JS_ReadSnapshotObject(BCReaderState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue obj = JS_UNDEFINED, proto, val, getter, setter;
+    JSObject *p;
+    JSAtom atom;
+    uint32_t class_id, n, i, len, first;
+    uint8_t u8, extensible, kf;
+    int flags, kind, ret;
+
+    if (bc_get_leb128(s, &class_id))
+        return JS_EXCEPTION;
+    if (s->lim && ++s->depth > s->lim->max_depth)
+        return js_snapshot_read_limit(s, "depth");
+    first = s->objects_count;
+    switch(class_id) {
+    case JS_CLASS_OBJECT:
+    case JS_CLASS_ERROR:
+    case JS_CLASS_ARRAY:
+        if (class_id == JS_CLASS_ARRAY)
+            obj = JS_NewArray(ctx);
+        else
+            obj = JS_NewObjectProtoClass(ctx, JS_NULL, class_id);
+        if (JS_IsException(obj))
+            return obj;
+        if (BC_add_object_ref(s, obj))
+            goto fail;
+        p = JS_VALUE_GET_OBJ(obj);
+        if (class_id == JS_CLASS_ERROR) {
+            p->u.object_data = JS_UNDEFINED;
+            if (bc_get_u8(s, &u8))
+                goto fail;
+            val = JS_ReadObjectRec(s);
+            if (JS_IsException(val))
+                goto fail;
+            if (!JS_IsString(val) && !JS_IsUndefined(val)) {
+                JS_FreeValue(ctx, val);
+                js_snapshot_malformed(s, "error stack");
+                goto fail;
+            }
+            p->u.object_data = val;
+            p->stack_needs_header = u8 & 1;
+        } else if (class_id == JS_CLASS_ARRAY) {
+            if (bc_get_u8(s, &u8))
+                goto fail;
+            if (u8) {
+                if (bc_get_leb128(s, &len))
+                    goto fail;
+                for(i = 0; i < len; i++) {
+                    val = JS_ReadObjectRec(s);
+                    if (JS_IsException(val))
+                        goto fail;
+                    if (JS_DefinePropertyValueUint32(ctx, obj, i, val, JS_PROP_C_W_E) < 0)
+                        goto fail;
+                }
+            }
+        }
+        break;
+    case JS_CLASS_BYTECODE_FUNCTION:
+    case JS_CLASS_GENERATOR_FUNCTION:
+    case JS_CLASS_ASYNC_FUNCTION:
+    case JS_CLASS_ASYNC_GENERATOR_FUNCTION:
+        obj = JS_ReadSnapshotFunction(s, class_id);
+        if (JS_IsException(obj))
+            return obj;
+        break;
+    case JS_CLASS_DATE:
+    case JS_CLASS_REGEXP:
+    case JS_CLASS_NUMBER:
+    case JS_CLASS_STRING:
+    case JS_CLASS_BOOLEAN:
+    case JS_CLASS_BIG_INT:
+    case JS_CLASS_MAP:
+    case JS_CLASS_SET:
+    case JS_CLASS_ARRAY_BUFFER:
+    default:
+        if (class_id != JS_CLASS_DATE && class_id != JS_CLASS_REGEXP &&
+            class_id != JS_CLASS_NUMBER && class_id != JS_CLASS_STRING &&
+            class_id != JS_CLASS_BOOLEAN && class_id != JS_CLASS_BIG_INT &&
+            class_id != JS_CLASS_MAP && class_id != JS_CLASS_SET &&
+            class_id != JS_CLASS_ARRAY_BUFFER &&
+            !(class_id < JS_CLASS_INIT_COUNT && is_typed_array(class_id)))
+            return js_snapshot_malformed(s, "object class");
+        /* the class payload in the stock format: a new object of that
+           class, numbered first */
+        obj = JS_ReadObjectRec(s);
+        if (JS_IsException(obj))
+            return obj;
+        if (!JS_IsObject(obj) || JS_VALUE_GET_OBJ(obj)->class_id != class_id ||
+            s->objects_count <= first || s->objects[first] != JS_VALUE_GET_OBJ(obj)) {
+            js_snapshot_malformed(s, "object payload");
+            goto fail;
+        }
+        break;
+    }
+    p = JS_VALUE_GET_OBJ(obj);
+    proto = JS_ReadObjectRec(s);
+    if (JS_IsException(proto))
+        goto fail;
+    if (!JS_IsNull(proto) && !JS_IsObject(proto)) {
+        JS_FreeValue(ctx, proto);
+        js_snapshot_malformed(s, "prototype");
+        goto fail;
+    }
+    ret = JS_SetPrototypeInternal(ctx, obj, proto, true);
+    JS_FreeValue(ctx, proto);
+    if (ret < 0)
+        goto fail;
+    if (bc_get_u8(s, &extensible) || bc_get_leb128(s, &n))
+        goto fail;
+    for(i = 0; i < n; i++) {
+        if (bc_get_atom(s, &atom))
+            goto fail;
+        if (bc_get_u8(s, &kf)) {
+            JS_FreeAtom(ctx, atom);
+            goto fail;
+        }
+        flags = kf & JS_PROP_C_W_E;
+        kind = kf >> 4;
+        if ((kf & 0x08) || kind > 2) {
+            JS_FreeAtom(ctx, atom);
+            js_snapshot_malformed(s, "property kind");
+            goto fail;
+        }
+        if (kind == 0) {
+            val = JS_ReadObjectRec(s);
+            if (JS_IsException(val)) {
+                JS_FreeAtom(ctx, atom);
+                goto fail;
+            }
+            ret = JS_DefinePropertyValue(ctx, obj, atom, val, flags | JS_PROP_THROW);
+        } else if (kind == 1) {
+            getter = JS_ReadObjectRec(s);
+            if (JS_IsException(getter)) {
+                JS_FreeAtom(ctx, atom);
+                goto fail;
+            }
+            setter = JS_ReadObjectRec(s);
+            if (JS_IsException(setter)) {
+                JS_FreeValue(ctx, getter);
+                JS_FreeAtom(ctx, atom);
+                goto fail;
+            }
+            if ((!JS_IsUndefined(getter) && !JS_IsFunction(ctx, getter)) ||
+                (!JS_IsUndefined(setter) && !JS_IsFunction(ctx, setter))) {
+                ret = -1;
+                js_snapshot_malformed(s, "accessor");
+            } else {
+                ret = JS_DefineProperty(ctx, obj, atom, JS_UNDEFINED, getter, setter,
+                                        flags | JS_PROP_HAS_GET | JS_PROP_HAS_SET |
+                                        JS_PROP_HAS_CONFIGURABLE |
+                                        JS_PROP_HAS_ENUMERABLE | JS_PROP_THROW);
+            }
+            JS_FreeValue(ctx, getter);
+            JS_FreeValue(ctx, setter);
+        } else {
+            if (atom != JS_ATOM_prototype || p->class_id != JS_CLASS_BYTECODE_FUNCTION) {
+                ret = -1;
+                js_snapshot_malformed(s, "lazy property");
+            } else {
+                ret = JS_DefineAutoInitProperty(ctx, obj, atom, JS_AUTOINIT_ID_PROTOTYPE,
+                                                NULL, flags);
+            }
+        }
+        JS_FreeAtom(ctx, atom);
+        if (ret < 0)
+            goto fail;
+    }
+    if (class_id == JS_CLASS_ARRAY) {
+        if (bc_get_leb128(s, &len) || bc_get_u8(s, &u8))
+            goto fail;
+        if (JS_DefineProperty(ctx, obj, JS_ATOM_length, js_uint32(len),
+                              JS_UNDEFINED, JS_UNDEFINED,
+                              JS_PROP_HAS_VALUE | JS_PROP_THROW |
+                              (u8 ? 0 : JS_PROP_HAS_WRITABLE)) < 0)
+            goto fail;
+    }
+    if (!extensible && JS_PreventExtensions(ctx, obj) < 0)
+        goto fail;
+    if (s->lim)
+        s->depth--;
+    return obj;
+ fail:
+    JS_FreeValue(ctx, obj);
+    return JS_EXCEPTION;
+}
+
+/* realm state */
+
+#define JS_SNAPSHOT_HAS_BYTECODE 1
+
+/* what a failed write or read left pending, as a JS_SNAPSHOT_* kind */
+static int js_snapshot_error_kind(JSContext *ctx, int recorded, int otherwise)
+{
+    JSValue exc;
+    int kind = otherwise;
+    if (recorded)
+        return recorded;
+    exc = JS_GetException(ctx);
+    if (JS_IsUncatchableError(exc)) {
+        kind = JS_SNAPSHOT_INTERRUPTED;
+    } else if (JS_IsObject(exc) && JS_VALUE_GET_OBJ(exc)->class_id == JS_CLASS_ERROR) {
+        JSValue msg = JS_GetPropertyInternal(ctx, exc, JS_ATOM_message, exc, false);
+        const char *str = JS_IsString(msg) ? JS_ToCString(ctx, msg) : NULL;
+        if (str && !strcmp(str, "out of memory"))
+            kind = JS_SNAPSHOT_OOM;
+        else if (str && !strcmp(str, "Maximum call stack size exceeded"))
+            kind = JS_SNAPSHOT_LIMIT;
+        JS_FreeCString(ctx, str);
+        JS_FreeValue(ctx, msg);
+    } else if (JS_IsNull(exc) || JS_IsUninitialized(exc)) {
+        /* nothing pending: an allocation failed where no error is thrown */
+        JS_ThrowOutOfMemory(ctx);
+        JS_FreeValue(ctx, exc);
+        return JS_SNAPSHOT_OOM;
+    }
+    JS_Throw(ctx, exc);
+    return kind;
+}
+
+/* the property of the template's global object that 'atom' names, or NULL */
+static JSShapeProperty *js_snapshot_template_prop(JSObject *tg, JSAtom atom, JSProperty **ppr)
+{
+    return find_own_property(ppr, tg, atom);
+}
+
+/* whether the derived global's property is the template's, unchanged */
+static bool js_snapshot_global_unchanged(JSContext *ctx, JSObject *tg,
+                                         JSShapeProperty *prs, JSProperty *pr)
+{
+    JSShapeProperty *tprs;
+    JSProperty *tpr;
+    JSValue a, b;
+    tprs = js_snapshot_template_prop(tg, prs->atom, &tpr);
+    if (!tprs || (tprs->flags & (JS_PROP_TMASK | JS_PROP_C_W_E)) !=
+                 (prs->flags & (JS_PROP_TMASK | JS_PROP_C_W_E)))
+        return false;
+    if ((prs->flags & JS_PROP_TMASK) == JS_PROP_GETSET)
+        return tpr->u.getset.getter == pr->u.getset.getter &&
+            tpr->u.getset.setter == pr->u.getset.setter;
+    if ((prs->flags & JS_PROP_TMASK) != JS_PROP_NORMAL)
+        return true;
+    a = pr->u.value;
+    b = tpr->u.value;
+    /* globalThis and its aliases: each context's own global */
+    if (JS_VALUE_GET_TAG(a) == JS_TAG_OBJECT && JS_VALUE_GET_TAG(b) == JS_TAG_OBJECT &&
+        JS_VALUE_GET_OBJ(a) == JS_VALUE_GET_OBJ(ctx->global_obj) && JS_VALUE_GET_OBJ(b) == tg)
+        return true;
+    return js_same_value(ctx, a, b);
+}
+
+static bool js_snapshot_skipped(JSAtom atom, const JSAtom *skip, size_t nskip)
+{
+    size_t i;
+    for(i = 0; i < nskip; i++) {
+        if (skip[i] == atom)
+            return true;
+    }
+    return false;
+}
+
+/* the message of a refusal: the binding, the path, what it holds */
+static void js_snapshot_throw_refusal(BCWriterState *s, JSAtom binding)
+{
+    JSContext *ctx = s->ctx;
+    char abuf[ATOM_GET_STR_BUF_SIZE];
+    const char *name = JS_AtomGetStrRT(ctx->rt, abuf, sizeof(abuf), binding);
+    DynBuf path;
+    const char *segs = (const char *)s->path.buf;
+    size_t end = s->path.size, start;
+
+    js_dbuf_init(ctx, &path);
+    /* segments were pushed leaf first: join them root first */
+    while (end > 0) {
+        start = end - 1;
+        while (start > 0 && segs[start - 1] != '\0')
+            start--;
+        dbuf_putstr(&path, segs + start);
+        end = start;
+    }
+    dbuf_putc(&path, '\0');
+    if (path.error || path.size <= 1)
+        JS_ThrowTypeError(ctx, "binding `%s` holds %s, which is not state",
+                          name, s->refusal ? s->refusal : "a value");
+    else
+        JS_ThrowTypeError(ctx, "binding `%s` (%s%s) holds %s, which is not state",
+                          name, name, (const char *)path.buf,
+                          s->refusal ? s->refusal : "a value");
+    dbuf_free(&path);
+}
+
+static int js_snapshot_write_binding(BCWriterState *s, JSAtom atom, JSValueConst v)
+{
+    if (JS_WriteObjectRec(s, v)) {
+        if (s->fail_kind == JS_SNAPSHOT_REFUSED && !JS_HasException(s->ctx))
+            js_snapshot_throw_refusal(s, atom);
+        return -1;
+    }
+    return 0;
+}
+
+uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nskip,
+                            const JSSnapshotLimits *lim, size_t *psize, int *kind)
+{
+    BCWriterState ss, *s = &ss;
+    JSObject *gv, *g, *tg;
+    JSShapeProperty *prs;
+    JSProperty *pr, *gpr;
+    JSAtom *skip_atoms = NULL;
+    uint32_t n, h;
+    size_t k;
+    int i;
+    DynBuf *d;
+
+    *psize = 0;
+    *kind = JS_SNAPSHOT_OK;
+    memset(s, 0, sizeof(*s));
+    s->ctx = ctx;
+    js_dbuf_init(ctx, &s->dbuf);
+    js_dbuf_init(ctx, &s->path);
+    js_object_list_init(&s->object_list);
+    js_object_list_init(&s->var_ref_list);
+    js_object_list_init(&s->bytecode_list);
+    if (!ctx->template_ctx || !JS_IsObject(ctx->global_var_obj) ||
+        !JS_IsObject(ctx->global_obj)) {
+        JS_ThrowTypeError(ctx, "not a context derived from a template");
+        s->fail_kind = JS_SNAPSHOT_REFUSED;
+        goto fail;
+    }
+    s->wk = js_snapshot_get_table(ctx);
+    if (!s->wk)
+        goto fail;
+    s->snapshot = true;
+    s->lim = lim;
+    s->allow_bytecode = true;
+    s->allow_reference = true;
+    s->allow_source = true;
+    s->allow_debug = true;
+    s->first_atom = JS_ATOM_END;
+    if (nskip) {
+        skip_atoms = js_mallocz(ctx, sizeof(skip_atoms[0]) * nskip);
+        if (!skip_atoms)
+            goto fail;
+        for(k = 0; k < nskip; k++) {
+            skip_atoms[k] = JS_NewAtom(ctx, skip[k]);
+            if (skip_atoms[k] == JS_ATOM_NULL)
+                goto fail;
+        }
+    }
+    gv = JS_VALUE_GET_OBJ(ctx->global_var_obj);
+    g = JS_VALUE_GET_OBJ(ctx->global_obj);
+    tg = JS_VALUE_GET_OBJ(ctx->template_ctx->global_obj);
+
+    bc_put_u8(s, 0); /* flags, set at the end */
+
+    /* the global lexical scope */
+    n = 0;
+    for(i = 0, prs = get_shape_prop(gv->shape); i < gv->shape->prop_count; i++, prs++) {
+        if (prs->atom != JS_ATOM_NULL)
+            n++;
+    }
+    bc_put_leb128(s, n);
+    for(i = 0, prs = get_shape_prop(gv->shape); i < gv->shape->prop_count; i++, prs++) {
+        pr = &gv->prop[i];
+        if (prs->atom == JS_ATOM_NULL)
+            continue;
+        if ((prs->flags & JS_PROP_TMASK) != JS_PROP_NORMAL) {
+            JS_ThrowInternalError(ctx, "unexpected global lexical binding");
+            goto fail;
+        }
+        if (bc_put_atom(s, prs->atom))
+            goto fail;
+        bc_put_u8(s, prs->flags & JS_PROP_C_W_E);
+        if (JS_IsUninitialized(pr->u.value))
+            bc_put_u8(s, BC_TAG_UNINITIALIZED);
+        else if (js_snapshot_write_binding(s, prs->atom, pr->u.value))
+            goto fail;
+    }
+
+    /* the global object: what differs from the template's */
+    n = 0;
+    for(i = 0, prs = get_shape_prop(g->shape); i < g->shape->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
+            js_snapshot_global_unchanged(ctx, tg, prs, &g->prop[i]))
+            continue;
+        n++;
+    }
+    for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
+            find_own_property(&gpr, g, prs->atom))
+            continue;
+        n++;
+    }
+    bc_put_leb128(s, n);
+    for(i = 0, prs = get_shape_prop(g->shape); i < g->shape->prop_count; i++, prs++) {
+        pr = &g->prop[i];
+        if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
+            js_snapshot_global_unchanged(ctx, tg, prs, pr))
+            continue;
+        if (bc_put_atom(s, prs->atom))
+            goto fail;
+        switch(prs->flags & JS_PROP_TMASK) {
+        case JS_PROP_NORMAL:
+            bc_put_u8(s, prs->flags & JS_PROP_C_W_E);
+            if (js_snapshot_write_binding(s, prs->atom, pr->u.value))
+                goto fail;
+            break;
+        case JS_PROP_GETSET:
+            bc_put_u8(s, (prs->flags & JS_PROP_C_W_E) | (1 << 4));
+            if (js_snapshot_write_binding(s, prs->atom, pr->u.getset.getter ?
+                                          JS_MKPTR(JS_TAG_OBJECT, pr->u.getset.getter) :
+                                          JS_UNDEFINED) ||
+                js_snapshot_write_binding(s, prs->atom, pr->u.getset.setter ?
+                                          JS_MKPTR(JS_TAG_OBJECT, pr->u.getset.setter) :
+                                          JS_UNDEFINED))
+                goto fail;
+            break;
+        default:
+            js_snapshot_refuse(s, "a lazily created global");
+            js_snapshot_throw_refusal(s, prs->atom);
+            goto fail;
+        }
+    }
+    for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
+            find_own_property(&gpr, g, prs->atom))
+            continue;
+        if (bc_put_atom(s, prs->atom))
+            goto fail;
+        bc_put_u8(s, 3 << 4); /* deleted */
+    }
+
+    if (lim && s->nodes + s->idx_to_atom_count > lim->max_nodes) {
+        js_snapshot_limit(s, "node count");
+        goto fail;
+    }
+    if (s->wrote_bytecode)
+        s->dbuf.buf[0] = JS_SNAPSHOT_HAS_BYTECODE;
+    if (s->dbuf.error) {
+        JS_ThrowOutOfMemory(ctx);
+        s->fail_kind = JS_SNAPSHOT_OOM;
+        goto fail;
+    }
+    if (JS_WriteObjectAtoms(s))
+        goto fail;
+    if (s->dbuf.error) {
+        JS_ThrowOutOfMemory(ctx);
+        s->fail_kind = JS_SNAPSHOT_OOM;
+        goto fail;
+    }
+    if (lim && s->dbuf.size > lim->max_bytes) {
+        js_snapshot_limit(s, "size");
+        goto fail;
+    }
+    d = &s->dbuf;
+    h = bc_csum(&d->buf[5], d->size - 5);
+    put_u32(&d->buf[1], h);
+    js_object_list_end(ctx, &s->object_list);
+    js_object_list_end(ctx, &s->var_ref_list);
+    js_object_list_end(ctx, &s->bytecode_list);
+    dbuf_free(&s->path);
+    js_free(ctx, s->atom_to_idx);
+    js_free(ctx, s->idx_to_atom);
+    if (skip_atoms) {
+        for(k = 0; k < nskip; k++)
+            JS_FreeAtom(ctx, skip_atoms[k]);
+        js_free(ctx, skip_atoms);
+    }
+    *psize = d->size;
+    return d->buf;
+ fail:
+    if (s->fail_kind == JS_SNAPSHOT_REFUSED && !JS_HasException(ctx))
+        JS_ThrowTypeError(ctx, "the state holds %s, which is not state",
+                          s->refusal ? s->refusal : "a value");
+    *kind = js_snapshot_error_kind(ctx, s->fail_kind, JS_SNAPSHOT_REFUSED);
+    js_object_list_end(ctx, &s->object_list);
+    js_object_list_end(ctx, &s->var_ref_list);
+    js_object_list_end(ctx, &s->bytecode_list);
+    dbuf_free(&s->path);
+    js_free(ctx, s->atom_to_idx);
+    js_free(ctx, s->idx_to_atom);
+    dbuf_free(&s->dbuf);
+    if (skip_atoms) {
+        for(k = 0; k < nskip; k++)
+            JS_FreeAtom(ctx, skip_atoms[k]);
+        js_free(ctx, skip_atoms);
+    }
+    return NULL;
+}
+
+static int js_snapshot_read_bindings(BCReaderState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue val, getter, setter;
+    JSAtom atom;
+    uint32_t n, i;
+    uint8_t kf;
+    int ret, flags, kind;
+
+    /* the global lexical scope */
+    if (bc_get_leb128(s, &n))
+        return -1;
+    for(i = 0; i < n; i++) {
+        if (bc_get_atom(s, &atom))
+            return -1;
+        if (bc_get_u8(s, &kf) || (kf & ~JS_PROP_C_W_E)) {
+            JS_FreeAtom(ctx, atom);
+            js_snapshot_malformed(s, "binding flags");
+            return -1;
+        }
+        if (s->ptr < s->buf_end && *s->ptr == BC_TAG_UNINITIALIZED) {
+            s->ptr++;
+            val = JS_UNINITIALIZED;
+        } else {
+            val = JS_ReadObjectRec(s);
+            if (JS_IsException(val)) {
+                JS_FreeAtom(ctx, atom);
+                return -1;
+            }
+        }
+        ret = JS_DefinePropertyValue(ctx, ctx->global_var_obj, atom, val,
+                                     kf | JS_PROP_THROW);
+        JS_FreeAtom(ctx, atom);
+        if (ret < 0)
+            return -1;
+    }
+    /* the global object */
+    if (bc_get_leb128(s, &n))
+        return -1;
+    for(i = 0; i < n; i++) {
+        if (bc_get_atom(s, &atom))
+            return -1;
+        if (bc_get_u8(s, &kf)) {
+            JS_FreeAtom(ctx, atom);
+            return -1;
+        }
+        flags = kf & JS_PROP_C_W_E;
+        kind = kf >> 4;
+        if (kf & 0x08 || kind == 2 || kind > 3 || (kind == 3 && flags)) {
+            JS_FreeAtom(ctx, atom);
+            js_snapshot_malformed(s, "global flags");
+            return -1;
+        }
+        if (kind == 3) {
+            ret = JS_DeleteProperty(ctx, ctx->global_obj, atom, JS_PROP_THROW);
+        } else if (kind == 1) {
+            getter = JS_ReadObjectRec(s);
+            if (JS_IsException(getter)) {
+                JS_FreeAtom(ctx, atom);
+                return -1;
+            }
+            setter = JS_ReadObjectRec(s);
+            if (JS_IsException(setter)) {
+                JS_FreeValue(ctx, getter);
+                JS_FreeAtom(ctx, atom);
+                return -1;
+            }
+            if ((!JS_IsUndefined(getter) && !JS_IsFunction(ctx, getter)) ||
+                (!JS_IsUndefined(setter) && !JS_IsFunction(ctx, setter))) {
+                ret = -1;
+                js_snapshot_malformed(s, "accessor");
+            } else {
+                ret = JS_DefineProperty(ctx, ctx->global_obj, atom, JS_UNDEFINED,
+                                        getter, setter,
+                                        flags | JS_PROP_HAS_GET | JS_PROP_HAS_SET |
+                                        JS_PROP_HAS_CONFIGURABLE |
+                                        JS_PROP_HAS_ENUMERABLE | JS_PROP_THROW);
+            }
+            JS_FreeValue(ctx, getter);
+            JS_FreeValue(ctx, setter);
+        } else {
+            val = JS_ReadObjectRec(s);
+            if (JS_IsException(val)) {
+                JS_FreeAtom(ctx, atom);
+                return -1;
+            }
+            ret = JS_DefinePropertyValue(ctx, ctx->global_obj, atom, val,
+                                         flags | JS_PROP_THROW);
+        }
+        JS_FreeAtom(ctx, atom);
+        if (ret < 0)
+            return -1;
+    }
+    if (s->ptr != s->buf_end) {
+        js_snapshot_malformed(s, "trailing bytes");
+        return -1;
+    }
+    return 0;
+}
+
+int JS_ReadRealmState(JSContext *ctx, const uint8_t *buf, size_t len,
+                      const JSSnapshotLimits *lim, int *kind)
+{
+    BCReaderState ss, *s = &ss;
+    uint8_t flags;
+    int i, ret = -1;
+
+    *kind = JS_SNAPSHOT_OK;
+    memset(s, 0, sizeof(*s));
+    s->ctx = ctx;
+    s->buf_start = buf;
+    s->buf_end = buf + len;
+    s->ptr = buf;
+    if (!ctx->template_ctx || !JS_IsObject(ctx->global_var_obj) ||
+        JS_VALUE_GET_OBJ(ctx->global_var_obj)->shape->prop_count != 0) {
+        JS_ThrowTypeError(ctx, "not a fresh context derived from a template");
+        *kind = JS_SNAPSHOT_REFUSED;
+        return -1;
+    }
+    if (lim && len > lim->max_bytes) {
+        js_snapshot_read_limit(s, "size");
+        *kind = JS_SNAPSHOT_LIMIT;
+        return -1;
+    }
+    s->wk = js_snapshot_get_table(ctx);
+    if (!s->wk) {
+        *kind = js_snapshot_error_kind(ctx, 0, JS_SNAPSHOT_OOM);
+        return -1;
+    }
+    s->snapshot = true;
+    s->lim = lim;
+    s->allow_reference = true;
+    s->first_atom = JS_ATOM_END;
+    if (JS_ReadObjectAtoms(s))
+        goto done;
+    if (lim && s->idx_to_atom_count > lim->max_nodes) {
+        js_snapshot_read_limit(s, "node count");
+        goto done;
+    }
+    s->nodes = s->idx_to_atom_count;
+    if (bc_get_u8(s, &flags))
+        goto done;
+    if (flags & ~JS_SNAPSHOT_HAS_BYTECODE) {
+        js_snapshot_malformed(s, "flags");
+        goto done;
+    }
+    s->allow_bytecode = (flags & JS_SNAPSHOT_HAS_BYTECODE) != 0;
+    ret = js_snapshot_read_bindings(s);
+ done:
+    if (ret < 0)
+        *kind = js_snapshot_error_kind(ctx, s->fail_kind, JS_SNAPSHOT_MALFORMED);
+    for(i = 0; i < s->bytecodes_count; i++)
+        JS_FreeValue(ctx, s->bytecodes[i]);
+    js_free(ctx, s->bytecodes);
+    js_free(ctx, s->var_refs);
+    bc_reader_free(s);
+    return ret;
 }
 
 /*******************************************************************/
@@ -54790,6 +56343,9 @@ static int js_map_write(BCWriterState *s, struct JSMapState *map_state,
     if (map_state) {
         list_for_each(el, &map_state->records) {
             mr = list_entry(el, JSMapRecord, link);
+            /* a deleted record kept for a live iterator: not counted */
+            if (mr->empty)
+                continue;
             if (JS_WriteObjectRec(s, mr->key))
                 return -1;
             // mr->value is always JS_UNDEFINED for sets
@@ -63791,6 +65347,7 @@ JSContext *JS_NewContextFromTemplate(JSContext *tmpl)
     ctx->rt = rt;
     list_add_tail(&ctx->link, &rt->context_list);
     tmpl->is_template = true;
+    ctx->template_ctx = JS_DupContext(tmpl);
 
     for(i = 0; i < rt->class_count; i++)
         ctx->class_proto[i] = js_dup(tmpl->class_proto[i]);

@@ -1300,6 +1300,42 @@ JS_EXTERN uint8_t *JS_WriteObject2(JSContext *ctx, size_t *psize, JSValueConst o
 JS_EXTERN JSValue JS_ReadObject(JSContext *ctx, const uint8_t *buf, size_t buf_len, int flags);
 JS_EXTERN JSValue JS_ReadObject2(JSContext *ctx, const uint8_t *buf, size_t buf_len,
                                  int flags, JSSABTab *psab_tab);
+/* Realm snapshots: the state of a context derived from a template
+   (JS_NewContextFromTemplate), written as bytes that a context derived from
+   a template of the same build reads back. The reader loads bytecode
+   without validating it: only give it bytes this build wrote, authenticated. */
+typedef struct JSSnapshotLimits {
+    size_t max_bytes;   /* writer: output cap; reader: input must be <= this */
+    uint32_t max_depth; /* nesting of objects */
+    uint32_t max_nodes; /* objects + closure cells + atoms, writer and reader */
+} JSSnapshotLimits;
+enum {
+    JS_SNAPSHOT_OK = 0,
+    JS_SNAPSHOT_REFUSED = 1,     /* a value kind that is not state */
+    JS_SNAPSHOT_LIMIT = 2,       /* a cap of JSSnapshotLimits */
+    JS_SNAPSHOT_INTERRUPTED = 3, /* the interrupt handler stopped it */
+    JS_SNAPSHOT_OOM = 4,
+    JS_SNAPSHOT_MALFORMED = 5,   /* reader: bytes that do not parse */
+};
+/* The realm's own state: every top-level lexical binding and every own
+   property of the global object that differs from the template's (added,
+   changed or deleted), except the names in 'skip', as one object graph.
+   Objects of the template are written by reference, never copied. Returns a
+   js_malloc'd buffer (free with js_free) and its size, or NULL with *kind set
+   and an exception pending. No JavaScript runs. */
+JS_EXTERN uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip,
+                                      size_t nskip, const JSSnapshotLimits *lim,
+                                      size_t *psize, int *kind);
+/* Reads state written by JS_WriteRealmState into 'ctx', a context just
+   derived from a template of the same build (no global lexical binding yet).
+   0, or -1 with *kind set and an exception pending; on failure the context is
+   to be discarded. No JavaScript runs. */
+JS_EXTERN int JS_ReadRealmState(JSContext *ctx, const uint8_t *buf, size_t len,
+                                const JSSnapshotLimits *lim, int *kind);
+/* A hash of the template's well-known objects (their kinds and paths): the
+   same on every thread and process of one build. */
+JS_EXTERN int JS_SnapshotTemplateFingerprint(JSContext *ctx, uint8_t out[32]);
+
 /* instantiate and evaluate a bytecode function. Only used when
    reading a script or module with JS_ReadObject() */
 JS_EXTERN JSValue JS_EvalFunction(JSContext *ctx, JSValue fun_obj);
