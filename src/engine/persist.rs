@@ -66,7 +66,7 @@ fn engine_error(e: SnapshotError, writing: bool, limits: &Limits) -> ErrorInfo {
             "TimeoutError",
             format!("the state could not be {what} in time"),
         ),
-        SnapshotErrorKind::Oom => ErrorInfo::new(
+        SnapshotErrorKind::OutOfMemory => ErrorInfo::new(
             ErrorCode::MemoryLimit,
             "RangeError",
             format!("the state could not be {what} within the memory limit"),
