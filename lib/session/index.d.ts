@@ -121,7 +121,9 @@ export interface SessionOptions {
    * Top-level `let`/`const`/`var`/function/class declarations, and everything they reach
    * (closures with their variables included), are there in later turns; `env` works as before.
    * Live host values (`world`, `env`, `session`, `needs`, the operations), promises and timers
-   * are not state: a turn whose bindings hold one fails with INVALID_INPUT naming the binding.
+   * are not state, nor are objects read from `env` (views of the host's copy; keep
+   * `JSON.parse(JSON.stringify(env.x))`): a turn whose bindings hold one fails with
+   * INVALID_INPUT naming the binding.
    * A turn that fails keeps no bindings (nor anything else); one that pauses for approval re-runs
    * from the state before it on `resume()`; one that ends with `needs()` keeps its `env` and world
    * changes but not its bindings. The state is part of `snapshot()`, and so of every store,

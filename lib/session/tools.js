@@ -81,7 +81,8 @@ const PERSISTENCE_NOTE =
   ' What you declare at top level (let, const, var, function, class) and everything it reaches (objects, ' +
   'arrays, Maps, Sets, functions and closures with their variables) is still there in later turns. Live host ' +
   'values are not kept: world, env, session, needs and the operations are given again in each turn, so ' +
-  'call them, do not store them (a turn whose bindings hold one, or a promise or timer, fails). A turn that ' +
+  'call them, do not store them (a turn whose bindings hold one, or a promise or timer, fails). Objects read ' +
+  'from env are live views as well: keep a copy, JSON.parse(JSON.stringify(env.x)). A turn that ' +
   'fails changes nothing: its bindings, env and world changes are dropped. A turn that ends with needs() ' +
   'keeps its env and world changes but not its new bindings.';
 
