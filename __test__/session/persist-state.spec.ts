@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createConsole } from '../../lib/console/index.js';
 import { inspectSnapshot } from '../../lib/session/index.js';
 import {
   Session,
@@ -345,6 +346,22 @@ describe('persistState: snapshots and stores', () => {
     });
     expect(view.integrity).toBe(null);
     expect(view.state?.bytes).toBeGreaterThan(0);
+  });
+
+  it('the review console shows a session with state (its pages and JSON do not break)', async () => {
+    const manager = new SessionManager({ dir: tempDir(), snapshotKey: KEY });
+    const s = await manager.create({ id: 'stateful', persistState: true, policy: OPEN });
+    // The value is built, so only the state holds it whole (the turn's code is shown).
+    await s.executeTurn('const secretTable = new Map([["k", ["hidden", "value"].join(" ")]]);');
+    const handler = createConsole({ manager });
+    const page = await handler(new Request('http://console.test/sessions/stateful'));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('stateful');
+    const json = await handler(new Request('http://console.test/api/sessions/stateful'));
+    expect(json.status).toBe(200);
+    const body = await json.text();
+    expect(JSON.parse(body)).toMatchObject({ id: 'stateful', turnNumber: 1 });
+    expect(body).not.toContain('hidden value');
   });
 
   it('inspectSnapshot shows the state by its size only', async () => {
