@@ -2,6 +2,7 @@
 // kept for the next turn, in the session's snapshot and stores; a failed turn keeps nothing; a
 // turn paused for approval re-runs from the state before it.
 import { execFileSync } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,28 @@ describe('persistState: bindings kept between turns', () => {
     expect(inspectSnapshot(s.snapshot()).state).toBe(null);
   });
 
+  it('a session without persistState is signed and versioned as before, so older readers still read it', async () => {
+    const s = new Session({ policy: OPEN, snapshotKey: KEY });
+    await s.executeTurn("world.write('a.txt', 'a'); return 1");
+    const archive = parts(s.snapshot());
+    // The signature scheme of version 1 snapshots, which names exactly these six parts.
+    const mac = createHmac('sha256', KEY);
+    mac.update('quickrealm-session-signature/2\n');
+    for (const name of [
+      'binding.json',
+      'session.json',
+      'ledger.json',
+      'world.zip',
+      'staged.zip',
+      'staged-origin.zip',
+    ]) {
+      const digest = archive.exists(name) ? createHash('sha256').update(archive.readFile(name)).digest('hex') : '-';
+      mac.update(`${name}\n${digest}\n`);
+    }
+    expect(archive.readText('signature')).toBe(mac.digest('hex'));
+    expect(JSON.parse(archive.readText('session.json')).version).toBe(1);
+  });
+
   it('refuses a persistState that is not a boolean', () => {
     expect(() => new Session({ persistState: 'yes' as unknown as boolean })).toThrow(
       expect.objectContaining({ code: 'INVALID_INPUT', message: expect.stringContaining('persistState') }),
@@ -118,7 +141,9 @@ describe('persistState: a failed turn changes nothing', () => {
     const t = await s.executeTurn(
       "n = 2; m.set('b', 2); let extra = 1; function g() {} env.k = 1; world.write('x.txt', 'x'); throw new Error('no')",
     );
-    expect(t.outcome).toMatchObject({ tag: 'error', code: 'EVAL_ERROR', message: 'no' });
+    expect(t.outcome).toMatchObject({ tag: 'error', code: 'EVAL_ERROR', message: 'no', line: 1 });
+    // Lines are those of the turn's code.
+    expect((await s.executeTurn('const x = 1;\n\nnull.y;')).outcome).toMatchObject({ code: 'EVAL_ERROR', line: 3 });
     expect(valueOf(await s.executeTurn(probe))).toEqual([1, 1, 1, 'undefined', 'undefined']);
     expect(s.env).toEqual({ k: 0 });
     expect(s.workspace.exists('x.txt')).toBe(false);
