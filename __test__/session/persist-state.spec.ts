@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createConsole } from '../../lib/console/index.js';
 import { inspectSnapshot } from '../../lib/session/index.js';
+import { sessionManagerTools } from '../../lib/tools/mcp-sessions.js';
 import {
   Session,
   type SessionOptions,
@@ -435,6 +436,19 @@ describe('persistState: the turn tool', () => {
     expect(tool.description).toMatch(/Live host values are not kept/);
     expect(tool.description).toMatch(/A turn that fails changes nothing/);
     expect(tool.description).toContain('env');
+  });
+
+  it('the MCP session tools say so when the sessions they create persist their state', async () => {
+    const manager = new SessionManager({ dir: tempDir() });
+    const [plain] = sessionManagerTools(manager, { create: { policy: OPEN } }).tools;
+    expect(plain.description).toMatch(/the body of an async function/);
+    const [stateful] = sessionManagerTools(manager, { create: { policy: OPEN, persistState: true } }).tools;
+    expect(stateful.description).toMatch(/a script with top-level await/);
+    expect(stateful.description).toMatch(/still there in later turns/);
+    const set = sessionManagerTools(manager, { create: { policy: OPEN, persistState: true } });
+    await set.dispatch('execute_turn', { sessionId: 'mcp', code: 'const kept = [1, 2];' });
+    const r = await set.dispatch('execute_turn', { sessionId: 'mcp', code: 'kept.length' });
+    expect(r.content).toContain('Value: 2');
   });
 
   it('answers through the tool with the cell value', async () => {
