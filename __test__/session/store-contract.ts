@@ -208,5 +208,29 @@ export function storeContract(name: string, makeStore: () => Promise<StoreUnderT
       expect(reloaded?.audit.verify()).toMatchObject({ ok: true });
       expect(await store.list()).toEqual(['managed']);
     });
+
+    it('keeps the realm state of a persistState session: another manager goes on from its bindings', async () => {
+      const { store, another } = await fresh();
+      const { calls, operations } = countingOperations();
+      const snapshotKey = 'a store contract key of enough bytes';
+      const first = new SessionManager({ store, operations, snapshotKey });
+      const session = await first.create({ id: 'stateful', policy: OPEN, persistState: true });
+      const one = await session.executeTurn(
+        "const notes = new Map(); async function note(k) { notes.set(k, await log.note(k)); return notes.size } await note('a')",
+      );
+      expect(one.outcome).toEqual({ tag: 'ok', value: 1 });
+      const second = new SessionManager({ store: await another(), operations, snapshotKey });
+      const loaded = await second.get('stateful');
+      expect(loaded?.persistState).toBe(true);
+      const two = await loaded?.executeTurn("await note('b'); [...notes.values()]");
+      expect(two?.outcome).toEqual({ tag: 'ok', value: ['noted a', 'noted b'] });
+      // A failed turn is saved too, and keeps nothing of its own.
+      const failed = await loaded?.executeTurn("notes.clear(); let lost = 1; throw new Error('no')");
+      expect(failed?.outcome).toMatchObject({ tag: 'error', code: 'EVAL_ERROR' });
+      const reloaded = await first.get('stateful');
+      const three = await reloaded?.executeTurn('[notes.size, typeof lost]');
+      expect(three?.outcome).toEqual({ tag: 'ok', value: [2, 'undefined'] });
+      expect(calls.note).toBe(2);
+    });
   });
 }

@@ -114,6 +114,23 @@ export interface SessionOptions {
   tenant?: string;
   /** A flat object of strings, numbers and booleans (at most 4,096 characters of JSON) kept with the session. */
   metadata?: Record<string, string | number | boolean>;
+  /**
+   * Keeps each turn's top-level bindings for the next turn (DESIGN §10). Turns then run as REPL
+   * cells: a script with top-level `await` whose value is the value of its last expression
+   * statement (`return` outside a function is a SyntaxError, explained as such in the outcome).
+   * Top-level `let`/`const`/`var`/function/class declarations, and everything they reach
+   * (closures with their variables included), are there in later turns; `env` works as before.
+   * Live host values (`world`, `env`, `session`, `needs`, the operations), promises and timers
+   * are not state, nor are objects read from `env` (views of the host's copy; keep
+   * `JSON.parse(JSON.stringify(env.x))`): a turn whose bindings hold one fails with
+   * INVALID_INPUT naming the binding.
+   * A turn that fails keeps no bindings (nor anything else); one that pauses for approval re-runs
+   * from the state before it on `resume()`; one that ends with `needs()` keeps its `env` and world
+   * changes but not its bindings. The state is part of `snapshot()`, and so of every store,
+   * sealed with `snapshotKey`; without one it is sealed with a key of this process and restores
+   * only in this process (SNAPSHOT_TAMPERED elsewhere). @defaultValue false
+   */
+  persistState?: boolean;
 }
 
 /**
@@ -231,7 +248,9 @@ export declare class Session {
   constructor(options?: SessionOptions);
   /**
    * A session from `snapshot()` bytes; refuses a tampered audit log (AUDIT_TAMPERED), and with
-   * `snapshotKey` a changed snapshot or one a SessionManager stored (SNAPSHOT_TAMPERED).
+   * `snapshotKey` a changed snapshot or one a SessionManager stored (SNAPSHOT_TAMPERED). A
+   * `persistState` session's state must verify (SNAPSHOT_TAMPERED: changed, or sealed by another
+   * process for want of a snapshotKey; SNAPSHOT_VERSION: written by another quickrealm build).
    */
   static restore(
     bytes: Uint8Array,
@@ -248,6 +267,8 @@ export declare class Session {
   readonly policy: NormalizedPolicy;
   /** A copy of `env` as the last successful turn left it. */
   readonly env: Record<string, unknown>;
+  /** Whether each turn's top-level bindings are kept for the next turn (`persistState`). */
+  readonly persistState: boolean;
   readonly pendingApprovals: ApprovalRequest[];
   /** The turns so far; a turn that failed keeps why (message and frame cut at 2,048 characters). */
   readonly turns: {
@@ -290,7 +311,8 @@ export declare class Session {
   pause(): void;
   /**
    * Zip bytes: world with history, proposals, env, turns, audit, budget, policy, status, approvals,
-   * journal; bound to this session's id with the purpose `export`.
+   * journal and, with `persistState`, the realm state; bound to this session's id with the purpose
+   * `export`.
    */
   snapshot(): Buffer;
 }
@@ -413,6 +435,8 @@ export declare function inspectSnapshot(
   budget: Record<BudgetKind, { used: number; limit: number | null }>;
   policy: NormalizedPolicy | null;
   audit: { entries: AuditEntry[]; verification: AuditVerification };
+  /** With `persistState`: the size of the sealed realm state (0 before any turn kept one); its contents are not read. */
+  state: { bytes: number } | null;
   /** null when the signature (with a key) and the binding held; else why not. */
   integrity: string | null;
 };

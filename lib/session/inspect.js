@@ -115,6 +115,8 @@ function inspectSnapshot(bytes, options = {}) {
       budget,
       policy: meta.policy ?? null,
       audit: { entries: audit, verification: verifyEntries(audit, ledger.auditHead) },
+      // Sealed engine bytes: only their size is shown.
+      state: meta.persistState === true ? { bytes: snap.state?.length ?? 0 } : null,
       integrity,
     };
   } finally {

@@ -221,6 +221,7 @@ function sessionOptions(options, ZipWorkspace) {
     'callsPerTurn',
     'tenant',
     'metadata',
+    'persistState',
   ];
   for (const key of Object.keys(options)) {
     if (!known.includes(key))
@@ -249,6 +250,9 @@ function sessionOptions(options, ZipWorkspace) {
   }
   const tenant = tenantOf(options.tenant);
   const metadata = metadataOf(options.metadata);
+  const persistState = options.persistState ?? false;
+  if (typeof persistState !== 'boolean')
+    throw sessionError(ErrorCode.InvalidInput, 'persistState must be a boolean', TypeError);
   return {
     id,
     world,
@@ -261,6 +265,7 @@ function sessionOptions(options, ZipWorkspace) {
     callsPerTurn,
     tenant,
     metadata,
+    persistState,
   };
 }
 

@@ -23,12 +23,14 @@ const MAX_ENV_CHARS = 16 << 20;
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
  * @typedef {{ turnNumber: number, code: string, seed: number, now: number, envBefore: unknown,
- *   requests: ApprovalRequest[], budgetAtStart: Record<string, number | null> }} PendingTurn
+ *   stateBefore?: Uint8Array | null, requests: ApprovalRequest[], budgetAtStart: Record<string, number | null> }}
+ *   PendingTurn `stateBefore`: with persistState, the sealed state the turn starts from (null: none yet)
  * @typedef {{ id: string, ledger: import('../native/binding.js').SessionLedger,
  *   policy: import('./index.js').NormalizedPolicy, operations: Map<string, Operation>,
  *   limits: import('../index.js').Limits | undefined, base: ZipWorkspace,
  *   allowed: (operation: string) => boolean, beforeApproved: (request: ApprovalRequest) => Promise<void>,
- *   durable: import('./turn.js').TurnDurability | null }} TurnContext
+ *   durable: import('./turn.js').TurnDurability | null, stateKey: Uint8Array | string | null }} TurnContext
+ *   `stateKey`: with persistState, the key the session's state is sealed with (null: turns keep no state)
  */
 
 /**
@@ -48,15 +50,49 @@ function outOfBudget(budget, message) {
 }
 
 /**
+ * The run options that make a turn a REPL cell over the session's state: a script whose
+ * top-level bindings are kept, starting from the state before the turn (the same state when a
+ * paused turn is re-run). Transactional: a turn that fails writes no state.
+ * @param {Uint8Array | string} key
+ * @param {Uint8Array | null | undefined} before
+ */
+function stateOptions(key, before) {
+  return {
+    mode: /** @type {const} */ ('repl'),
+    state: { ...(before ? { bytes: before } : {}), key, transactional: true },
+  };
+}
+
+/**
+ * A cell's `return` outside a function, explained for the model: in these turns the value is
+ * the last expression's.
+ * @param {TurnOutcome & { tag: 'error' }} outcome
+ * @returns {TurnOutcome}
+ */
+function explainReturn(outcome) {
+  if (
+    outcome.code !== ErrorCode.EvalError ||
+    outcome.name !== 'SyntaxError' ||
+    !/return not in a function/.test(outcome.message)
+  )
+    return outcome;
+  return {
+    ...outcome,
+    message: `${outcome.message} (turns of this session are scripts: their value is the value of the last expression statement, so write the value as the last line instead of return)`,
+  };
+}
+
+/**
  * Runs a turn whose gate is open (`startTurn` or `resumeTurn`) and closes the gate. `keep` says
- * whether the turn's changes and `env` (then in `env`) may land; an outcome tagged
- * `needs-approval` still lacks its requests, which the session lists.
+ * whether the turn's changes, `env` (then in `env`) and, with persistState, its realm state
+ * (then in `state`; null when the run wrote none) may land; an outcome tagged `needs-approval`
+ * still lacks its requests, which the session lists.
  * @param {TurnContext} session
  * @param {PendingTurn} turn
  * @param {number | null} wallLeft what is left of the wallMs budget (null: unlimited)
  * @param {AbortSignal | undefined} signal
  * @returns {Promise<{ result: import('../index.js').RunResult, outcome: TurnOutcome, keep: boolean, env: Record<string, unknown>,
- *   work: ZipWorkspace, origin: ZipWorkspace, remaining: Record<import('./index.js').BudgetKind, number | null>,
+ *   state: Uint8Array | null, work: ZipWorkspace, origin: ZipWorkspace, remaining: Record<import('./index.js').BudgetKind, number | null>,
  *   failure: Error | null }>}
  */
 async function runTurn(session, turn, wallLeft, signal) {
@@ -127,12 +163,18 @@ async function runTurn(session, turn, wallLeft, signal) {
       limits: { ...limits, timeoutMs: Math.max(1, Math.floor(timeoutMs)) },
       signal: controller.signal,
       deterministic: { seed: turn.seed, now: turn.now },
+      ...(session.stateKey ? stateOptions(session.stateKey, turn.stateBefore) : {}),
     };
     result = await run(turn.code, withNativeWorld(options, nativeWorld));
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await gate.close();
   }
+  // The sealed state is the session's to keep, not part of what the turn reports.
+  const { state = null, ...reported } = /** @type {import('../index.js').RunResult & { state?: Uint8Array }} */ (
+    result
+  );
+  result = /** @type {import('../index.js').RunResult} */ (reported);
   // The gate closes: operations still running are audited as such; the journal is kept only
   // for a turn that waits for approval (only an operation, called here, waits for one). A stop
   // the native world met on the guest's thread comes back with the gate's end.
@@ -162,6 +204,7 @@ async function runTurn(session, turn, wallLeft, signal) {
   } else if (!result.ok) {
     const { code, message, line, column, frame, name } = result.error;
     outcome = { tag: 'error', code, message, name, ...(line !== undefined ? { line, column, frame } : {}) };
+    if (session.stateKey) outcome = explainReturn(outcome);
   } else if (wallOver) {
     outcome = outOfBudget('wallMs', wallOver.message);
   } else {
@@ -192,6 +235,7 @@ async function runTurn(session, turn, wallLeft, signal) {
     outcome,
     keep,
     env: nextEnv,
+    state: keep ? state : null,
     work,
     origin,
     remaining: budgetFigures(end.remaining),

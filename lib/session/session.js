@@ -27,6 +27,7 @@ const { auditView } = require('./audit.js');
 const { waitingRequest, approveRequest, rejectRequest, proposalsOf } = require('./approvals.js');
 const { storeHooks, attachStore, claimTurn, saveTurn, durableJournals } = require('./store-hooks.js');
 const { encodeSnapshot, decodeSnapshot } = require('./snapshot.js');
+const { stateKeyOf, stateSealOf, restoredState } = require('./state.js');
 const { observeTurn, approvalsSettled } = require('../telemetry/hooks.js');
 
 const { SessionLedger } = binding;
@@ -55,8 +56,7 @@ let restoreBound;
  * @typedef {import('./turn.js').ApprovalRequest} ApprovalRequest
  * @typedef {import('./index.js').TurnOutcome} TurnOutcome
  * @typedef {import('./index.js').TurnResult} TurnResult
- * @typedef {{ turnNumber: number, code: string, seed: number, now: number, envBefore: unknown,
- *   requests: ApprovalRequest[], budgetAtStart: Record<string, number | null> }} PendingTurn
+ * @typedef {import('./run-turn.js').PendingTurn} PendingTurn
  */
 
 class Session {
@@ -86,6 +86,10 @@ class Session {
   #tenant = null;
   /** @type {Record<string, string | number | boolean>} */
   #metadata = {};
+  /** Whether turns run as REPL cells whose top-level bindings are kept for the next turn. */
+  #persistState = false;
+  /** @type {Uint8Array | null} the realm state the last kept turn left, sealed (state.js); null: none yet */
+  #state = null;
 
   /**
    * @param {import('./index.js').SessionOptions} [options]
@@ -103,6 +107,7 @@ class Session {
     this.#callsPerTurn = o.callsPerTurn;
     this.#tenant = o.tenant;
     this.#metadata = o.metadata;
+    this.#persistState = o.persistState;
     // Refusals are thrown with their code (INVALID_INPUT as a TypeError).
     this.#ledger = new SessionLedger(this.#ledgerPolicy(), this.#budgetLimits);
   }
@@ -145,6 +150,11 @@ class Session {
   /** The policy in plain form. */
   get policy() {
     return policyToJSON(this.#policy);
+  }
+
+  /** Whether each turn's top-level bindings are kept for the next turn. */
+  get persistState() {
+    return this.#persistState;
   }
 
   /** A copy of `env` as the last successful turn left it. */
@@ -297,6 +307,7 @@ class Session {
         seed: turnSeed(this.#id, this.#turnNumber),
         now: durable?.now ?? Date.now(),
         envBefore: this.#env,
+        ...(this.#persistState ? { stateBefore: this.#state } : {}),
         requests: [],
         budgetAtStart,
       };
@@ -421,6 +432,7 @@ class Session {
         base: this.#staged ?? this.#world,
         allowed: (op) => this.allowed(op),
         beforeApproved: (request) => this.#markStarted(request),
+        stateKey: this.#persistState ? stateKeyOf(this.#snapshotKey) : null,
       },
       turn,
       wallLeft,
@@ -447,6 +459,7 @@ class Session {
         outcome = errorOutcome(committed.error.code, committed.error.message);
       } else {
         this.#env = ran.env;
+        if (ran.state) this.#state = ran.state;
         if (outcome.tag === 'ok' && committed.proposed) outcome = { tag: 'proposed', value: outcome.value };
       }
     }
@@ -670,14 +683,18 @@ class Session {
           budget: this.#budgetLimits,
           limits: this.#limits ?? null,
           callsPerTurn: this.#callsPerTurn,
-          pending: this.#pending,
+          // A paused turn re-runs from the state before it, which is the session's state: no
+          // other turn can keep a state while one waits for approval.
+          pending: this.#pending && { ...this.#pending, stateBefore: undefined },
           tenant: this.#tenant,
           metadata: this.#metadata,
+          ...(this.#persistState ? { persistState: true, stateSeal: stateSealOf(this.#snapshotKey) } : {}),
         },
         ledger: this.#ledger.save(),
         world: this.#world,
         staged: this.#staged,
         stagedOrigin: this.#stagedOrigin,
+        state: this.#state,
       },
       this.#snapshotKey,
     );
@@ -721,6 +738,7 @@ class Session {
       callsPerTurn: meta.callsPerTurn ?? undefined,
       tenant: meta.tenant ?? undefined,
       metadata: meta.metadata ?? undefined,
+      persistState: meta.persistState === true,
     });
     session.#restoreState(snap);
     return session;
@@ -737,6 +755,12 @@ class Session {
     this.#turnNumber = meta.turnNumber;
     this.#turns = meta.turns;
     this.#pending = meta.pending;
+    if (snap.state) {
+      if (!this.#persistState)
+        throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: a state without persistState');
+      this.#state = restoredState(snap.state, snap.meta.stateSeal, this.#snapshotKey);
+    }
+    if (this.#pending && this.#persistState) this.#pending.stateBefore = this.#state;
     this.#staged = /** @type {import('../index.js').ZipWorkspace | null} */ (/** @type {unknown} */ (snap.staged));
     this.#stagedOrigin = /** @type {import('../index.js').ZipWorkspace | null} */ (
       /** @type {unknown} */ (snap.stagedOrigin)

@@ -4,10 +4,13 @@
 // journal), `world.zip` (the world with its history), with proposals `staged.zip` and
 // `staged-origin.zip`, and `binding.json`: what the snapshot is (the session id, the store version
 // it was saved as, and its purpose: `store` for a SessionManager's stored state, `export` for
-// `Session#snapshot()`). With a key, `signature` holds an HMAC-SHA256 over the digests of all of
-// them: a store that is not trusted cannot change the policy, the approvals, the budget or the
-// world, nor serve a snapshot as another session, as a later version or for another purpose,
-// without the restore noticing (SNAPSHOT_TAMPERED).
+// `Session#snapshot()`). A session with `persistState` adds `state.bin`: its realm state as the
+// engine sealed it; its `session.json` says version 2 (`persistState`, `stateSeal`), so a reader
+// that would drop the state refuses the snapshot instead. With a key, `signature` holds an
+// HMAC-SHA256 over the digests of all of them: a store that is not trusted cannot change the
+// policy, the approvals, the budget, the world or the state, nor serve a snapshot as another
+// session, as a later version or for another purpose, without the restore noticing
+// (SNAPSHOT_TAMPERED).
 
 // The world and the proposals are exported into the archive and opened from it natively: their
 // bytes cross the boundary once, as the archive.
@@ -19,10 +22,12 @@ const PackageWorkspace = require('../workspace.js').ZipWorkspace;
 const { sessionError } = require('./errors.js');
 
 const FORMAT = 'quickrealm-session';
+/** Version 1: sessions without persistent state; version 2 adds it (and is written only with it). */
 const VERSION = 1;
+const VERSION_WITH_STATE = 2;
 
-/** Seven parts at most, and no more bytes than three worlds at their largest with history. */
-const MAX_PARTS = 7;
+/** Eight parts at most, and no more bytes than three worlds at their largest with history. */
+const MAX_PARTS = 8;
 const MAX_SNAPSHOT_BYTES = 4 * 1024 ** 3;
 /** A world (with its history) as large as a workspace's own quota lets it grow. */
 const WORLD_LIMITS = { maxEntryBytes: 256 * 1024 ** 2, maxTotalBytes: 1024 ** 3 };
@@ -34,10 +39,20 @@ const PURPOSES = ['store', 'export'];
  * @typedef {{ id: string, version: number | null, purpose: 'store' | 'export' }} SnapshotBinding
  * @typedef {import('../index.js').ZipWorkspace} ZipWorkspace
  * @typedef {{ meta: any, ledger: string, world: ZipWorkspace, staged: ZipWorkspace | null,
- *   stagedOrigin: ZipWorkspace | null, binding?: SnapshotBinding }} SnapshotParts
+ *   stagedOrigin: ZipWorkspace | null, binding?: SnapshotBinding, state?: Uint8Array | null }} SnapshotParts
  */
 
-const PARTS = ['binding.json', 'session.json', 'ledger.json', 'world.zip', 'staged.zip', 'staged-origin.zip'];
+const PARTS = [
+  'binding.json',
+  'session.json',
+  'ledger.json',
+  'world.zip',
+  'staged.zip',
+  'staged-origin.zip',
+  'state.bin',
+];
+/** Parts the signature names only when they are there, so snapshots signed before they existed still verify. */
+const NEWER_PARTS = new Set(['state.bin']);
 /** Names the signature scheme, so a signature of an older layout never verifies as this one. */
 const SIGNATURE_SCHEME = 'quickrealm-session-signature/2';
 
@@ -51,7 +66,10 @@ function signature(key, digests) {
   const byName = new Map(digests.map((d) => [d.name, d.sha256]));
   const mac = createHmac('sha256', key);
   mac.update(`${SIGNATURE_SCHEME}\n`);
-  for (const name of PARTS) mac.update(`${name}\n${byName.get(name) ?? '-'}\n`);
+  for (const name of PARTS) {
+    if (NEWER_PARTS.has(name) && !byName.has(name)) continue;
+    mac.update(`${name}\n${byName.get(name) ?? '-'}\n`);
+  }
   return mac.digest('hex');
 }
 
@@ -61,11 +79,15 @@ function signature(key, digests) {
  * @returns {Buffer}
  */
 function encodeSnapshot(parts, key) {
+  const version = parts.meta.persistState ? VERSION_WITH_STATE : VERSION;
   /** @type {{ name: string, data: Buffer }[]} */
   const entries = [
-    { name: 'session.json', data: Buffer.from(JSON.stringify({ format: FORMAT, version: VERSION, ...parts.meta })) },
+    { name: 'session.json', data: Buffer.from(JSON.stringify({ format: FORMAT, version, ...parts.meta })) },
     { name: 'ledger.json', data: Buffer.from(parts.ledger) },
   ];
+  if (parts.state) {
+    entries.push({ name: 'state.bin', data: Buffer.isBuffer(parts.state) ? parts.state : Buffer.from(parts.state) });
+  }
   // Sessions always bind their snapshots; a bare archive (as the benchmark packs) has none and
   // is refused wherever a binding is checked with a key.
   if (parts.binding) entries.push({ name: 'binding.json', data: Buffer.from(JSON.stringify(parts.binding)) });
@@ -179,7 +201,7 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
   } catch {
     throw sessionError(ErrorCode.InvalidInput, 'not a session snapshot: session.json is not JSON');
   }
-  if (meta === null || meta.format !== FORMAT || meta.version !== VERSION) {
+  if (meta === null || meta.format !== FORMAT || (meta.version !== VERSION && meta.version !== VERSION_WITH_STATE)) {
     throw sessionError(
       ErrorCode.InvalidInput,
       `not a session snapshot of this version (format ${meta?.format}, version ${meta?.version})`,
@@ -199,8 +221,11 @@ function decodeSnapshot(bytes, key, expected = { purpose: 'export' }) {
     }
   };
   checkBinding(file('binding.json'), expected, meta.id, key !== undefined);
+  // Only version 2 has a state (a signed version 1 snapshot with one added does not verify).
+  const state = meta.version === VERSION_WITH_STATE ? file('state.bin') : null;
   return {
     meta,
+    state,
     ledger: ledger.toString('utf8'),
     world: /** @type {ZipWorkspace} */ (/** @type {unknown} */ (open('world.zip'))),
     staged: open('staged.zip'),

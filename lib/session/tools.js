@@ -71,6 +71,36 @@ function describeTurn(turn) {
   return lines.join('\n');
 }
 
+/** What a turn of a session with persistState is, as the model is told. */
+const CELL_NOTE =
+  'a script with top-level await whose value is the value of its last expression statement (write the value ' +
+  'as the last line; return works only inside functions).';
+
+/** What persists between turns of a session with persistState, as the model is told. */
+const PERSISTENCE_NOTE =
+  ' What you declare at top level (let, const, var, function, class) and everything it reaches (objects, ' +
+  'arrays, Maps, Sets, functions and closures with their variables) is still there in later turns. Live host ' +
+  'values are not kept: world, env, session, needs and the operations are given again in each turn, so ' +
+  'call them, do not store them (a turn whose bindings hold one, or a promise or timer, fails). Objects read ' +
+  'from env are live views as well: keep a copy, JSON.parse(JSON.stringify(env.x)). A turn that ' +
+  'fails changes nothing: its bindings, env and world changes are dropped. A turn that ends with needs() ' +
+  'keeps its env and world changes but not its new bindings.';
+
+/**
+ * The turn tool's description.
+ * @param {boolean} persistState
+ * @param {string[] | null} ops the allowed operations (null: all)
+ */
+function turnDescription(persistState, ops) {
+  const globals =
+    'Globals: world (read, write, list(glob), search, stat, delete, mkdir, fingerprint, exec), env (data kept across ' +
+    'turns), needs(question) to ask the user, session (id, turnNumber, budgetRemaining(kind), allowed(op)) ' +
+    `and the host operations${ops ? ` (allowed: ${ops.join(', ')})` : ''}.`;
+  if (!persistState)
+    return `Run JavaScript (the body of an async function) as the next turn of the session. ${globals} Return a value to report it.`;
+  return `Run JavaScript as the next turn of the session: ${CELL_NOTE} ${globals}${PERSISTENCE_NOTE}`;
+}
+
 /**
  * @param {import('./index.js').Session} session
  * @param {{ name?: string, description?: string }} [options]
@@ -80,15 +110,17 @@ function sessionTools(session, options = {}) {
   return createToolSet([
     {
       name: options.name ?? 'execute_turn',
-      description:
-        options.description ??
-        'Run JavaScript (the body of an async function) as the next turn of the session. Globals: world ' +
-          '(read, write, list(glob), search, stat, delete, mkdir, fingerprint, exec), env (data kept across turns), ' +
-          'needs(question) to ask the user, session (id, turnNumber, budgetRemaining(kind), allowed(op)) and the host ' +
-          `operations${ops ? ` (allowed: ${ops.join(', ')})` : ''}. Return a value to report it.`,
+      description: options.description ?? turnDescription(session.persistState, ops),
       inputSchema: {
         type: 'object',
-        properties: { code: { type: 'string', description: 'The JavaScript to run.' } },
+        properties: {
+          code: {
+            type: 'string',
+            description: session.persistState
+              ? 'The JavaScript to run (a script: its last expression is the value).'
+              : 'The JavaScript to run.',
+          },
+        },
         required: ['code'],
         additionalProperties: false,
       },
@@ -111,4 +143,4 @@ function sessionTools(session, options = {}) {
   ]);
 }
 
-module.exports = { sessionTools, describeTurn };
+module.exports = { sessionTools, describeTurn, CELL_NOTE, PERSISTENCE_NOTE };

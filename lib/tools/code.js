@@ -1,10 +1,12 @@
 'use strict';
 // `run_js`: one tool that runs a model's JavaScript with `run()` and describes the outcome the
 // way a model can act on it: the value, what it emitted and logged, or the error with its code,
-// line and source frame.
+// line and source frame. With `persistent`, the code runs as cells of one REPL (lib/repl), so
+// what a call declares is there for the next calls.
 
 const { formatForModel, invalidInput } = require('../errors.js');
-const { run } = require('../run.js');
+const { run, copyOf } = require('../run.js');
+const { createRepl } = require('../repl/index.js');
 const { checkToolSet, clip, createToolSet, isPlainObject, MAX_CONTENT } = require('./toolset.js');
 const { boundedInspect } = require('./show.js');
 
@@ -21,6 +23,17 @@ const DESCRIPTION =
   'function: finish with `return <value>` to see a value, and top-level `await` works. ' +
   'console.log output is captured and shown. There is no network, no require of packages and no ' +
   'process; each call starts from a clean state, so keep everything one call needs in that call.';
+
+const PERSISTENT_DESCRIPTION =
+  'Run JavaScript in a persistent sandbox and get back its result. The code is a script with top-level ' +
+  'await: its value is the value of its last expression statement (write the value as the last line; ' +
+  'return works only inside functions). What you declare at top level (let, const, var, function, class) ' +
+  'and everything it reaches (objects, arrays, Maps, Sets, functions and closures with their variables) ' +
+  'is still there in later calls, so build on earlier calls instead of repeating them. A call that fails ' +
+  'changes nothing: its declarations and changes are dropped. Live values given to the code (the tools ' +
+  'global and its functions), promises and timers cannot be kept in a top-level binding: the call fails ' +
+  '(what a tool returns is data and can be kept). console.log output ' +
+  'is captured and shown. There is no network, no require of packages and no process.';
 
 const WORKSPACE_NOTE =
   ' The workspace files are reachable through the `fs` and `path` globals (synchronous, ' +
@@ -49,15 +62,22 @@ function toolsNote(set) {
 }
 
 /**
- * The `tools` global of a script: one async function per tool of `set`.
+ * The `tools` global of a script: one async function per tool of `set`, dispatched with the
+ * signal of the call that runs the script.
  * @param {ToolSet} set
- * @param {AbortSignal | undefined} signal
+ * @param {() => AbortSignal | undefined} signalOf
+ * @param {boolean} copied results reach the script as copies (data it can keep in a persistent
+ *   realm) rather than live views
  */
-function bindTools(set, signal) {
-  /** @type {Record<string, (args?: unknown) => Promise<ToolResult>>} */
+function bindTools(set, signalOf, copied) {
+  /** @type {Record<string, (args?: unknown) => Promise<unknown>>} */
   const bound = {};
   for (const { name } of set.tools) {
-    bound[name] = (args) => set.dispatch(name, args ?? {}, signal === undefined ? {} : { signal });
+    bound[name] = async (args) => {
+      const signal = signalOf();
+      const result = await set.dispatch(name, args ?? {}, signal === undefined ? {} : { signal });
+      return copied ? copyOf(result) : result;
+    };
   }
   return Object.freeze(bound);
 }
@@ -85,22 +105,33 @@ function showValue(value) {
   );
 }
 
+/** The hint for a `return` outside a function in a cell of the persistent tool. */
+const CELL_RETURN_HINT =
+  'The code is a script, not a function: end it with the value as an expression statement instead of return.';
+
 /**
  * The run's outcome as text for the model.
  * @param {RunResult} r
+ * @param {boolean} [cell] the code ran as a REPL cell (its value is its completion value)
  * @returns {ToolResult}
  */
-function describeRun(r) {
+function describeRun(r, cell = false) {
   /** @type {string[]} */
   const parts = [];
   if (r.ok) {
     parts.push(
-      r.value === undefined
-        ? 'value: undefined (nothing was returned; end the code with `return <value>` to see one)'
-        : `value: ${showValue(r.value)}`,
+      r.value !== undefined
+        ? `value: ${showValue(r.value)}`
+        : cell
+          ? 'value: undefined (the last statement has no value; end the code with an expression to see one)'
+          : 'value: undefined (nothing was returned; end the code with `return <value>` to see one)',
     );
   } else {
-    const hint = /** @type {Record<string, string | undefined>} */ (HINTS)[r.error.code];
+    const returned =
+      cell && r.error.name === 'SyntaxError' && /return not in a function/.test(r.error.message)
+        ? CELL_RETURN_HINT
+        : null;
+    const hint = returned ?? /** @type {Record<string, string | undefined>} */ (HINTS)[r.error.code];
     parts.push(`ERROR ${formatForModel(r.error, { code: true })}${hint ? `\nHint: ${hint}` : ''}`);
   }
   if (r.output) parts.push(`--- output ---\n${r.output}`);
@@ -116,39 +147,120 @@ function describeRun(r) {
 const isWorkspace = (v) =>
   v !== null && typeof v === 'object' && typeof (/** @type {{ readText?: unknown }} */ (v).readText) === 'function';
 
+const OPTION_KEYS = ['limits', 'workspace', 'tools', 'persistent'];
+
+/**
+ * The cells of a persistent run_js: one REPL, replaced by `reset()`, and the signal of the call
+ * whose cell runs now (its tool calls are dispatched with it). Calls run one after another.
+ */
+class Cells {
+  /** @type {import('../repl/index.js').Repl} */
+  #repl;
+  /** @type {Record<string, unknown>} */
+  #replOptions;
+  /** @type {Promise<unknown>} */
+  #queue = Promise.resolve();
+  /** @type {AbortSignal | undefined} */
+  signal;
+
+  /**
+   * @param {import('../index.js').Limits | undefined} limits
+   * @param {ToolSet | undefined} tools
+   */
+  constructor(limits, tools) {
+    // Transactional: a call that fails leaves the working set as the calls before it left it.
+    this.#replOptions = {
+      console: 'capture',
+      filename: 'run_js.js',
+      transactional: true,
+      ...(limits !== undefined ? { limits } : {}),
+      ...(tools !== undefined ? { globals: { tools: bindTools(tools, () => this.signal, true) } } : {}),
+    };
+    this.#repl = createRepl(this.#replOptions);
+  }
+
+  /**
+   * Runs `code` as the next cell, after the cells already given.
+   * @param {string} code
+   * @param {AbortSignal | undefined} signal
+   * @returns {Promise<RunResult>}
+   */
+  eval(code, signal) {
+    const repl = this.#repl;
+    const next = this.#queue.then(() => {
+      this.signal = signal;
+      return repl.eval(code, signal === undefined ? undefined : { signal });
+    });
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  /** Forgets the working set; the next call starts from an empty one. */
+  reset() {
+    this.#repl.dispose();
+    this.#repl = createRepl(this.#replOptions);
+  }
+
+  /** Forgets the working set; later calls answer DISPOSED. */
+  dispose() {
+    this.#repl.dispose();
+  }
+}
+
+/**
+ * @overload
+ * @param {CodeToolOptions & { persistent: true }} options
+ * @returns {import('./index.js').PersistentCodeToolSet}
+ */
+/**
+ * @overload
+ * @param {CodeToolOptions} [options]
+ * @returns {ToolSet}
+ */
 /**
  * A tool set with one tool, `run_js`, that runs `{ code }` with `run()` under `limits`, with
  * the files of `workspace` when one is given, and with `tools` (another tool set) callable from
  * the code as `await tools.<name>(args)`: one call of run_js can make many tool calls (the
- * code-mode pattern).
+ * code-mode pattern). With `persistent`, calls are cells of one REPL whose top-level bindings
+ * stay for the next calls; the set then also has `reset()` and `dispose()`.
  * @param {CodeToolOptions} [options]
- * @returns {ToolSet}
+ * @returns {ToolSet | import('./index.js').PersistentCodeToolSet}
  */
 function codeTool(options = {}) {
   if (!isPlainObject(options)) throw invalidInput('codeTool() options must be an object');
   for (const key of Object.keys(options)) {
-    if (key !== 'limits' && key !== 'workspace' && key !== 'tools') {
-      throw invalidInput(`unknown codeTool() option '${key}' (expected: limits, workspace, tools)`);
+    if (!OPTION_KEYS.includes(key)) {
+      throw invalidInput(`unknown codeTool() option '${key}' (expected: ${OPTION_KEYS.join(', ')})`);
     }
   }
-  const { limits, workspace, tools } = options;
+  const { limits, workspace, tools, persistent = false } = options;
   if (tools !== undefined) checkToolSet(tools, 'codeTool() tools');
   if (limits !== undefined && !isPlainObject(limits)) throw invalidInput('codeTool() limits must be an object');
   if (workspace !== undefined && !isWorkspace(workspace))
     throw invalidInput('codeTool() workspace must be a ZipWorkspace');
-  return createToolSet(
+  if (typeof persistent !== 'boolean') throw invalidInput('codeTool() persistent must be a boolean');
+  if (persistent && workspace !== undefined) {
+    throw invalidInput(
+      'codeTool() persistent cannot be combined with workspace: a persistent realm runs without files',
+    );
+  }
+  const cells = persistent ? new Cells(limits, tools) : null;
+  const set = createToolSet(
     [
       {
         name: 'run_js',
         description:
-          (workspace ? DESCRIPTION + WORKSPACE_NOTE : DESCRIPTION) + (tools === undefined ? '' : toolsNote(tools)),
+          (cells ? PERSISTENT_DESCRIPTION : workspace ? DESCRIPTION + WORKSPACE_NOTE : DESCRIPTION) +
+          (tools === undefined ? '' : toolsNote(tools)),
         inputSchema: {
           type: 'object',
           properties: {
             code: {
               type: 'string',
               minLength: 1,
-              description: 'The JavaScript to run (the body of an async function).',
+              description: cells
+                ? 'The JavaScript to run (a script: its last expression is the value).'
+                : 'The JavaScript to run (the body of an async function).',
             },
           },
           required: ['code'],
@@ -165,18 +277,25 @@ function codeTool(options = {}) {
          * @param {{ signal?: AbortSignal }} context
          */
         async handler(args, { signal }) {
+          if (cells) return describeRun(await cells.eval(/** @type {string} */ (args.code), signal), true);
           /** @type {RunOptions} */
           const runOptions = { console: 'capture', filename: 'run_js.js' };
           if (limits !== undefined) runOptions.limits = limits;
           if (workspace !== undefined) runOptions.workspace = workspace;
           if (signal !== undefined) runOptions.signal = signal;
-          if (tools !== undefined) runOptions.globals = { tools: bindTools(tools, signal) };
+          if (tools !== undefined) runOptions.globals = { tools: bindTools(tools, () => signal, false) };
           return describeRun(await run(/** @type {string} */ (args.code), runOptions));
         },
       },
     ],
     { hints: HINTS },
   );
+  if (!cells) return set;
+  return Object.assign(set, {
+    reset: () => cells.reset(),
+    dispose: () => cells.dispose(),
+    [Symbol.dispose]: () => cells.dispose(),
+  });
 }
 
 module.exports = { codeTool };

@@ -225,17 +225,41 @@ export interface CodeToolOptions {
    * });
    */
   tools?: ToolSet;
+  /**
+   * Calls are cells of one persistent realm (see `createRepl`): a script with top-level `await`
+   * whose value is its last expression statement's (no `return` outside a function); top-level
+   * `let`/`const`/`var`/function/class declarations and everything they reach (closures
+   * included) are there in later calls. A call that fails changes nothing. Live values (the
+   * `tools` global), promises and timers cannot be kept in a binding: such a call fails with
+   * INVALID_INPUT naming it. Cannot be combined with `workspace`. The description tells the
+   * model all this. @defaultValue false
+   */
+  persistent?: boolean;
+}
+
+/** The tool set of a persistent `codeTool`: `run_js` plus control of its working set. */
+export interface PersistentCodeToolSet extends ToolSet {
+  /** Forgets the working set: the next call starts from an empty realm. */
+  reset(): void;
+  /** Forgets the working set; later calls answer DISPOSED. */
+  dispose(): void;
+  [Symbol.dispose](): void;
 }
 
 /**
  * A tool set with one tool, `run_js`, taking `{ code }`: the code runs with `run()` (the body of
  * an async function) and the result reads `value: ...`, then what it emitted and logged; a
  * failure reads `ERROR CODE: Name: message (line L, column C)` with a source frame and a hint.
- * `data` holds the whole RunResult.
+ * `data` holds the whole RunResult. With `persistent: true` the calls share one working set.
  * @example
  * const code = codeTool({ limits: { timeoutMs: 2000 } });
  * (await code.dispatch('run_js', { code: 'return 6 * 7' })).content; // 'value: 42'
+ * @example
+ * using repl = codeTool({ persistent: true });
+ * await repl.dispatch('run_js', { code: 'const seen = new Map(); function see(k) { seen.set(k, seen.size) }' });
+ * (await repl.dispatch('run_js', { code: 'see("a"); seen.size' })).content; // 'value: 1'
  */
+export function codeTool(options: CodeToolOptions & { persistent: true }): PersistentCodeToolSet;
 export function codeTool(options?: CodeToolOptions): ToolSet;
 
 // ---- editor dialects ------------------------------------------------------------------

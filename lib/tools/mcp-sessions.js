@@ -7,7 +7,7 @@
 
 const { ErrorCode } = require('../errors.js');
 const { createToolSet } = require('./toolset.js');
-const { describeTurn } = require('../session/tools.js');
+const { describeTurn, CELL_NOTE, PERSISTENCE_NOTE } = require('../session/tools.js');
 
 /**
  * @typedef {import('../session/index.js').SessionManager} SessionManager
@@ -157,11 +157,14 @@ function sessionManagerTools(manager, options = {}) {
     {
       name: 'execute_turn',
       description:
-        'Run JavaScript (the body of an async function) as the next turn of a session. Globals: world ' +
+        (create?.persistState
+          ? `Run JavaScript as the next turn of a session: ${CELL_NOTE} Globals: world `
+          : 'Run JavaScript (the body of an async function) as the next turn of a session. Globals: world ') +
         '(read, write, list(glob), search, stat, delete, mkdir, fingerprint, exec), env (data kept across turns), ' +
         'needs(question), session and the host operations. A turn that calls an operation needing approval ' +
         'pauses: the result lists the requests; approve or reject them, then call resume.' +
-        (create ? ' A new sessionId starts a new session.' : ''),
+        (create ? ' A new sessionId starts a new session.' : '') +
+        (create?.persistState ? PERSISTENCE_NOTE : ''),
       inputSchema: {
         type: 'object',
         properties: { sessionId: SESSION_ID, code: { type: 'string', description: 'The JavaScript to run.' } },
