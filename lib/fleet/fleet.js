@@ -679,6 +679,13 @@ class Fleet {
       );
       return null;
     }
+    if (session.persistState && this.#snapshotKey === undefined) {
+      // Without a key of the fleet's own, its state would be sealed for this process only.
+      const why =
+        'a session with persistState needs a Fleet with a snapshotKey, so that every worker can verify its state';
+      await this.#settle(turn, attempt, 'failed', failedTurn(ErrorCode.InvalidInput, why, null));
+      return null;
+    }
     try {
       if (turn.kind === 'turn') {
         if (turn.turn_number === null) {
