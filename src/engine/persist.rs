@@ -69,7 +69,10 @@ fn engine_error(e: SnapshotError, writing: bool, limits: &Limits) -> ErrorInfo {
         SnapshotErrorKind::OutOfMemory => ErrorInfo::new(
             ErrorCode::MemoryLimit,
             "RangeError",
-            format!("the state could not be {what} within the memory limit"),
+            format!(
+                "the state could not be {what} within the memory limit of {} bytes (and as much again for the state itself)",
+                limits.memory_bytes
+            ),
         ),
         SnapshotErrorKind::Malformed => ErrorInfo::new(
             ErrorCode::SnapshotTampered,
@@ -104,12 +107,32 @@ pub(crate) fn capture(
     let previous = std::mem::replace(&mut *realm.slot.watchdog.borrow_mut(), watchdog);
     let slicer = realm.slot.slicer.borrow_mut().take();
     realm.enter(limits.stack_bytes);
+    // The written bytes are on top of the heap the run left, and are capped on their own.
+    let state_limits = limits_for(limits);
+    let run_limit = realm.heap_base.get().saturating_add(limits.memory_bytes);
+    realm
+        .meter
+        .set_limit(run_limit.saturating_add(state_limits.max_bytes));
     let skip: Vec<&str> = host_names.iter().map(String::as_str).collect();
     let written = realm.context.with(|ctx| {
-        let payload = snapshot::write_realm_state(&ctx, &skip, &limits_for(limits))
-            .map_err(|e| engine_error(e, true, limits))?;
+        let payload = snapshot::write_realm_state(&ctx, &skip, &state_limits).map_err(|e| {
+            // Out of memory shows as an interrupt too: the handler stops an exhausted heap.
+            if realm.meter.exhausted() {
+                engine_error(
+                    SnapshotError {
+                        kind: SnapshotErrorKind::OutOfMemory,
+                        ..e
+                    },
+                    true,
+                    limits,
+                )
+            } else {
+                engine_error(e, true, limits)
+            }
+        })?;
         state::seal(&payload, &snapshot::template_fingerprint(&ctx), &ps.key)
     });
+    realm.meter.set_limit(run_limit);
     *realm.slot.slicer.borrow_mut() = slicer;
     *realm.slot.watchdog.borrow_mut() = previous;
     written
