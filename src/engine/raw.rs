@@ -355,6 +355,7 @@ pub(crate) mod class {
     pub const WEAKSET: u32 = 39;
     pub const ASYNC_FUNCTION: u32 = 55;
     pub const ASYNC_GENERATOR_FUNCTION: u32 = 59;
+    pub const DOM_EXCEPTION: u32 = 64;
 }
 
 /// The QuickJS class id of an object (0 for primitives).

@@ -40,6 +40,15 @@ fn script_mode_gives_the_completion_value() {
 }
 
 #[test]
+fn an_uncaught_dom_exception_reports_its_name_and_message() {
+    let o = run("structuredClone(() => 1)");
+    let e = o.error.expect("the clone fails");
+    assert_eq!(e.name, "DataCloneError", "{e:?}");
+    assert!(e.message.contains("could not be cloned"), "{e:?}");
+    assert_eq!(e.line, Some(1), "{e:?}");
+}
+
+#[test]
 fn module_mode_gives_the_exports() {
     let o = run_mode(
         "export const a = 1; export default 'd'; await 0;",

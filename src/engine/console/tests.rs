@@ -44,6 +44,7 @@ fn class_ids_match_the_engine() {
             ("new DataView(new ArrayBuffer(1))", class::DATAVIEW),
             ("(async function () {})", class::ASYNC_FUNCTION),
             ("(async function* () {})", class::ASYNC_GENERATOR_FUNCTION),
+            ("new DOMException('m')", class::DOM_EXCEPTION),
         ] {
             let v: Value = ctx.eval(src).unwrap();
             assert_eq!(raw::class_id(&v), id, "{src}");
