@@ -6,6 +6,7 @@ use super::snapshot::{
     read_realm_state, template_fingerprint, write_realm_state, SnapshotError, SnapshotErrorKind,
     SnapshotLimits,
 };
+use super::limits::{CancelToken, Watchdog};
 use super::template;
 use rquickjs::context::EvalOptions;
 use rquickjs::{Ctx, Value};
@@ -459,5 +460,292 @@ fn skipped_globals_are_not_written() {
         });
         let got = checks_after_read(&bytes, &["typeof hostThing", "kept"]);
         assert_eq!(got, ["undefined", "1"]);
+    });
+}
+
+fn refusal(program: &str) -> SnapshotError {
+    let program = program.to_string();
+    on_fresh_thread(move || match write(&program, &[], &SnapshotLimits::default()) {
+        Ok(_) => panic!("written: {program}"),
+        Err(e) => e,
+    })
+}
+
+#[test]
+fn values_that_are_not_state_are_refused_naming_the_binding_and_the_path() {
+    let cases: &[(&str, &str)] = &[
+        ("const db = new Proxy({}, {});", "binding `db` holds a Proxy, which is not state"),
+        (
+            "const cfg = { conn: new Proxy({}, {}) };",
+            "binding `cfg` (cfg.conn) holds a Proxy, which is not state",
+        ),
+        ("const p = Promise.resolve(1);", "binding `p` holds a Promise, which is not state"),
+        ("const w = new WeakMap();", "binding `w` holds a WeakMap, which is not state"),
+        ("const ws = [new WeakSet()];", "binding `ws` (ws[0]) holds a WeakSet, which is not state"),
+        ("const r = new WeakRef({});", "binding `r` holds a WeakRef, which is not state"),
+        (
+            "const fr = new FinalizationRegistry(() => {});",
+            "binding `fr` holds a FinalizationRegistry, which is not state",
+        ),
+        ("const b = function () {}.bind(null);", "binding `b` holds a bound function, which is not state"),
+        (
+            "const it = { list: [1].values() };",
+            "binding `it` (it.list) holds an iterator, which is not state",
+        ),
+        (
+            "function* g() { yield 1 } const gen = g();",
+            "binding `gen` holds a generator object, which is not state",
+        ),
+        (
+            "const res = { r: Promise.withResolvers().resolve };",
+            "binding `res` (res.r) holds a host function, which is not state",
+        ),
+        (
+            "const dv = new DataView(new ArrayBuffer(1));",
+            "binding `dv` holds a DataView, which is not state",
+        ),
+        (
+            "var deep = { a: [0, { b: new Proxy({}, {}) }] };",
+            "binding `deep` (deep.a[1].b) holds a Proxy, which is not state",
+        ),
+        (
+            "const viaProto = Object.create(new Proxy({}, {}));",
+            "binding `viaProto` (viaProto.<prototype>) holds a Proxy, which is not state",
+        ),
+    ];
+    for (program, message) in cases {
+        let e = refusal(program);
+        assert_eq!(e.kind, SnapshotErrorKind::Refused, "{program}");
+        assert_eq!(e.message, *message, "{program}");
+    }
+}
+
+#[test]
+fn a_closure_of_a_suspended_generator_is_refused() {
+    let e = refusal(
+        "function* g() { let x = 1; yield () => x; } \
+         const holder = { f: (() => { const it = g(); globalThis.keep = it; return it.next().value })() };",
+    );
+    assert_eq!(e.kind, SnapshotErrorKind::Refused);
+    assert!(
+        e.message.starts_with("binding `holder` (holder.f.<closure variable x>) holds a closure of a suspended generator"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn a_closure_over_a_value_that_is_not_state_names_the_variable() {
+    let e = refusal("const get = (() => { const conn = new Proxy({}, {}); return () => conn })();");
+    assert_eq!(
+        e.message,
+        "binding `get` (get.<closure variable conn>) holds a Proxy, which is not state"
+    );
+}
+
+/// A state of one binding `d` holding `depth` nested objects `{0: ...}`, as only a key holder
+/// could make it: the written state of `let d = null` with the nesting spliced in, in this
+/// build's tags.
+fn deep_state(depth: usize) -> Vec<u8> {
+    const NULL: u8 = 1;
+    const OBJECT_FULL: u8 = 24;
+    const CLASS_OBJECT: u8 = 1;
+    let written = state_of("let d = null;");
+    // ... binding flags, NULL, no global
+    assert_eq!(&written[written.len() - 2..], &[NULL, 0]);
+    let mut b = written[..written.len() - 2].to_vec();
+    for _ in 0..depth {
+        // class, prototype null, extensible, one property `0` (a tagged integer atom), flags
+        b.extend([OBJECT_FULL, CLASS_OBJECT, NULL, 1, 1, 1, 0x07]);
+    }
+    b.extend([NULL, 0]);
+    with_checksum(b)
+}
+
+fn limits(max_bytes: usize, max_depth: u32, max_nodes: u32) -> SnapshotLimits {
+    SnapshotLimits { max_bytes, max_depth, max_nodes }
+}
+
+#[test]
+fn a_deep_structure_hits_the_depth_cap_not_the_stack() {
+    on_fresh_thread(|| {
+        let realm = template::derive().expect("a derived realm");
+        // A million objects take more than a run's default heap.
+        realm.meter.set_limit(usize::MAX);
+        let e = realm.context.with(|ctx| {
+            eval(&ctx, "let d = {}; for (let i = 0; i < 1e6; i++) d = { d };").expect("eval");
+            write_realm_state(&ctx, &[], &SnapshotLimits::default())
+        });
+        template::retire(realm, true);
+        let e = e.expect_err("too deep");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit, "{}", e.message);
+        // Bytes nesting a million objects, as only a key holder could make them.
+        let deep = deep_state(1_000_000);
+        let e = in_derived(|ctx| read_realm_state(ctx, &deep, &SnapshotLimits::default()))
+        .expect_err("too deep to read");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit, "{}", e.message);
+        // Written with a generous cap, read with a small one.
+        let bytes = write(
+            "let d = {}; for (let i = 0; i < 500; i++) d = { d };",
+            &[],
+            &SnapshotLimits::default(),
+        )
+        .expect("written");
+        let e = in_derived(|ctx| read_realm_state(ctx, &bytes, &limits(1 << 20, 100, 1 << 20)))
+            .expect_err("too deep to read");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit);
+        assert!(e.message.contains("depth"), "{}", e.message);
+    });
+}
+
+#[test]
+fn node_and_size_caps_apply_in_both_directions() {
+    on_fresh_thread(|| {
+        let many = "const objects = Array.from({ length: 1000 }, (_, i) => ({ i }));";
+        let e = write(many, &[], &limits(1 << 20, 100, 200)).expect_err("too many nodes");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit);
+        assert!(e.message.contains("node"), "{}", e.message);
+        let bytes = write(many, &[], &SnapshotLimits::default()).expect("written");
+        let e = in_derived(|ctx| read_realm_state(ctx, &bytes, &limits(1 << 20, 100, 200)))
+            .expect_err("too many nodes to read");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit);
+
+        let big = "const text = 'x'.repeat(100000); const more = [text + 'y'];";
+        let e = write(big, &[], &limits(10_000, 100, 1000)).expect_err("too big");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit);
+        assert!(e.message.contains("size"), "{}", e.message);
+        let bytes = write(big, &[], &SnapshotLimits::default()).expect("written");
+        let e = in_derived(|ctx| read_realm_state(ctx, &bytes, &limits(10_000, 100, 1000)))
+            .expect_err("too big to read");
+        assert_eq!(e.kind, SnapshotErrorKind::Limit);
+    });
+}
+
+#[test]
+fn a_huge_sparse_array_stays_small() {
+    on_fresh_thread(|| {
+        let bytes = state_of("const sparse = []; sparse.length = 2 ** 24;");
+        assert!(bytes.len() < 100, "{} bytes", bytes.len());
+    });
+}
+
+/// Evaluates `program` in a derived context, then cancels its run (the next interrupt poll
+/// stops what runs) and calls `f`.
+fn in_cancelled<T>(program: &str, f: impl FnOnce(&Ctx<'_>) -> T) -> T {
+    let realm = template::derive().expect("a derived realm");
+    let out = realm.context.with(|ctx| {
+        eval(&ctx, program).expect("eval");
+        let token = CancelToken::new();
+        token.cancel();
+        *realm.slot.watchdog.borrow_mut() =
+            Watchdog::new(std::time::Duration::from_secs(3600), token);
+        f(&ctx)
+    });
+    template::retire(realm, false);
+    out
+}
+
+#[test]
+fn the_interrupt_handler_stops_a_long_write_and_a_long_read() {
+    on_fresh_thread(|| {
+        let program = "const objects = Array.from({ length: 50000 }, (_, i) => ({ i }));";
+        let e = in_cancelled(program, |ctx| {
+            write_realm_state(ctx, &[], &SnapshotLimits::default())
+        })
+        .expect_err("interrupted");
+        assert_eq!(e.kind, SnapshotErrorKind::Interrupted, "{}", e.message);
+        let bytes = state_of(program);
+        let e = in_cancelled("", |ctx| read_realm_state(ctx, &bytes, &SnapshotLimits::default()))
+            .expect_err("interrupted");
+        assert_eq!(e.kind, SnapshotErrorKind::Interrupted, "{}", e.message);
+    });
+}
+
+#[test]
+fn reading_needs_a_fresh_derived_context() {
+    on_fresh_thread(|| {
+        let bytes = state_of("let a = 1;");
+        let e = in_derived(|ctx| {
+            eval(ctx, "let b = 2;").expect("eval");
+            read_realm_state(ctx, &bytes, &SnapshotLimits::default())
+        })
+        .expect_err("not fresh");
+        assert_eq!(e.kind, SnapshotErrorKind::Refused);
+    });
+}
+
+/// The engine's stream checksum (`bc_csum`), so that altered bytes reach the parser.
+fn stream_checksum(p: &[u8]) -> u32 {
+    let mut h: u32 = 0;
+    let mut i = 0;
+    while i + 4 < p.len() {
+        h = h.wrapping_add(u32::from_le_bytes([p[i], p[i + 1], p[i + 2], p[i + 3]]));
+        h = h.wrapping_mul(0x9e37_0001);
+        i += 4;
+    }
+    let (mut a, mut b, mut c) = (0u32, 0u32, 0u32);
+    let rest = p.len() - i;
+    if rest >= 3 {
+        c = u32::from(p[i + 2]);
+    }
+    if rest >= 2 {
+        b = u32::from(p[i + 1]);
+    }
+    if rest >= 1 {
+        a = u32::from(p[i]);
+    }
+    h = h.wrapping_add(a | (b << 8) | (c << 16));
+    h.wrapping_mul(0x9e37_0001)
+}
+
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.len() >= 5 {
+        let h = stream_checksum(&bytes[5..]);
+        bytes[1..5].copy_from_slice(&h.to_le_bytes());
+    }
+    bytes
+}
+
+#[test]
+fn altered_or_truncated_data_is_malformed_never_a_crash() {
+    on_fresh_thread(|| {
+        let bytes = state_of(
+            "const o = { a: 1, s: 'str', arr: [1, , 3], m: new Map([[1, { x: 2 }]]), \
+             d: new Date(0), big: 10n, set: new Set(['k']), u8: new Uint8Array([1, 2]) }; \
+             o.self = o; let n = -0.5; const sym = Symbol('q'); const boxed = Object('b');",
+        );
+        assert_eq!(bytes[5 + 0], bytes[5], "a data-only state");
+        let mut failures = 0;
+        let mut variants: Vec<Vec<u8>> = Vec::new();
+        for len in 0..bytes.len() {
+            variants.push(bytes[..len].to_vec());
+            // Truncated with a checksum of what is left: the parser sees the end.
+            variants.push(with_checksum(bytes[..len].to_vec()));
+        }
+        for i in 0..bytes.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut v = bytes.clone();
+                v[i] ^= flip;
+                variants.push(v.clone());
+                if i >= 5 {
+                    variants.push(with_checksum(v));
+                }
+            }
+        }
+        for v in &variants {
+            let outcome = in_derived(|ctx| {
+                let r = read_realm_state(ctx, v, &SnapshotLimits::default());
+                let _ = ctx.catch();
+                r
+            });
+            if let Err(e) = outcome {
+                failures += 1;
+                assert!(
+                    matches!(e.kind, SnapshotErrorKind::Malformed | SnapshotErrorKind::Limit),
+                    "{e:?}"
+                );
+            }
+        }
+        assert!(failures > bytes.len(), "{failures} of {}", variants.len());
     });
 }

@@ -41784,7 +41784,7 @@ static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
     }
     if (p->u.func.home_object) {
         if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, p->u.func.home_object))) {
-            js_snapshot_path_push(s, "<home object>");
+            js_snapshot_path_push(s, ".<home object>");
             return -1;
         }
     } else {
@@ -41793,7 +41793,7 @@ static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
     return 0;
  fail_var:
     if (s->fail_kind == JS_SNAPSHOT_REFUSED) {
-        snprintf(seg, sizeof(seg), "<closure variable %s>",
+        snprintf(seg, sizeof(seg), ".<closure variable %s>",
                  JS_AtomGetStrRT(ctx->rt, abuf, sizeof(abuf), b->closure_var[i].var_name));
         js_snapshot_path_push(s, seg);
     }
@@ -41899,7 +41899,7 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
     sh = p->shape;
     if (sh->proto) {
         if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, sh->proto))) {
-            js_snapshot_path_push(s, "<prototype>");
+            js_snapshot_path_push(s, ".<prototype>");
             return -1;
         }
     } else {
