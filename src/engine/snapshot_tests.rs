@@ -222,6 +222,23 @@ fn well_known_objects_are_references_not_copies() {
 }
 
 #[test]
+fn the_fingerprint_does_not_depend_on_what_runs_did_before() {
+    let used = on_fresh_thread(|| {
+        in_derived(|ctx| {
+            eval(
+                ctx,
+                "[(1234.5).toLocaleString(), new Intl.NumberFormat('de').format(2), 'a'.localeCompare('b'), \
+                 new Date(0).toLocaleString(), [1, 2].toLocaleString()].join()",
+            )
+            .expect("eval");
+        });
+        in_derived(template_fingerprint)
+    });
+    let fresh = on_fresh_thread(|| in_derived(template_fingerprint));
+    assert_eq!(used, fresh);
+}
+
+#[test]
 fn template_fingerprints_match_across_threads() {
     let here = on_fresh_thread(|| in_derived(template_fingerprint));
     let there = on_fresh_thread(|| in_derived(template_fingerprint));
@@ -609,6 +626,10 @@ fn values_that_are_not_state_are_refused_naming_the_binding_and_the_path() {
         (
             "var deep = { a: [0, { b: new Proxy({}, {}) }] };",
             "binding `deep` (deep.a[1].b) holds a Proxy, which is not state",
+        ),
+        (
+            "const m = new Map([['k', { conn: new Proxy({}, {}) }]]);",
+            "binding `m` (m.<entry>.conn) holds a Proxy, which is not state",
         ),
         (
             "const viaProto = Object.create(new Proxy({}, {}));",

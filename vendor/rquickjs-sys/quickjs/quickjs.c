@@ -41919,8 +41919,11 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
         ret = JS_WriteTypedArray(s, obj);
         break;
     }
-    if (ret)
+    if (ret) {
+        if (p->class_id == JS_CLASS_MAP || p->class_id == JS_CLASS_SET)
+            js_snapshot_path_push(s, ".<entry>");
         return -1;
+    }
     sh = p->shape;
     if (!early_proto && JS_WriteSnapshotProto(s, sh->proto))
         return -1;
