@@ -343,6 +343,22 @@ fn classes_instances_and_super_round_trip() {
 }
 
 #[test]
+fn class_fields_static_members_and_object_literal_super_round_trip() {
+    round_trip(
+        "class A { x = 1; static y = 2; static { A.z = 3 } [Symbol.for('tag')]() { return 't' } } \
+         const base = { hi() { return 'hi' } }; \
+         const obj = { __proto__: base, hi() { return super.hi() + '!' } }; \
+         const bare = Object.create(null); bare.k = 1;",
+        &[
+            ("new A().x + A.y + A.z", "6"),
+            ("new A()[Symbol.for('tag')]()", "t"),
+            ("obj.hi()", "hi!"),
+            ("Object.getPrototypeOf(bare) === null && bare.k === 1", "true"),
+        ],
+    );
+}
+
+#[test]
 fn functions_of_every_kind_round_trip_with_their_own_properties() {
     round_trip(
         "function plain(a, b) { return a + b } plain.tag = 'mine'; \
@@ -1041,5 +1057,21 @@ fn stock_format_never_returns_a_truncated_buffer_when_memory_runs_out() {
             refused > 0 && written > 0,
             "{refused} refused, {written} written"
         );
+    });
+}
+
+#[test]
+fn a_read_state_stays_in_its_realm() {
+    on_fresh_thread(|| {
+        let bytes = state_of("let n = 1; var v = 2; const o = { k: 1 };");
+        let got = checks_after_read(&bytes, &["o.k = 5; Object.prototype.polluted = 1; n + v"]);
+        assert!(got[0].starts_with("throws: TypeError"), "{got:?}");
+        let next = in_derived(|ctx| {
+            show(
+                ctx,
+                "[typeof n, typeof v, typeof o, typeof Object.prototype.polluted].join()",
+            )
+        });
+        assert_eq!(next, "undefined,undefined,undefined,undefined");
     });
 }
