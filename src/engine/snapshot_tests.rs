@@ -353,7 +353,10 @@ fn class_fields_static_members_and_object_literal_super_round_trip() {
             ("new A().x + A.y + A.z", "6"),
             ("new A()[Symbol.for('tag')]()", "t"),
             ("obj.hi()", "hi!"),
-            ("Object.getPrototypeOf(bare) === null && bare.k === 1", "true"),
+            (
+                "Object.getPrototypeOf(bare) === null && bare.k === 1",
+                "true",
+            ),
         ],
     );
 }
