@@ -7,6 +7,9 @@
 //! The reader loads bytecode without validating it: bytes given to [`read_realm_state`] must be
 //! bytes this build wrote, authenticated by the caller.
 
+// Persistent realms call these from runs; until they do, only the tests use them.
+#![cfg_attr(not(test), allow(dead_code))]
+
 use rquickjs::{qjs, Ctx};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -133,10 +136,7 @@ pub(crate) fn write_realm_state(
     limits: &SnapshotLimits,
 ) -> Result<Vec<u8>, SnapshotError> {
     // A name with a NUL cannot be a global the host installs; it matches nothing.
-    let names: Vec<CString> = skip
-        .iter()
-        .filter_map(|s| CString::new(*s).ok())
-        .collect();
+    let names: Vec<CString> = skip.iter().filter_map(|s| CString::new(*s).ok()).collect();
     let pointers: Vec<*const c_char> = names.iter().map(|s| s.as_ptr()).collect();
     let lim = limits.raw();
     let mut size = 0usize;

@@ -41784,7 +41784,7 @@ static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
     }
     if (p->u.func.home_object) {
         if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, p->u.func.home_object))) {
-            js_snapshot_path_push(s, "<home object>");
+            js_snapshot_path_push(s, ".<home object>");
             return -1;
         }
     } else {
@@ -41793,11 +41793,24 @@ static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
     return 0;
  fail_var:
     if (s->fail_kind == JS_SNAPSHOT_REFUSED) {
-        snprintf(seg, sizeof(seg), "<closure variable %s>",
+        snprintf(seg, sizeof(seg), ".<closure variable %s>",
                  JS_AtomGetStrRT(ctx->rt, abuf, sizeof(abuf), b->closure_var[i].var_name));
         js_snapshot_path_push(s, seg);
     }
     return -1;
+}
+
+static int JS_WriteSnapshotProto(BCWriterState *s, JSObject *proto)
+{
+    if (!proto) {
+        bc_put_u8(s, BC_TAG_NULL);
+        return 0;
+    }
+    if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, proto))) {
+        js_snapshot_path_push(s, ".<prototype>");
+        return -1;
+    }
+    return 0;
 }
 
 /* an object in snapshot mode: a well-known object, the global object, a
@@ -41812,6 +41825,7 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
     uint32_t len, n;
     int i, idx, ret, kind;
     bool is_array = (p->class_id == JS_CLASS_ARRAY);
+    bool early_proto;
 
     idx = js_object_list_find(ctx, &s->wk->list, p);
     if (idx >= 0) {
@@ -41838,6 +41852,17 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
         return -1;
     bc_put_u8(s, BC_TAG_OBJECT_FULL);
     bc_put_leb128(s, p->class_id);
+    /* a prototype written without recursion (null, the template's, or an
+       object written before) comes first, so that the reader creates the
+       object with it and objects built alike share their shapes */
+    sh = p->shape;
+    early_proto = !sh->proto ||
+        js_object_list_find(ctx, &s->wk->list, sh->proto) >= 0 ||
+        js_object_list_find(ctx, &s->object_list, sh->proto) >= 0 ||
+        (JS_IsObject(ctx->global_obj) && sh->proto == JS_VALUE_GET_OBJ(ctx->global_obj));
+    bc_put_u8(s, early_proto);
+    if (early_proto && JS_WriteSnapshotProto(s, sh->proto))
+        return -1;
     ret = 0;
     switch(p->class_id) {
     case JS_CLASS_OBJECT:
@@ -41894,17 +41919,14 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
         ret = JS_WriteTypedArray(s, obj);
         break;
     }
-    if (ret)
+    if (ret) {
+        if (p->class_id == JS_CLASS_MAP || p->class_id == JS_CLASS_SET)
+            js_snapshot_path_push(s, ".<entry>");
         return -1;
-    sh = p->shape;
-    if (sh->proto) {
-        if (JS_WriteObjectRec(s, JS_MKPTR(JS_TAG_OBJECT, sh->proto))) {
-            js_snapshot_path_push(s, "<prototype>");
-            return -1;
-        }
-    } else {
-        bc_put_u8(s, BC_TAG_NULL);
     }
+    sh = p->shape;
+    if (!early_proto && JS_WriteSnapshotProto(s, sh->proto))
+        return -1;
     bc_put_u8(s, p->extensible);
     n = 0;
     for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
@@ -41999,7 +42021,8 @@ static int js_snapshot_add_var_ref(BCReaderState *s, JSVarRef *vr)
     return 0;
 }
 
-static JSValue JS_ReadSnapshotFunction(BCReaderState *s, int class_id)
+static JSValue JS_ReadSnapshotFunction(BCReaderState *s, int class_id,
+                                       JSValueConst proto)
 {
     JSContext *ctx = s->ctx;
     JSValue bfunc, obj = JS_UNDEFINED, home;
@@ -42042,7 +42065,8 @@ static JSValue JS_ReadSnapshotFunction(BCReaderState *s, int class_id)
         JS_FreeValue(ctx, bfunc);
         return js_snapshot_malformed(s, "function class");
     }
-    obj = JS_NewObjectProtoClass(ctx, ctx->function_proto, class_id);
+    obj = JS_NewObjectProtoClass(ctx, JS_IsUndefined(proto) ? ctx->function_proto : proto,
+                                 class_id);
     if (JS_IsException(obj)) {
         JS_FreeValue(ctx, bfunc);
         return obj;
@@ -42119,20 +42143,42 @@ static JSValue JS_ReadSnapshotFunction(BCReaderState *s, int class_id)
     return JS_EXCEPTION;
 }
 
+/* a prototype: null or an object */
+static JSValue JS_ReadSnapshotProto(BCReaderState *s)
+{
+    JSValue proto = JS_ReadObjectRec(s);
+    if (JS_IsException(proto))
+        return proto;
+    if (!JS_IsNull(proto) && !JS_IsObject(proto)) {
+        JS_FreeValue(s->ctx, proto);
+        return js_snapshot_malformed(s, "prototype");
+    }
+    return proto;
+}
+
 static JSValue JS_ReadSnapshotObject(BCReaderState *s)
 {
     JSContext *ctx = s->ctx;
-    JSValue obj = JS_UNDEFINED, proto, val, getter, setter;
+    JSValue obj = JS_UNDEFINED, proto = JS_UNDEFINED, val, getter, setter;
     JSObject *p;
     JSAtom atom;
     uint32_t class_id, n, i, len, first;
-    uint8_t u8, extensible, kf;
+    uint8_t u8, extensible, kf, early_proto;
     int flags, kind, ret;
 
     if (bc_get_leb128(s, &class_id))
         return JS_EXCEPTION;
     if (s->lim && ++s->depth > s->lim->max_depth)
         return js_snapshot_read_limit(s, "depth");
+    if (bc_get_u8(s, &early_proto))
+        return JS_EXCEPTION;
+    if (early_proto > 1)
+        return js_snapshot_malformed(s, "prototype flag");
+    if (early_proto) {
+        proto = JS_ReadSnapshotProto(s);
+        if (JS_IsException(proto))
+            return proto;
+    }
     first = s->objects_count;
     switch(class_id) {
     case JS_CLASS_OBJECT:
@@ -42141,9 +42187,9 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
         if (class_id == JS_CLASS_ARRAY)
             obj = JS_NewArray(ctx);
         else
-            obj = JS_NewObjectProtoClass(ctx, JS_NULL, class_id);
+            obj = JS_NewObjectProtoClass(ctx, early_proto ? proto : JS_NULL, class_id);
         if (JS_IsException(obj))
-            return obj;
+            goto fail;
         if (BC_add_object_ref(s, obj))
             goto fail;
         p = JS_VALUE_GET_OBJ(obj);
@@ -42181,9 +42227,9 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
     case JS_CLASS_GENERATOR_FUNCTION:
     case JS_CLASS_ASYNC_FUNCTION:
     case JS_CLASS_ASYNC_GENERATOR_FUNCTION:
-        obj = JS_ReadSnapshotFunction(s, class_id);
+        obj = JS_ReadSnapshotFunction(s, class_id, proto);
         if (JS_IsException(obj))
-            return obj;
+            goto fail;
         break;
     case JS_CLASS_DATE:
     case JS_CLASS_REGEXP:
@@ -42200,13 +42246,15 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
             class_id != JS_CLASS_BOOLEAN && class_id != JS_CLASS_BIG_INT &&
             class_id != JS_CLASS_MAP && class_id != JS_CLASS_SET &&
             class_id != JS_CLASS_ARRAY_BUFFER &&
-            !(class_id < JS_CLASS_INIT_COUNT && is_typed_array(class_id)))
-            return js_snapshot_malformed(s, "object class");
+            !(class_id < JS_CLASS_INIT_COUNT && is_typed_array(class_id))) {
+            js_snapshot_malformed(s, "object class");
+            goto fail;
+        }
         /* the class payload in the stock format: a new object of that
            class, numbered first */
         obj = JS_ReadObjectRec(s);
         if (JS_IsException(obj))
-            return obj;
+            goto fail;
         if (!JS_IsObject(obj) || JS_VALUE_GET_OBJ(obj)->class_id != class_id ||
             s->objects_count <= first || s->objects[first] != JS_VALUE_GET_OBJ(obj)) {
             js_snapshot_malformed(s, "object payload");
@@ -42215,18 +42263,18 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
         break;
     }
     p = JS_VALUE_GET_OBJ(obj);
-    proto = JS_ReadObjectRec(s);
-    if (JS_IsException(proto))
-        goto fail;
-    if (!JS_IsNull(proto) && !JS_IsObject(proto)) {
-        JS_FreeValue(ctx, proto);
-        js_snapshot_malformed(s, "prototype");
-        goto fail;
+    if (!early_proto) {
+        proto = JS_ReadSnapshotProto(s);
+        if (JS_IsException(proto)) {
+            proto = JS_UNDEFINED;
+            goto fail;
+        }
     }
-    ret = JS_SetPrototypeInternal(ctx, obj, proto, true);
-    JS_FreeValue(ctx, proto);
-    if (ret < 0)
+    /* nothing to do when the object was made with it */
+    if (JS_SetPrototypeInternal(ctx, obj, proto, true) < 0)
         goto fail;
+    JS_FreeValue(ctx, proto);
+    proto = JS_UNDEFINED;
     if (bc_get_u8(s, &extensible) || bc_get_leb128(s, &n))
         goto fail;
     for(i = 0; i < n; i++) {
@@ -42302,6 +42350,7 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
         s->depth--;
     return obj;
  fail:
+    JS_FreeValue(ctx, proto);
     JS_FreeValue(ctx, obj);
     return JS_EXCEPTION;
 }
