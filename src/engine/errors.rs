@@ -54,8 +54,8 @@ pub(crate) fn describe_exception<'js>(
 ) -> (String, String, Option<String>) {
     // A DOMException (DataCloneError, AbortError...) is an error of its own class, whose name
     // and message are the template's frozen getters.
-    let is_error = super::raw::is_error(exc)
-        || super::raw::class_id(exc) == super::raw::class::DOM_EXCEPTION;
+    let is_error =
+        super::raw::is_error(exc) || super::raw::class_id(exc) == super::raw::class::DOM_EXCEPTION;
     if let Some(obj) = exc.as_object().filter(|_| is_error) {
         let name = string_prop(ctx, obj, "name").unwrap_or_else(|| "Error".into());
         let message = string_prop(ctx, obj, "message").unwrap_or_default();
