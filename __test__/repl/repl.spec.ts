@@ -324,6 +324,30 @@ describe('snapshots are authenticated and versioned', () => {
     expect(refused(bytes, 'short')).toBe(ErrorCode.InvalidInput);
   });
 
+  it('refuses bad options with INVALID_INPUT', () => {
+    const code = (f: () => unknown) => {
+      try {
+        f();
+        return 'accepted';
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+    };
+    expect(code(() => createRepl({ limit: {} } as never))).toBe(ErrorCode.InvalidInput);
+    expect(code(() => createRepl('x' as never))).toBe(ErrorCode.InvalidInput);
+    expect(code(() => restoreRepl('bytes' as never, { key: KEY }))).toBe(ErrorCode.InvalidInput);
+    expect(code(() => restoreRepl(new Uint8Array(80), { key: 'short' }))).toBe(ErrorCode.InvalidInput);
+    expect(code(() => createRepl().snapshot({ key: new Uint8Array(8) }))).toBe(ErrorCode.InvalidInput);
+    expect(code(() => createRepl().snapshot({} as never))).toBe(ErrorCode.InvalidInput);
+  });
+
+  it('answers a cell that declares a binding again with a SyntaxError, keeping the state', async () => {
+    const repl = createRepl();
+    await repl.eval('let x = 1; function f() { return 1 }');
+    expect(errorOf(await repl.eval('let x = 2')).name).toBe('SyntaxError');
+    expect(valueOf(await repl.eval('function f() { return 2 } x = 3; [f(), x]'))).toEqual([2, 3]);
+  });
+
   it('disposes', async () => {
     const repl = createRepl();
     repl[Symbol.dispose]();
