@@ -163,11 +163,17 @@ impl ActiveRun {
                 "a persistent realm needs the standard realm: console on and no workspace",
             )));
         }
+        // The globals the host installs for this run are not state: with live values or an
+        // extension, their names are those the global object gains while they are installed.
+        let installs = spec.live.is_some() || spec.extension.is_some();
         let mut names_before = None;
         let realm = if spec.derivable() {
             let derived = template::derive();
             if let (Some(realm), Some(_)) = (derived.as_ref(), req.state.as_ref()) {
-                names_before = Some(realm.context.with(|ctx| persist::global_names(&ctx)));
+                names_before = Some(match installs {
+                    true => realm.context.with(|ctx| persist::global_names(&ctx)),
+                    false => Vec::new(),
+                });
             }
             if let (Some(realm), Some(d)) = (derived.as_ref(), spec.deterministic) {
                 realm.make_deterministic(d);
@@ -205,6 +211,10 @@ impl ActiveRun {
             None => Realm::build(spec).map_err(|e| RunOutcome::failed(e.into()))?,
         };
         let host_names = names_before.map(|before| {
+            if !installs {
+                return Vec::new();
+            }
+            let before: std::collections::HashSet<String> = before.into_iter().collect();
             let after = realm.context.with(|ctx| persist::global_names(&ctx));
             after
                 .into_iter()

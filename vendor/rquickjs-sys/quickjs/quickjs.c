@@ -39004,7 +39004,10 @@ static void js_object_list_init(JSObjectList *s)
 
 static uint32_t js_object_list_get_hash(JSObject *p, uint32_t hash_size)
 {
-    return ((uintptr_t)p * 3163) & (hash_size - 1);
+    /* Objects are allocated at 16-byte or coarser boundaries: multiply
+       (Fibonacci hashing) and take high bits, so that every bucket is used. */
+    uint64_t h = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 32) & (hash_size - 1);
 }
 
 static int js_object_list_resize_hash(JSContext *ctx, JSObjectList *s,
