@@ -382,7 +382,10 @@ describe('persistState: snapshots and stores', () => {
     const handler = createConsole({ manager });
     const page = await handler(new Request('http://console.test/sessions/stateful'));
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('stateful');
+    const html = await page.text();
+    expect(html).toContain('stateful');
+    expect(html).toMatch(/class="kept-state">\d+ bytes of top-level bindings/);
+    expect(html).not.toContain('hidden value');
     const json = await handler(new Request('http://console.test/api/sessions/stateful'));
     expect(json.status).toBe(200);
     const body = await json.text();

@@ -171,7 +171,11 @@ ${
 }
 <dl class="facts"><dt>Tenant</dt><dd>${view.tenant ?? '—'}</dd><dt>Turns</dt><dd>${view.turnNumber}</dd><dt>Store version</dt><dd>${view.version}</dd>
 <dt>Audit</dt><dd><a class="audit-link" href="${ctx.base}/sessions/${encodeURIComponent(id)}/audit">${verification.ok ? `intact (${verification.entries} entries)` : `broken at entry ${verification.brokenAt ?? '?'}`}</a></dd>
-<dt>Snapshot</dt><dd><a class="download" href="${ctx.base}/sessions/${encodeURIComponent(id)}/snapshot" download>download (${view.bytes} bytes)</a></dd></dl>
+<dt>Snapshot</dt><dd><a class="download" href="${ctx.base}/sessions/${encodeURIComponent(id)}/snapshot" download>download (${view.bytes} bytes)</a></dd>${
+      view.state
+        ? html`<dt>Kept state</dt><dd class="kept-state">${view.state.bytes} bytes of top-level bindings (persistState)</dd>`
+        : ''
+    }</dl>
 <section class="approvals"><h2>Waiting for approval (${approvals.length})</h2>${approvals.length ? html`<ul>${approvalItems}</ul>` : html`<p class="muted">Nothing is waiting.</p>`}</section>
 <section class="proposals"><h2>Proposals (${view.proposals.length})</h2>${files.length ? files : html`<p class="muted">No staged changes.</p>`}${
       proposals.more ? html`<p class="muted">${proposals.more} more files not shown.</p>` : ''
