@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { run, Session, ZipWorkspace } from 'quickrealm';
+import { createRepl, restoreRepl, run, Session, ZipWorkspace } from 'quickrealm';
 
 const require = createRequire(import.meta.url);
 const BIN = require.resolve('quickrealm/package.json').replace(/package\.json$/, 'bin/quickrealm.js');
@@ -67,6 +67,15 @@ try {
       'await world.write("a.txt", "hi"); env.n = 1; return await world.read("a.txt")',
     );
     same([turn.outcome.tag, turn.outcome.value, session.env], ['ok', 'hi', { n: 1 }], 'turn');
+  });
+
+  await check('persistent realm', async () => {
+    const repl = createRepl();
+    await repl.eval('const seen = new Map(); const note = (k) => seen.set(k, seen.size).size');
+    const key = 'a smoke test key of 16+ bytes';
+    const again = restoreRepl(repl.snapshot({ key }), { key });
+    const r = await again.eval('note("a"); note("b")');
+    same(r.value, 2, 'bindings kept through a snapshot');
   });
 
   await check('mcp stdio', async () => {
