@@ -1,6 +1,8 @@
 'use strict';
-// A tour of quickrealm: a successful run with output, a timeout, and an error with its frame.
-const { run, runSync } = require('..');
+// A tour of quickrealm: a successful run with output, a timeout, an error with its frame, the
+// frozen realm, and a persistent realm restored in another process.
+const { execFileSync } = require('node:child_process');
+const { run, runSync, createRepl } = require('..');
 
 async function main() {
   // 1. Data goes in as a copy; the return value comes back as a copy.
@@ -47,6 +49,24 @@ async function main() {
   console.log('\n--- a pollution attempt');
   console.log(`${pollute.error.name}: ${pollute.error.message}`);
   console.log('host Object.prototype.polluted is', {}.polluted);
+
+  // 5. A persistent realm keeps its top-level bindings, closures included, from cell to cell;
+  //    its snapshot is authenticated bytes that another process restores.
+  const repl = createRepl();
+  await repl.eval(
+    'const seen = new Map(); let calls = 0; function see(word) { calls++; seen.set(word, (seen.get(word) ?? 0) + 1); return seen.get(word) }',
+  );
+  await repl.eval('["to", "be", "or", "not", "to", "be"].forEach(see)');
+  const key = 'an example key, keep yours secret';
+  const bytes = repl.snapshot({ key });
+  const child = `const { restoreRepl } = require(${JSON.stringify(require.resolve('..'))});
+    restoreRepl(Buffer.from(process.argv[1], 'base64'), { key: ${JSON.stringify(key)} })
+      .eval('see("be"); [calls, [...seen]]').then((r) => process.stdout.write(JSON.stringify(r.value)));`;
+  const there = execFileSync(process.execPath, ['-e', child, Buffer.from(bytes).toString('base64')], {
+    encoding: 'utf8',
+  });
+  console.log('\n--- a persistent realm');
+  console.log(`snapshot: ${bytes.length} bytes; restored in another process:`, there);
 }
 
 main().catch((e) => {
