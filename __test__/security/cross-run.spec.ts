@@ -3,7 +3,7 @@
 // thread, and checks that the reader sees none of it. runSync runs on the main thread, so two
 // consecutive runSync calls always share a template; run() runs on the worker threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configure, run, runSync, type RunResult } from '../../lib/index.js';
+import { configure, createRepl, restoreRepl, run, runSync, type RunResult } from '../../lib/index.js';
 import { expectHealthy } from '../helpers.js';
 
 /** The value of a run that must have succeeded. */
@@ -1011,5 +1011,48 @@ describe('the same source run again (compiled once per thread)', () => {
   it('function source text is kept for toString', () => {
     const src = 'function shown(a, b) { return a + b }\nreturn shown.toString()';
     expect(twice(src)).toEqual(['function shown(a, b) { return a + b }', 'function shown(a, b) { return a + b }']);
+  });
+});
+
+describe('persistent realms', () => {
+  // A REPL's cells run in realms derived from the same templates as plain runs, on the main
+  // thread (evalSync) and on the workers (eval): what they keep is their own state, never the
+  // template's, another REPL's or a plain run's.
+  const WRITER = tryAll([
+    `var ${MARK}v = '${MARK}'; let ${MARK}l = '${MARK}'; function ${MARK}f() { return '${MARK}' }`,
+    `globalThis['${MARK}g'] = '${MARK}'`,
+    `Object.prototype.stash = '${MARK}'`,
+    `Map.prototype.set.call(Map.prototype, 'k', '${MARK}')`,
+    `Symbol.for('stash').description = '${MARK}'`,
+    `console.count('${MARK}'); console.group('${MARK}')`,
+    `setTimeout(() => { globalThis.late = '${MARK}' }, 1)`,
+  ]);
+
+  it('a REPL’s cells leave nothing in plain runs or other REPLs on either thread kind', async () => {
+    const writer = createRepl();
+    valueOf(writer.evalSync(WRITER));
+    valueOf(
+      await writer.eval(
+        WRITER.replaceAll(`${MARK}v`, `${MARK}w`).replaceAll(`${MARK}l`, `${MARK}m`).replaceAll(`${MARK}f`, `${MARK}h`),
+      ),
+    );
+    const key = 'the cross-run test key, 16+ bytes';
+    const restored = restoreRepl(writer.snapshot({ key }), { key });
+    valueOf(await restored.eval('0'));
+    const sync = valueOf(runSync(SCAN_FOR_MARK)) as { count: number; hits: string[] };
+    expect(sync.count).toBeGreaterThan(300);
+    expect(sync.hits).toEqual([]);
+    expect((valueOf(await run(SCAN_FOR_MARK)) as { hits: string[] }).hits).toEqual([]);
+    const other = createRepl();
+    const cell = `(() => { ${SCAN_FOR_MARK} })()`;
+    expect((valueOf(other.evalSync(cell)) as { hits: string[] }).hits).toEqual([]);
+    expect((valueOf(await other.eval(cell)) as { hits: string[] }).hits).toEqual([]);
+  });
+
+  it('the writer’s own state is where it left it, and only there', async () => {
+    const writer = createRepl();
+    valueOf(await writer.eval(`let ${MARK}l = 1; var ${MARK}v = 2`));
+    expect(valueOf(await writer.eval(`[${MARK}l, ${MARK}v]`))).toEqual([1, 2]);
+    expect(valueOf(await run(`return [typeof ${MARK}l, typeof ${MARK}v]`))).toEqual(['undefined', 'undefined']);
   });
 });
