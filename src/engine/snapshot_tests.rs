@@ -11,14 +11,7 @@ use super::template;
 use rquickjs::context::EvalOptions;
 use rquickjs::{Ctx, Value};
 
-fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    std::thread::Builder::new()
-        .stack_size(super::workers::WORKER_STACK_BYTES)
-        .spawn(f)
-        .expect("spawn")
-        .join()
-        .expect("the thread survives")
-}
+use super::template_tests::on_fresh_thread;
 
 fn eval<'js>(ctx: &Ctx<'js>, source: &str) -> rquickjs::Result<Value<'js>> {
     let mut options = EvalOptions::default();

@@ -9,7 +9,8 @@ use super::realm::lockdown::unfrozen_reachable;
 use super::run::{execute, RunOutcome, RunRequest};
 use super::template;
 
-fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+/// Runs `f` on a new thread of a worker's stack size: a thread with no template yet.
+pub(super) fn on_fresh_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     std::thread::Builder::new()
         .stack_size(super::workers::WORKER_STACK_BYTES)
         .spawn(f)
