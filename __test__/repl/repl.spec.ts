@@ -78,110 +78,112 @@ describe('a REPL keeps its top-level bindings', () => {
   });
 });
 
+/** Each value kind: [name, setup cell, check cell, the check's value]. */
+const KINDS: [string, string, string, unknown][] = [
+  [
+    'primitives',
+    'const p = [1.5, -0, NaN, "s", true, null, undefined, 2n ** 70n]',
+    'p.map(String)',
+    ['1.5', '0', 'NaN', 's', 'true', 'null', 'undefined', '1180591620717411303424'],
+  ],
+  ['-0 stays -0', 'const z = -0', 'Object.is(z, -0)', true],
+  [
+    'shared references and cycles',
+    'const a = { n: 1 }; a.self = a; const b = [a, a]',
+    'b[0] === b[1] && b[0] === a && a.self === a',
+    true,
+  ],
+  ['holes in arrays', 'const h = [1, , 3]', '[h.length, 1 in h]', [3, false]],
+  [
+    'Map and Set with object keys',
+    'const k = {}; const m = new Map([[k, 1]]); const s = new Set([k])',
+    'm.get(k) === 1 && s.has(k)',
+    true,
+  ],
+  ['Date', 'const d = new Date(86400000)', 'd.toISOString()', '1970-01-02T00:00:00.000Z'],
+  [
+    'RegExp with lastIndex, twice',
+    'const re = /a/g; re.lastIndex = 2; const pair = [re, re]',
+    'pair[0] === pair[1] && re.lastIndex === 2 && re.flags',
+    'g',
+  ],
+  [
+    'typed arrays sharing a buffer',
+    'const buf = new ArrayBuffer(8); const u8 = new Uint8Array(buf); const f = new Float64Array(buf); f[0] = 1.5',
+    'u8.buffer === f.buffer && f[0]',
+    1.5,
+  ],
+  [
+    'boxed primitives',
+    'const bx = [Object(1), Object("s"), Object(true)]',
+    'bx.map((x) => typeof x)',
+    ['object', 'object', 'object'],
+  ],
+  [
+    'local symbols keep their identity',
+    'const sym = Symbol("k"); const o = { [sym]: 1, t: sym }',
+    'o[o.t] === 1 && o.t === sym && sym.description',
+    'k',
+  ],
+  [
+    'registered and well-known symbols',
+    'const r = Symbol.for("app"); const it = Symbol.iterator',
+    'r === Symbol.for("app") && it === Symbol.iterator',
+    true,
+  ],
+  [
+    'closures share their captured cells',
+    'const counter = (() => { let c = 0; return { next: () => ++c, peek: () => c } })(); counter.next()',
+    '[counter.next(), counter.peek()]',
+    [2, 2],
+  ],
+  ['a function that returns itself', 'function f() { return f }', 'f() === f', true],
+  [
+    'classes, instances and super',
+    'class A { hi() { return "A" } } class B extends A { hi() { return super.hi() + "B" } } const x = new B()',
+    '[x instanceof B, x instanceof A, x.hi(), Object.getPrototypeOf(x) === B.prototype]',
+    [true, true, 'AB', true],
+  ],
+  [
+    'static members and private fields',
+    'class C { #secret = 7; static count = 2; reveal() { return this.#secret } } const c = new C()',
+    '[c.reveal(), C.count]',
+    [7, 2],
+  ],
+  [
+    'accessors, attributes and frozen objects',
+    'const cfg = Object.freeze({ get two() { return 2 }, one: 1 }); const hidden = {}; Object.defineProperty(hidden, "x", { value: 1, enumerable: false })',
+    '[Object.isFrozen(cfg), cfg.two, Object.keys(hidden).length, hidden.x]',
+    [true, 2, 0, 1],
+  ],
+  [
+    'errors',
+    'const e = new TypeError("bad")',
+    '[e instanceof TypeError, e.message, typeof e.stack]',
+    [true, 'bad', 'string'],
+  ],
+  [
+    "intrinsics are the realm's own",
+    'const M = Math; const g = globalThis; const J = JSON.stringify',
+    'M === Math && g === globalThis && J === JSON.stringify',
+    true,
+  ],
+  [
+    'generator and async functions (not running)',
+    'function* gen() { yield 1; yield 2 } async function af() { return 3 }',
+    '[[...gen()], await af()]',
+    [[1, 2], 3],
+  ],
+  [
+    'null-prototype objects',
+    'const np = Object.create(null); np.k = 1',
+    '[Object.getPrototypeOf(np), np.k]',
+    [null, 1],
+  ],
+];
+
 describe('value kinds survive a snapshot', () => {
-  const kinds: [string, string, string, unknown][] = [
-    [
-      'primitives',
-      'const p = [1.5, -0, NaN, "s", true, null, undefined, 2n ** 70n]',
-      'p.map(String)',
-      ['1.5', '0', 'NaN', 's', 'true', 'null', 'undefined', '1180591620717411303424'],
-    ],
-    ['-0 stays -0', 'const z = -0', 'Object.is(z, -0)', true],
-    [
-      'shared references and cycles',
-      'const a = { n: 1 }; a.self = a; const b = [a, a]',
-      'b[0] === b[1] && b[0] === a && a.self === a',
-      true,
-    ],
-    ['holes in arrays', 'const h = [1, , 3]', '[h.length, 1 in h]', [3, false]],
-    [
-      'Map and Set with object keys',
-      'const k = {}; const m = new Map([[k, 1]]); const s = new Set([k])',
-      'm.get(k) === 1 && s.has(k)',
-      true,
-    ],
-    ['Date', 'const d = new Date(86400000)', 'd.toISOString()', '1970-01-02T00:00:00.000Z'],
-    [
-      'RegExp with lastIndex, twice',
-      'const re = /a/g; re.lastIndex = 2; const pair = [re, re]',
-      'pair[0] === pair[1] && re.lastIndex === 2 && re.flags',
-      'g',
-    ],
-    [
-      'typed arrays sharing a buffer',
-      'const buf = new ArrayBuffer(8); const u8 = new Uint8Array(buf); const f = new Float64Array(buf); f[0] = 1.5',
-      'u8.buffer === f.buffer && f[0]',
-      1.5,
-    ],
-    [
-      'boxed primitives',
-      'const bx = [Object(1), Object("s"), Object(true)]',
-      'bx.map((x) => typeof x)',
-      ['object', 'object', 'object'],
-    ],
-    [
-      'local symbols keep their identity',
-      'const sym = Symbol("k"); const o = { [sym]: 1, t: sym }',
-      'o[o.t] === 1 && o.t === sym && sym.description',
-      'k',
-    ],
-    [
-      'registered and well-known symbols',
-      'const r = Symbol.for("app"); const it = Symbol.iterator',
-      'r === Symbol.for("app") && it === Symbol.iterator',
-      true,
-    ],
-    [
-      'closures share their captured cells',
-      'const counter = (() => { let c = 0; return { next: () => ++c, peek: () => c } })(); counter.next()',
-      '[counter.next(), counter.peek()]',
-      [2, 2],
-    ],
-    ['a function that returns itself', 'function f() { return f }', 'f() === f', true],
-    [
-      'classes, instances and super',
-      'class A { hi() { return "A" } } class B extends A { hi() { return super.hi() + "B" } } const x = new B()',
-      '[x instanceof B, x instanceof A, x.hi(), Object.getPrototypeOf(x) === B.prototype]',
-      [true, true, 'AB', true],
-    ],
-    [
-      'static members and private fields',
-      'class C { #secret = 7; static count = 2; reveal() { return this.#secret } } const c = new C()',
-      '[c.reveal(), C.count]',
-      [7, 2],
-    ],
-    [
-      'accessors, attributes and frozen objects',
-      'const cfg = Object.freeze({ get two() { return 2 }, one: 1 }); const hidden = {}; Object.defineProperty(hidden, "x", { value: 1, enumerable: false })',
-      '[Object.isFrozen(cfg), cfg.two, Object.keys(hidden).length, hidden.x]',
-      [true, 2, 0, 1],
-    ],
-    [
-      'errors',
-      'const e = new TypeError("bad")',
-      '[e instanceof TypeError, e.message, typeof e.stack]',
-      [true, 'bad', 'string'],
-    ],
-    [
-      "intrinsics are the realm's own",
-      'const M = Math; const g = globalThis; const J = JSON.stringify',
-      'M === Math && g === globalThis && J === JSON.stringify',
-      true,
-    ],
-    [
-      'generator and async functions (not running)',
-      'function* gen() { yield 1; yield 2 } async function af() { return 3 }',
-      '[[...gen()], await af()]',
-      [[1, 2], 3],
-    ],
-    [
-      'null-prototype objects',
-      'const np = Object.create(null); np.k = 1',
-      '[Object.getPrototypeOf(np), np.k]',
-      [null, 1],
-    ],
-  ];
-  for (const [name, setup, check, expected] of kinds) {
+  for (const [name, setup, check, expected] of KINDS) {
     it(name, async () => {
       expect(await roundTrip(setup, check)).toEqual(expected);
     });
@@ -357,6 +359,35 @@ describe('snapshots are authenticated and versioned', () => {
 });
 
 describe('another process', () => {
+  it('restores every value kind and behaves the same', async () => {
+    const cases = KINDS.map(([name, setup, check]) => {
+      const repl = createRepl();
+      valueOf(repl.evalSync(setup));
+      return { name, check, bytes: Buffer.from(repl.snapshot({ key: KEY })).toString('base64') };
+    });
+    const here = await Promise.all(
+      cases.map(async (c) => valueOf(await restoreRepl(Buffer.from(c.bytes, 'base64'), { key: KEY }).eval(c.check))),
+    );
+    expect(here).toEqual(KINDS.map((k) => k[3]));
+    const dir = mkdtempSync(join(tmpdir(), 'repl-kinds-'));
+    const file = join(dir, 'cases.json');
+    writeFileSync(file, JSON.stringify(cases));
+    const child = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const q = require(${JSON.stringify(ENTRY)});
+         const cases = JSON.parse(require('fs').readFileSync(${JSON.stringify(file)}, 'utf8'));
+         Promise.all(cases.map((c) => q.restoreRepl(Buffer.from(c.bytes, 'base64'), { key: ${JSON.stringify(KEY)} }).eval(c.check)))
+           .then((rs) => process.stdout.write(JSON.stringify(rs.map((r) => (r.ok ? r.value : r.error)))));`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    const there = JSON.parse(child.stdout) as unknown[];
+    for (const [i, c] of cases.entries()) expect(JSON.stringify(there[i]), c.name).toBe(JSON.stringify(here[i]));
+  });
+
   it('restores a snapshot and behaves the same', async () => {
     const setup = [
       'let n = 1; const seen = new Map(); function inc(k) { seen.set(k, ++n); return n }',
