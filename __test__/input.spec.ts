@@ -38,7 +38,9 @@ describe('INVALID_INPUT', () => {
   });
 
   it('bad mode, console, input and filename', () => {
-    invalid(['1', { mode: 'repl' }], /mode must be 'function', 'script' or 'module'/);
+    invalid(['1', { mode: 'shell' }], /mode must be 'function', 'script', 'module' or 'repl'/);
+    invalid(['1', { mode: 'repl', state: { bytes: new Uint8Array(8) } }], /state\.key is required/);
+    invalid(['1', { mode: 'repl', state: { key: 'short' } }], /at least 16 bytes/);
     invalid(['1', { console: 'loud' }], /console must be/);
     invalid(['1', { input: 5 }], /input must be a string/);
     invalid(['1', { filename: '' }], /filename/);

@@ -44,6 +44,14 @@ pub fn validate(req: &RunRequest) -> Result<(), ErrorInfo> {
             "filename must be 1 to 256 characters on one line",
         ));
     }
+    if let Some(ps) = &req.state {
+        if ps.key.len() < super::state::MIN_KEY_BYTES {
+            return Err(ErrorInfo::invalid(format!(
+                "a state key must be at least {} bytes",
+                super::state::MIN_KEY_BYTES
+            )));
+        }
+    }
     for (name, _) in &req.data {
         if name.is_empty() || name.contains('\0') {
             return Err(ErrorInfo::invalid("data keys must be non-empty strings"));
