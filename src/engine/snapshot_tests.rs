@@ -549,6 +549,26 @@ fn objects_built_alike_come_back_alike_and_independent() {
 }
 
 #[test]
+fn objects_built_alike_name_their_shape_instead_of_their_keys() {
+    on_fresh_thread(|| {
+        let rows = "const rows = []; for (let i = 0; i < 200; i++) rows.push({ i, even: true });";
+        let alike = state_of(rows).len();
+        // The same objects each with keys of their own spelling: no shape to share.
+        let unlike = state_of(
+            "const rows = []; for (let i = 0; i < 200; i++) rows.push({ ['i' + i]: i, even: true });",
+        )
+        .len();
+        // In full, an object takes at least 14 bytes (class, prototype, two keys with their
+        // attributes and values); by its shape's number, about 8.
+        assert!(
+            alike < 200 * 10,
+            "{alike} bytes for 200 objects of one shape"
+        );
+        assert!(alike * 2 < unlike, "{alike} bytes alike, {unlike} unlike");
+    });
+}
+
+#[test]
 fn symbols_keep_their_identity() {
     round_trip(
         "const s = Symbol('k'); const o = { [s]: 1, t: s }; const reg = Symbol.for('app'); \
