@@ -29,6 +29,8 @@ const { observeRun, observeRunSync } = require('./telemetry/hooks.js');
  * @returns {RunResult}
  */
 function fromNative(reply) {
+  // `[text, state]`: a run over a persistent realm's state that wrote a new state.
+  if (Array.isArray(reply)) return Object.assign(fromNative(reply[0]), { state: reply[1] });
   if (typeof reply !== 'string') return /** @type {RunResult} */ (reply);
   // `|wallMs|heapBytes|hostCalls|steps|value`: a run that succeeded without output or logs.
   if (reply.charCodeAt(0) === 124) {

@@ -114,7 +114,7 @@ export declare class LiveRun {
   /** Milliseconds until the run's deadline (for the wrapper's timer). */
   remainingMs(): number
   /** Ends the run and returns its result; every host handle is released. */
-  finish(): NativeRunResult | string
+  finish(): NativeRunResult | string | [string, Buffer]
 }
 
 /** The `world` of one turn, for the turn's run. */
@@ -883,7 +883,7 @@ export declare function resealState(bytes: Uint8Array, from: string | Uint8Array
  * Runs guest code on a quickrealm worker thread; resolves to the result, never rejects for
  * guest errors.
  */
-export declare function run(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string>
+export declare function run(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): Promise<NativeRunResult | string | [string, Buffer]>
 
 /**
  * The options of a run (`run()`, `runSync()`).
@@ -971,7 +971,7 @@ export interface RunStats {
 }
 
 /** Runs guest code on the calling thread. */
-export declare function runSync(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string
+export declare function runSync(source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null): NativeRunResult | string | [string, Buffer]
 
 /** A guest error as a model reads it. */
 export interface SandboxErrorInfo {

@@ -23,6 +23,9 @@ const { ErrorCode, QuickrealmError, invalidInput } = require('../errors.js');
 const processKey = randomBytes(32);
 
 const OPTION_KEYS = new Set(['limits', 'data', 'globals', 'deterministic', 'transactional', 'console', 'filename']);
+const RESTORE_KEYS = new Set([...OPTION_KEYS, 'key'].filter((k) => k !== 'data'));
+const EVAL_KEYS = new Set(['signal', 'limits']);
+const SNAPSHOT_KEYS = new Set(['key']);
 
 /**
  * @param {unknown} options
@@ -84,7 +87,7 @@ class Repl {
    */
   #runOptions(evalOptions) {
     const { limits, globals, deterministic, transactional, console, filename } = this.#options;
-    const given = optionsOf(evalOptions, 'eval option', new Set(['signal', 'limits']));
+    const given = optionsOf(evalOptions, 'eval option', EVAL_KEYS);
     this.#evaluations += 1;
     return {
       mode: 'repl',
@@ -145,7 +148,7 @@ class Repl {
    */
   snapshot(options) {
     this.#checkOpen('snapshot');
-    const { key } = optionsOf(options, 'snapshot option', new Set(['key']));
+    const { key } = optionsOf(options, 'snapshot option', SNAPSHOT_KEYS);
     checkKey(key);
     if (this.#state === null) this.#state = emptyState(this.#options);
     return binding.resealState(this.#state, processKey, key);
@@ -204,9 +207,7 @@ function createRepl(options) {
  * @returns {Repl}
  */
 function restoreRepl(bytes, options) {
-  const given = {
-    ...optionsOf(options, 'restoreRepl option', new Set([...OPTION_KEYS, 'key'].filter((k) => k !== 'data'))),
-  };
+  const given = { ...optionsOf(options, 'restoreRepl option', RESTORE_KEYS) };
   if (!(bytes instanceof Uint8Array)) {
     throw invalidInput(`bytes must be a Uint8Array`);
   }

@@ -14,6 +14,9 @@
 //!   keys of the object form (`value` left out when it is `undefined` or the run failed;
 //!   `error` with `code`, `name`, `message` and, when known, `line`, `column`, `stack`,
 //!   `frame`; `stats` with `wallMs`, `heapBytes`, `hostCalls`, `steps`).
+//!
+//! A run over a persistent realm's state that wrote a new state crosses as `[text, state]`, the
+//! state a Buffer (the object form's `state` key).
 
 use super::json::JsonData;
 use super::marshal::Data;

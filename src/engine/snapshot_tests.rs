@@ -510,6 +510,58 @@ fn maps_sets_buffers_and_typed_arrays_round_trip() {
 }
 
 #[test]
+fn objects_built_alike_come_back_alike_and_independent() {
+    // Objects of one shape are written as the shape's number and their values; these check
+    // that every kind of look-alike still reads back as itself.
+    round_trip(
+        "const rows = []; for (let i = 0; i < 50; i++) rows.push({ i, even: i % 2 === 0, \
+         child: { i } }); \
+         const nested = { a: 1, b: null }; nested.b = { a: 2, b: nested }; \
+         const frozen = Object.freeze({ i: 1, even: true, child: null }); \
+         const sealedKeys = Object.defineProperty({ i: 1, even: true }, 'child', \
+         { value: 3, enumerable: false }); \
+         const withGetter = { i: 1, even: true, get child() { return 'got' } }; \
+         const holed = { i: 1, gone: 2, even: true, child: 4 }; delete holed.gone; \
+         const proto = { kind: 'proto' }; const kids = [1, 2].map((i) => Object.assign( \
+         Object.create(proto), { i }));",
+        &[
+            ("rows.length + ':' + rows[49].i + ':' + rows[48].even + ':' + rows[7].child.i", "50:49:true:7"),
+            ("rows[3].i = 'changed'; rows[4].i + ':' + rows[3].i", "4:changed"),
+            ("rows[5].extra = 1; Object.keys(rows[6]).join() + ';' + Object.keys(rows[5]).join()",
+             "i,even,child;i,even,child,extra"),
+            ("nested.b.b === nested && nested.b.a", "2"),
+            ("Object.isFrozen(frozen) + ':' + Object.isFrozen(rows[0])", "true:false"),
+            ("Object.keys(sealedKeys).join() + ':' + sealedKeys.child", "i,even:3"),
+            ("withGetter.child + ':' + typeof Object.getOwnPropertyDescriptor(withGetter, 'child').get",
+             "got:function"),
+            ("Object.keys(holed).join() + ':' + holed.child", "i,even,child:4"),
+            ("kids[1].i + kids[1].kind + ':' + (Object.getPrototypeOf(kids[0]) === proto)", "2proto:true"),
+            ("proto.kind = 'changed'; kids[0].kind", "changed"),
+        ],
+    );
+}
+
+#[test]
+fn objects_built_alike_name_their_shape_instead_of_their_keys() {
+    on_fresh_thread(|| {
+        let rows = "const rows = []; for (let i = 0; i < 200; i++) rows.push({ i, even: true });";
+        let alike = state_of(rows).len();
+        // The same objects each with keys of their own spelling: no shape to share.
+        let unlike = state_of(
+            "const rows = []; for (let i = 0; i < 200; i++) rows.push({ ['i' + i]: i, even: true });",
+        )
+        .len();
+        // In full, an object takes at least 14 bytes (class, prototype, two keys with their
+        // attributes and values); by its shape's number, about 8.
+        assert!(
+            alike < 200 * 10,
+            "{alike} bytes for 200 objects of one shape"
+        );
+        assert!(alike * 2 < unlike, "{alike} bytes alike, {unlike} unlike");
+    });
+}
+
+#[test]
 fn symbols_keep_their_identity() {
     round_trip(
         "const s = Symbol('k'); const o = { [s]: 1, t: s }; const reg = Symbol.for('app'); \

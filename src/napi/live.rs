@@ -928,7 +928,10 @@ impl LiveRun {
     }
 
     /// Ends the run and returns its result; every host handle is released.
-    #[napi(catch_unwind, ts_return_type = "NativeRunResult | string")]
+    #[napi(
+        catch_unwind,
+        ts_return_type = "NativeRunResult | string | [string, Buffer]"
+    )]
     pub fn finish(&mut self) -> RunReply {
         let outcome = self.run.finish();
         if let Some(b) = self.bridge.take() {

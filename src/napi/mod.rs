@@ -176,7 +176,7 @@ pub(crate) fn token_of(cancel: Option<&CancelHandle>) -> CancelToken {
     js_name = "runSync",
     catch_unwind,
     ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
-    ts_return_type = "NativeRunResult | string"
+    ts_return_type = "NativeRunResult | string | [string, Buffer]"
 )]
 pub fn run_sync(
     env: Env,
@@ -207,7 +207,7 @@ pub fn run_sync(
     js_name = "run",
     catch_unwind,
     ts_args_type = "source: string, options?: RunOptions | null, cancel?: CancelHandle | null, workspace?: ZipWorkspace | null, dataText?: string | null",
-    ts_return_type = "Promise<NativeRunResult | string>"
+    ts_return_type = "Promise<NativeRunResult | string | [string, Buffer]>"
 )]
 pub fn run(
     env: Env,

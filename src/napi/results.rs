@@ -121,18 +121,60 @@ impl ToNapiValue for CopiedValue {
 
 /// A run's result as `runSync`, `run` and `LiveRun.finish` hand it to the wrapper: the engine's
 /// reply text when every part of it is JSON (format in `engine/reply.rs`; the wrapper parses
-/// it: one host call instead of one per property and value), the object otherwise.
+/// it: one host call instead of one per property and value), the object otherwise. A run
+/// over a persistent realm's state that wrote a new state answers `[text, state]`.
 pub enum RunReply {
     Text(String),
+    TextAndState(String, Vec<u8>),
     Object(Box<NativeRunResult>),
 }
 
 impl From<RunOutcome> for RunReply {
-    fn from(o: RunOutcome) -> Self {
-        match reply_text(&o).filter(|_| o.state.is_none()) {
-            Some(text) => RunReply::Text(text),
+    fn from(mut o: RunOutcome) -> Self {
+        match reply_text(&o) {
+            Some(text) => match o.state.take() {
+                Some(state) => RunReply::TextAndState(text, state),
+                None => RunReply::Text(text),
+            },
             None => RunReply::Object(Box::new(o.into())),
         }
+    }
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    match status {
+        sys::Status::napi_ok => Ok(()),
+        _ => Err(Error::new(
+            Status::GenericFailure,
+            "the run's reply could not be built",
+        )),
+    }
+}
+
+/// `[text, state]`; the state is copied into a plain Buffer (no finalizer to run later).
+unsafe fn text_and_state(
+    env: sys::napi_env,
+    text: String,
+    state: &[u8],
+) -> napi::Result<sys::napi_value> {
+    // SAFETY: `env` is the env of the export whose result is being built; every out-pointer is
+    // valid for the call, and `state` is readable for its length.
+    unsafe {
+        let text = String::to_napi_value(env, text)?;
+        let mut data = std::ptr::null_mut();
+        let mut buffer = std::ptr::null_mut();
+        check(sys::napi_create_buffer_copy(
+            env,
+            state.len(),
+            state.as_ptr().cast(),
+            &mut data,
+            &mut buffer,
+        ))?;
+        let mut array = std::ptr::null_mut();
+        check(sys::napi_create_array_with_length(env, 2, &mut array))?;
+        check(sys::napi_set_element(env, array, 0, text))?;
+        check(sys::napi_set_element(env, array, 1, buffer))?;
+        Ok(array)
     }
 }
 
@@ -142,6 +184,7 @@ impl ToNapiValue for RunReply {
         unsafe {
             match val {
                 RunReply::Text(text) => String::to_napi_value(env, text),
+                RunReply::TextAndState(text, state) => text_and_state(env, text, &state),
                 RunReply::Object(result) => NativeRunResult::to_napi_value(env, *result),
             }
         }

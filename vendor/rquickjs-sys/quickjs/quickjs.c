@@ -39154,6 +39154,7 @@ typedef struct BCWriterState {
     struct JSSnapshotTable *wk;
     JSObjectList var_ref_list; /* closure cells written, by JSVarRef */
     JSObjectList bytecode_list; /* bytecode written, by JSFunctionBytecode */
+    JSObjectList shape_list; /* shapes of plain objects written in full, by JSShape */
     const JSSnapshotLimits *lim;
     uint32_t depth;
     uint32_t nodes;
@@ -39238,6 +39239,57 @@ static void bc_set_flags(uint32_t *pflags, int *pidx, uint32_t val, int n)
     *pidx += n;
 }
 
+static uint32_t bc_atom_hash(JSAtom atom, int size)
+{
+    return (atom * UINT32_C(0x9E3779B1)) & (size - 1);
+}
+
+/* realm snapshots: the atoms of a long-lived runtime are sparse and
+   numerous, so atom_to_idx is a hash table of the atoms written (open
+   addressing, index + 1, 0 for empty) rather than an array indexed by
+   atom, allocated and cleared as far as the highest atom on every write */
+static int bc_atom_to_idx_hashed(BCWriterState *s, uint32_t *pres, JSAtom atom)
+{
+    uint32_t h, v, mask, *table;
+    int i, new_size;
+
+    if (s->idx_to_atom_count * 2 >= s->atom_to_idx_size) {
+        new_size = max_int(64, s->atom_to_idx_size * 2);
+        table = js_mallocz(s->ctx, sizeof(table[0]) * new_size);
+        if (!table)
+            goto fail;
+        for(i = 0; i < s->idx_to_atom_count; i++) {
+            h = bc_atom_hash(s->idx_to_atom[i], new_size);
+            while (table[h])
+                h = (h + 1) & (new_size - 1);
+            table[h] = i + 1;
+        }
+        js_free(s->ctx, s->atom_to_idx);
+        s->atom_to_idx = table;
+        s->atom_to_idx_size = new_size;
+    }
+    mask = s->atom_to_idx_size - 1;
+    for(h = bc_atom_hash(atom, s->atom_to_idx_size); (v = s->atom_to_idx[h]) != 0;
+        h = (h + 1) & mask) {
+        if (s->idx_to_atom[v - 1] == atom) {
+            *pres = v - 1 + s->first_atom;
+            return 0;
+        }
+    }
+    if (js_resize_array(s->ctx, (void **)&s->idx_to_atom,
+                        sizeof(s->idx_to_atom[0]),
+                        &s->idx_to_atom_size, s->idx_to_atom_count + 1))
+        goto fail;
+    v = s->idx_to_atom_count++;
+    s->idx_to_atom[v] = atom;
+    s->atom_to_idx[h] = v + 1;
+    *pres = v + s->first_atom;
+    return 0;
+ fail:
+    *pres = 0;
+    return -1;
+}
+
 static int bc_atom_to_idx(BCWriterState *s, uint32_t *pres, JSAtom atom)
 {
     uint32_t v;
@@ -39246,6 +39298,8 @@ static int bc_atom_to_idx(BCWriterState *s, uint32_t *pres, JSAtom atom)
         *pres = atom;
         return 0;
     }
+    if (s->snapshot)
+        return bc_atom_to_idx_hashed(s, pres, atom);
     atom -= s->first_atom;
     if (atom < s->atom_to_idx_size && s->atom_to_idx[atom] != 0) {
         *pres = s->atom_to_idx[atom];
@@ -40024,6 +40078,9 @@ typedef struct BCReaderState {
     JSValue *bytecodes; /* bytecode read, for later closures of it */
     int bytecodes_count;
     int bytecodes_size;
+    JSShape **shapes; /* shapes of plain objects read in full, owned */
+    int shapes_count;
+    int shapes_size;
     const JSSnapshotLimits *lim;
     uint32_t depth;
     uint32_t nodes;
@@ -41803,6 +41860,24 @@ static int JS_WriteSnapshotFunction(BCWriterState *s, JSObject *p)
     return -1;
 }
 
+/* a shape that objects written after can name instead of listing their
+   properties: a plain extensible object's, all properties data
+   properties, none deleted */
+static bool js_snapshot_shape_shareable(JSObject *p)
+{
+    JSShape *sh = p->shape;
+    JSShapeProperty *prs;
+    int i;
+    if (p->class_id != JS_CLASS_OBJECT || !p->extensible || !sh->is_hashed ||
+        sh->deleted_prop_count != 0)
+        return false;
+    for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+        if ((prs->flags & JS_PROP_TMASK) != JS_PROP_NORMAL || prs->atom == JS_ATOM_NULL)
+            return false;
+    }
+    return true;
+}
+
 static int JS_WriteSnapshotProto(BCWriterState *s, JSObject *proto)
 {
     if (!proto) {
@@ -41828,7 +41903,7 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
     uint32_t len, n;
     int i, idx, ret, kind;
     bool is_array = (p->class_id == JS_CLASS_ARRAY);
-    bool early_proto;
+    bool early_proto, share_shape;
 
     idx = js_object_list_find(ctx, &s->wk->list, p);
     if (idx >= 0) {
@@ -41863,7 +41938,27 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
         js_object_list_find(ctx, &s->wk->list, sh->proto) >= 0 ||
         js_object_list_find(ctx, &s->object_list, sh->proto) >= 0 ||
         (JS_IsObject(ctx->global_obj) && sh->proto == JS_VALUE_GET_OBJ(ctx->global_obj));
-    bc_put_u8(s, early_proto);
+    /* a plain object shaped like one written before (the entries of a
+       Map, the rows of an array): the shape's index and the values */
+    share_shape = early_proto && js_snapshot_shape_shareable(p);
+    if (share_shape) {
+        idx = js_object_list_find(ctx, &s->shape_list, (JSObject *)sh);
+        if (idx >= 0) {
+            bc_put_u8(s, 2);
+            bc_put_leb128(s, idx);
+            for(i = 0, prs = get_shape_prop(sh); i < sh->prop_count; i++, prs++) {
+                if (JS_WriteObjectRec(s, p->prop[i].u.value)) {
+                    js_snapshot_path_atom(s, prs->atom);
+                    return -1;
+                }
+            }
+            if (s->lim)
+                s->depth--;
+            return 0;
+        }
+    }
+    /* 3: in full, and the shape is numbered for the objects after */
+    bc_put_u8(s, share_shape ? 3 : early_proto);
     if (early_proto && JS_WriteSnapshotProto(s, sh->proto))
         return -1;
     ret = 0;
@@ -41992,6 +42087,9 @@ static int JS_WriteSnapshotObject(BCWriterState *s, JSObject *p)
         bc_put_leb128(s, len);
         bc_put_u8(s, (prs->flags & JS_PROP_WRITABLE) != 0);
     }
+    /* numbered once written, as the reader numbers it once read */
+    if (share_shape && js_object_list_add(ctx, &s->shape_list, (JSObject *)sh))
+        return -1;
     if (s->lim)
         s->depth--;
     return 0;
@@ -42159,6 +42257,58 @@ static JSValue JS_ReadSnapshotProto(BCReaderState *s)
     return proto;
 }
 
+/* a plain object with the shape of one read before: its values only */
+static JSValue JS_ReadSnapshotShaped(BCReaderState *s)
+{
+    JSContext *ctx = s->ctx;
+    JSValue obj, val;
+    JSObject *p;
+    JSShape *sh;
+    uint32_t idx;
+    int i;
+
+    if (bc_get_leb128(s, &idx))
+        return JS_EXCEPTION;
+    if (idx >= s->shapes_count)
+        return js_snapshot_malformed(s, "invalid shape reference");
+    sh = s->shapes[idx];
+    obj = JS_NewObjectFromShape(ctx, js_dup_shape(sh), JS_CLASS_OBJECT, NULL);
+    if (JS_IsException(obj))
+        return obj;
+    p = JS_VALUE_GET_OBJ(obj);
+    /* values are read one by one, and a collection may run in between */
+    for(i = 0; i < sh->prop_count; i++)
+        p->prop[i].u.value = JS_UNDEFINED;
+    if (BC_add_object_ref(s, obj))
+        goto fail;
+    for(i = 0; i < sh->prop_count; i++) {
+        val = JS_ReadObjectRec(s);
+        if (JS_IsException(val))
+            goto fail;
+        p->prop[i].u.value = val;
+    }
+    if (s->lim)
+        s->depth--;
+    return obj;
+ fail:
+    JS_FreeValue(ctx, obj);
+    return JS_EXCEPTION;
+}
+
+/* numbers the shape of a plain object just read in full */
+static int js_snapshot_add_shape(BCReaderState *s, JSObject *p)
+{
+    if (!js_snapshot_shape_shareable(p)) {
+        js_snapshot_malformed(s, "shape");
+        return -1;
+    }
+    if (js_resize_array(s->ctx, (void **)&s->shapes, sizeof(s->shapes[0]),
+                        &s->shapes_size, s->shapes_count + 1))
+        return -1;
+    s->shapes[s->shapes_count++] = js_dup_shape(p->shape);
+    return 0;
+}
+
 static JSValue JS_ReadSnapshotObject(BCReaderState *s)
 {
     JSContext *ctx = s->ctx;
@@ -42166,7 +42316,7 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
     JSObject *p;
     JSAtom atom;
     uint32_t class_id, n, i, len, first;
-    uint8_t u8, extensible, kf, early_proto;
+    uint8_t u8, extensible, kf, early_proto, share_shape;
     int flags, kind, ret;
 
     if (bc_get_leb128(s, &class_id))
@@ -42175,6 +42325,17 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
         return js_snapshot_read_limit(s, "depth");
     if (bc_get_u8(s, &early_proto))
         return JS_EXCEPTION;
+    if (early_proto == 2) {
+        if (class_id != JS_CLASS_OBJECT)
+            return js_snapshot_malformed(s, "shape reference");
+        return JS_ReadSnapshotShaped(s);
+    }
+    share_shape = (early_proto == 3);
+    if (share_shape) {
+        if (class_id != JS_CLASS_OBJECT)
+            return js_snapshot_malformed(s, "shape flag");
+        early_proto = 1;
+    }
     if (early_proto > 1)
         return js_snapshot_malformed(s, "prototype flag");
     if (early_proto) {
@@ -42349,6 +42510,8 @@ static JSValue JS_ReadSnapshotObject(BCReaderState *s)
     }
     if (!extensible && JS_PreventExtensions(ctx, obj) < 0)
         goto fail;
+    if (share_shape && js_snapshot_add_shape(s, p))
+        goto fail;
     if (s->lim)
         s->depth--;
     return obj;
@@ -42391,20 +42554,30 @@ static int js_snapshot_error_kind(JSContext *ctx, int recorded, int otherwise)
     return kind;
 }
 
-/* the property of the template's global object that 'atom' names, or NULL */
-static JSShapeProperty *js_snapshot_template_prop(JSObject *tg, JSAtom atom, JSProperty **ppr)
+/* the property of 'o' that 'atom' names, or NULL, looked for at index 'i'
+   first: a derived global starts with its template's shape, and keeps
+   the template's properties at their places while it gains others */
+static JSShapeProperty *js_snapshot_prop_at(JSObject *o, int i, JSAtom atom, JSProperty **ppr)
 {
-    return find_own_property(ppr, tg, atom);
+    JSShapeProperty *prs;
+    if (i < o->shape->prop_count) {
+        prs = get_shape_prop(o->shape) + i;
+        if (prs->atom == atom) {
+            *ppr = &o->prop[i];
+            return prs;
+        }
+    }
+    return find_own_property(ppr, o, atom);
 }
 
-/* whether the derived global's property is the template's, unchanged */
-static bool js_snapshot_global_unchanged(JSContext *ctx, JSObject *tg,
+/* whether the derived global's property 'i' is the template's, unchanged */
+static bool js_snapshot_global_unchanged(JSContext *ctx, JSObject *tg, int i,
                                          JSShapeProperty *prs, JSProperty *pr)
 {
     JSShapeProperty *tprs;
     JSProperty *tpr;
     JSValue a, b;
-    tprs = js_snapshot_template_prop(tg, prs->atom, &tpr);
+    tprs = js_snapshot_prop_at(tg, i, prs->atom, &tpr);
     if (!tprs || (tprs->flags & (JS_PROP_TMASK | JS_PROP_C_W_E)) !=
                  (prs->flags & (JS_PROP_TMASK | JS_PROP_C_W_E)))
         return false;
@@ -42494,6 +42667,7 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     js_object_list_init(&s->object_list);
     js_object_list_init(&s->var_ref_list);
     js_object_list_init(&s->bytecode_list);
+    js_object_list_init(&s->shape_list);
     if (!ctx->template_ctx || !JS_IsObject(ctx->global_var_obj) ||
         !JS_IsObject(ctx->global_obj)) {
         JS_ThrowTypeError(ctx, "not a context derived from a template");
@@ -42554,13 +42728,13 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     n = 0;
     for(i = 0, prs = get_shape_prop(g->shape); i < g->shape->prop_count; i++, prs++) {
         if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
-            js_snapshot_global_unchanged(ctx, tg, prs, &g->prop[i]))
+            js_snapshot_global_unchanged(ctx, tg, i, prs, &g->prop[i]))
             continue;
         n++;
     }
     for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
         if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
-            find_own_property(&gpr, g, prs->atom))
+            js_snapshot_prop_at(g, i, prs->atom, &gpr))
             continue;
         n++;
     }
@@ -42568,7 +42742,7 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     for(i = 0, prs = get_shape_prop(g->shape); i < g->shape->prop_count; i++, prs++) {
         pr = &g->prop[i];
         if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
-            js_snapshot_global_unchanged(ctx, tg, prs, pr))
+            js_snapshot_global_unchanged(ctx, tg, i, prs, pr))
             continue;
         if (bc_put_atom(s, prs->atom))
             goto fail;
@@ -42596,7 +42770,7 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     }
     for(i = 0, prs = get_shape_prop(tg->shape); i < tg->shape->prop_count; i++, prs++) {
         if (prs->atom == JS_ATOM_NULL || js_snapshot_skipped(prs->atom, skip_atoms, nskip) ||
-            find_own_property(&gpr, g, prs->atom))
+            js_snapshot_prop_at(g, i, prs->atom, &gpr))
             continue;
         if (bc_put_atom(s, prs->atom))
             goto fail;
@@ -42631,6 +42805,7 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     js_object_list_end(ctx, &s->object_list);
     js_object_list_end(ctx, &s->var_ref_list);
     js_object_list_end(ctx, &s->bytecode_list);
+    js_object_list_end(ctx, &s->shape_list);
     dbuf_free(&s->path);
     js_free(ctx, s->atom_to_idx);
     js_free(ctx, s->idx_to_atom);
@@ -42649,6 +42824,7 @@ uint8_t *JS_WriteRealmState(JSContext *ctx, const char *const *skip, size_t nski
     js_object_list_end(ctx, &s->object_list);
     js_object_list_end(ctx, &s->var_ref_list);
     js_object_list_end(ctx, &s->bytecode_list);
+    js_object_list_end(ctx, &s->shape_list);
     dbuf_free(&s->path);
     js_free(ctx, s->atom_to_idx);
     js_free(ctx, s->idx_to_atom);
@@ -42815,6 +42991,9 @@ int JS_ReadRealmState(JSContext *ctx, const uint8_t *buf, size_t len,
     for(i = 0; i < s->bytecodes_count; i++)
         JS_FreeValue(ctx, s->bytecodes[i]);
     js_free(ctx, s->bytecodes);
+    for(i = 0; i < s->shapes_count; i++)
+        js_free_shape(ctx->rt, s->shapes[i]);
+    js_free(ctx, s->shapes);
     js_free(ctx, s->var_refs);
     bc_reader_free(s);
     return ret;
@@ -56348,7 +56527,8 @@ static JSValue js_map_read(BCReaderState *s, int magic)
 {
     JSContext *ctx = s->ctx;
     JSValue obj, rv, argv[2];
-    uint32_t i, prop_count;
+    JSMapState *ms;
+    uint32_t i, prop_count, old_size;
 
     argv[0] = JS_UNDEFINED;
     argv[1] = JS_UNDEFINED;
@@ -56359,6 +56539,15 @@ static JSValue js_map_read(BCReaderState *s, int magic)
         goto fail;
     if (bc_get_leb128(s, &prop_count))
         goto fail;
+    /* the hash table at its final size at once, rather than rehashed as
+       it grows; each entry takes at least a byte of the input */
+    ms = JS_VALUE_GET_OBJ(obj)->u.map_state;
+    while (ms->record_count_threshold <= min_uint32(prop_count, s->buf_end - s->ptr)) {
+        old_size = ms->hash_size;
+        map_hash_resize(ctx, ms);
+        if (ms->hash_size == old_size)
+            break;
+    }
     for(i = 0; i < prop_count; i++) {
         argv[0] = JS_ReadObjectRec(s);
         if (JS_IsException(argv[0]))
