@@ -26,6 +26,8 @@ const SETUPS = [
   'const t = [1, "two", { a: [3n, new Date(0)], m: new Map([[1, new Set([2])]]) }, /re/g, new Uint8Array([1, 2, 3]), -0, Symbol("s")]; t.push(t)',
   'const t = (() => { let c = 0; class A { #p = 1; m() { return ++c + this.#p } } return [new A(), (x) => x + c, function* g() { yield c }, Object.freeze({ get g() { return 1 } })] })()',
   'let t = "x".repeat(300); const u = { [Symbol.for("k")]: [t, t] }; var v = new Float64Array(4)',
+  // Objects built alike share a numbered shape in the state.
+  'const t = []; for (let i = 0; i < 30; i++) t.push({ i, even: i % 2 === 0, s: "x" + i }); const m = new Map(t.map((o) => [o.s, o]))',
 ];
 const snapshots = SETUPS.map(snapshotOf);
 
