@@ -689,7 +689,8 @@ impl<'a, 'js> GuestRun<'a, 'js> {
         if !derived {
             return None;
         }
-        template::compiled_script(self.ctx, source, &self.req.filename)
+        let cell = self.req.mode == Mode::Repl;
+        template::compiled_script(self.ctx, source, &self.req.filename, cell)
     }
 
     /// Compiles and starts the guest code; returns its first value (maybe a promise).
@@ -717,10 +718,15 @@ impl<'a, 'js> GuestRun<'a, 'js> {
                 Ok((v, None))
             }
             Mode::Repl => {
-                let mut opts = self.eval_options();
                 // Top-level await; the completion value comes as the promise's `{ value }`.
-                opts.promise = true;
-                let v: Value = ctx.eval_with_options(self.req.source.as_str(), opts)?;
+                let v: Value = match self.compiled(derived, &self.req.source) {
+                    Some(script) => raw::eval_script(ctx, script)?,
+                    None => {
+                        let mut opts = self.eval_options();
+                        opts.promise = true;
+                        ctx.eval_with_options(self.req.source.as_str(), opts)?
+                    }
+                };
                 Ok((v, None))
             }
             Mode::Module => {

@@ -64,6 +64,8 @@ struct CompileCache {
 }
 
 struct Compiled {
+    /// Compiled with top-level `await` (a persistent realm's cell).
+    cell: bool,
     filename: String,
     source: String,
     /// A compiled global script (tag FUNCTION_BYTECODE), owned by the cache.
@@ -124,14 +126,16 @@ fn build() -> Result<Template, BuildError> {
     })
 }
 
-/// The global script `source` compiled in this thread's template (strict), for `ctx`, a context
-/// derived from it, to evaluate: from the cache, or compiled now and kept. `None` when it is not
-/// kept (too long, the template is not this run's) or does not compile: the caller compiles it
-/// in its own context, which reports the error.
+/// The global script `source` compiled in this thread's template (strict; with top-level
+/// `await` when `cell`, as a persistent realm's cells are), for `ctx`, a context derived from
+/// it, to evaluate: from the cache, or compiled now and kept. `None` when it is not kept (too
+/// long, the template is not this run's) or does not compile: the caller compiles it in its own
+/// context, which reports the error.
 pub(crate) fn compiled_script<'js>(
     ctx: &Ctx<'js>,
     source: &str,
     filename: &str,
+    cell: bool,
 ) -> Option<Value<'js>> {
     if source.len() > CACHE_SOURCE_BYTES {
         return None;
@@ -143,7 +147,10 @@ pub(crate) fn compiled_script<'js>(
         }
         let t = slot.template.as_mut()?;
         let found = t.compiled.entries.iter().position(|e| {
-            e.source.len() == source.len() && e.filename == filename && e.source == source
+            e.source.len() == source.len()
+                && e.cell == cell
+                && e.filename == filename
+                && e.source == source
         });
         let script = match found {
             Some(i) => {
@@ -155,9 +162,10 @@ pub(crate) fn compiled_script<'js>(
             None => {
                 let before = t.realm.meter.used();
                 // The runtime is in use (by `ctx`), so the template's context is entered raw.
-                let script = compile(t.realm.context.as_raw().as_ptr(), source, filename)?;
+                let script = compile(t.realm.context.as_raw().as_ptr(), source, filename, cell)?;
                 let heap = t.realm.meter.used().saturating_sub(before);
                 t.compiled.entries.push_front(Compiled {
+                    cell,
                     filename: filename.to_string(),
                     source: source.to_string(),
                     script,
@@ -189,15 +197,23 @@ pub(crate) fn compiled_script<'js>(
 
 /// Compiles a strict global script in the template's context `c`, without running it; a
 /// compile error is dropped (`None`). Called while the runtime is entered for a derived context.
-fn compile(c: *mut qjs::JSContext, source: &str, filename: &str) -> Option<qjs::JSValue> {
+fn compile(
+    c: *mut qjs::JSContext,
+    source: &str,
+    filename: &str,
+    cell: bool,
+) -> Option<qjs::JSValue> {
     #[cfg(test)]
     COMPILES.with(|n| n.set(n.get() + 1));
     let mut name = filename.as_bytes().to_vec();
     name.push(0);
     let mut text = source.as_bytes().to_vec();
     text.push(0);
-    let flags =
+    let mut flags =
         qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY;
+    if cell {
+        flags |= qjs::JS_EVAL_FLAG_ASYNC;
+    }
     // SAFETY: the template's live context, on the thread that has its runtime entered; the
     // source is NUL-terminated as JS_Eval requires, and both buffers outlive the call.
     let script = unsafe {

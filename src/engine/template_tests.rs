@@ -362,6 +362,38 @@ fn a_source_run_again_is_compiled_once_per_thread() {
 }
 
 #[test]
+fn a_persistent_realm_cell_run_again_is_compiled_once_and_apart_from_scripts() {
+    on_fresh_thread(|| {
+        let compiles = || template::COMPILES.with(|n| n.get());
+        let key = std::sync::Arc::new(b"a key of sixteen bytes or more".to_vec());
+        let cell = |source: &str, sealed: Option<Vec<u8>>| {
+            let mut req = RunRequest::new(source);
+            req.mode = super::run::Mode::Repl;
+            req.state = Some(super::run::PersistState {
+                sealed: sealed.map(std::sync::Arc::new),
+                key: key.clone(),
+                transactional: false,
+            });
+            execute(&req, &CancelToken::new())
+        };
+        let first = cell("let n = 0; await null; n", None);
+        assert!(first.ok, "{first:?}");
+        let mut state = first.state.expect("a state");
+        let before = compiles();
+        for i in 1..=4 {
+            let next = cell("n += 1; await null; n", Some(state));
+            assert_eq!(next.value, Some(Data::Number(f64::from(i))), "{next:?}");
+            state = next.state.expect("a state");
+        }
+        assert_eq!(compiles(), before + 1, "the same cell is compiled once");
+        // The same text as a plain script is another compilation: no top-level await there.
+        let mut script = RunRequest::new("n += 1; await null; n");
+        script.mode = super::run::Mode::Script;
+        assert!(!execute(&script, &CancelToken::new()).ok);
+    });
+}
+
+#[test]
 fn compiled_scripts_stay_within_their_budget_and_keep_the_template() {
     on_fresh_thread(|| {
         for i in 0..400 {
