@@ -272,3 +272,28 @@ fn typed_array_bulk_passes_stop_in_slices() {
         assert!(ms < 250, "{src} ran {ms} ms under a 20 ms deadline");
     }
 }
+
+#[test]
+fn a_full_heap_does_not_let_a_catch_swallow_the_interrupt() {
+    // Engine patch 0041: at the memory limit, building the stack of the uncatchable
+    // "interrupted" error failed and replaced it with a catchable "out of memory" error, which
+    // the inner `catch {}` swallowed, deadline after deadline: this ran for minutes.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut req = request(
+        "let s = new Set([13]);\n\
+         for (let k = 0; k < 1000; k++) { try { s.forEach(function () { try { s.add(Math.random()) } catch {} return false }) } catch (e) { break } }",
+    );
+    req.mode = super::run::Mode::Script;
+    req.console = super::ConsoleMode::Absent;
+    req.limits.memory_bytes = 32 << 20;
+    let (o, ms) = timed(&req, &CancelToken::new());
+    let code = o.error.as_ref().map(|e| e.code);
+    assert!(
+        matches!(code, Some(ErrorCode::Timeout | ErrorCode::MemoryLimit)),
+        "{o:?}"
+    );
+    assert!(
+        ms < TIMEOUT_MS as u128 + MARGIN_MS,
+        "ran {ms} ms under a {TIMEOUT_MS} ms deadline"
+    );
+}

@@ -8511,9 +8511,32 @@ static JSValue js_error_stack_with_header_now(JSContext *ctx, JSValueConst error
 
 /* if filename != NULL, an additional level is added with the filename
    and line number information (used for parse error). */
+static void build_backtrace_of(JSContext *ctx, JSValueConst error_val,
+                               JSValueConst filter_func, const char *filename,
+                               int line_num, int col_num, int backtrace_flags);
+
+/* Decorating an exception with its stack must never replace it: out of
+   memory while building the stack would otherwise swap an uncatchable
+   exception (an interrupt) for a catchable "out of memory" error. */
 static void build_backtrace(JSContext *ctx, JSValueConst error_val,
                             JSValueConst filter_func, const char *filename,
                             int line_num, int col_num, int backtrace_flags)
+{
+    JSRuntime *rt = ctx->rt;
+    JSValue pending = rt->current_exception;
+
+    rt->current_exception = JS_UNINITIALIZED;
+    build_backtrace_of(ctx, error_val, filter_func, filename, line_num,
+                       col_num, backtrace_flags);
+    if (!JS_IsUninitialized(pending)) {
+        JS_FreeValue(ctx, rt->current_exception);
+        rt->current_exception = pending;
+    }
+}
+
+static void build_backtrace_of(JSContext *ctx, JSValueConst error_val,
+                               JSValueConst filter_func, const char *filename,
+                               int line_num, int col_num, int backtrace_flags)
 {
     JSStackFrame *sf, *sf_start;
     JSValue stack, prepare, saved_exception, error_obj;
