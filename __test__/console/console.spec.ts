@@ -67,7 +67,9 @@ async function decisions(id: string) {
   return snapshot.meta.pending.requests.map((r: { id: string; status: string }) => [r.id, r.status]);
 }
 
-describe('review console in Chromium', () => {
+// A real browser on two busy cores (the suite builds the addon from source beside it) can take
+// longer than the suite's default to load a page.
+describe('review console in Chromium', { timeout: 90_000 }, () => {
   it('navigates from the list to a session and its audit, with the CSP and no violation', async () => {
     const server = await serve({ manager: fixture.manager });
     const { page, dialogs, problems } = await openPage();
